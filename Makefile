@@ -1,0 +1,38 @@
+# The two commands of the README:
+#   make demo  — set up a virtualenv and run the main job on the embedded default (no key, no network)
+#   make test  — set up a virtualenv and run everything CI runs: lint, format check, type check, tests
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+EXAMPLE ?= examples/bella_notte
+LINT_PATHS := src tests benchmarks examples
+
+.PHONY: demo test lint typecheck pytest bench clean
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+demo: $(BIN)/.installed
+	$(BIN)/slotgraph validate $(EXAMPLE)
+	$(BIN)/slotgraph graph $(EXAMPLE)
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+
+typecheck: $(BIN)/.installed
+	$(BIN)/mypy
+
+pytest: $(BIN)/.installed
+	$(BIN)/python -m pytest
+
+test: lint typecheck pytest
+
+bench: $(BIN)/.installed
+	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

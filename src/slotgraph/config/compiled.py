@@ -1,0 +1,222 @@
+"""The compiled DAG: what the engine consumes.
+
+:func:`slotgraph.config.compile_config` turns a validated :class:`~slotgraph.config.models.DagConfig` into a
+:class:`CompiledDag`: frozen dataclasses, sources normalised, conditions and readback formatters compiled
+once through :mod:`slotgraph.expr`, response parts frozen as plain data, and the lookup tables the spec's
+``after_tool_callback`` reads (``_setter_slots``, ``_multi_setter_slots``, ``_slot_requires``,
+``_slot_validates``, ``_executor_tasks``) derived once. A compiled DAG is immutable and shared freely
+between sessions and threads; a cache of compiled DAGs is keyed by the config's content
+(:attr:`CompiledDag.fingerprint`), never by a name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from slotgraph.expr import ExpressionError
+
+__all__ = [
+    "CompiledCondition",
+    "CompiledDag",
+    "CompiledSlot",
+    "CompiledTask",
+    "Exhaust",
+    "Failure",
+    "Formatter",
+    "Responses",
+    "SlotValidation",
+    "SteerBack",
+    "ToolCall",
+    "ValidateAgainst",
+]
+
+Formatter = Callable[[Any], str]
+"""A readback formatter: value -> text. Never raises (falls back to ``str(value)``)."""
+
+ResponseParts = tuple[Mapping[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledCondition:
+    """A slot or task condition compiled once. ``is_active`` evaluates it against ``filled``.
+
+    A condition that fails to evaluate (e.g. ``int('abc')``) makes the slot/task *inactive*: the error is
+    returned by :meth:`check` so the engine can log it, and :meth:`is_active` is ``False``.
+    """
+
+    source: str
+    fn: Callable[[Mapping[str, Any]], Any]
+
+    def check(self, filled: Mapping[str, Any]) -> tuple[bool, ExpressionError | None]:
+        try:
+            return bool(self.fn(filled)), None
+        except ExpressionError as err:
+            return False, err
+
+    def is_active(self, filled: Mapping[str, Any]) -> bool:
+        return self.check(filled)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Responses:
+    """Rich response parts for one location (§8a): the default list and per-channel overrides."""
+
+    default: ResponseParts | None = None
+    by_channel: Mapping[str, ResponseParts] = field(default_factory=dict)
+
+    def resolve(self, channel: str | None) -> ResponseParts | None:
+        """The spec's resolution order: ``channel_*[channel]`` if present, else the default list."""
+        if channel is not None and channel in self.by_channel:
+            return self.by_channel[channel]
+        return self.default
+
+    @property
+    def empty(self) -> bool:
+        return self.default is None and not self.by_channel
+
+
+NO_RESPONSES = Responses()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """``on_exhaust.then`` resolved to a tool call; ``args`` may hold ``{slot}`` placeholders."""
+
+    tool: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Exhaust:
+    say: str | None = None
+    then: ToolCall | None = None
+    responses: Responses = NO_RESPONSES
+
+
+@dataclass(frozen=True, slots=True)
+class ValidateAgainst:
+    response_field: str
+    filled_slot: str
+    error_code: str
+
+
+@dataclass(frozen=True, slots=True)
+class SlotValidation:
+    errors: Mapping[str, str] = field(default_factory=dict)
+    error_responses: Mapping[str, Responses] = field(default_factory=dict)
+    max_retries: int | None = None
+    on_exhaust: Exhaust | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledSlot:
+    name: str
+    sources: tuple[str, ...]
+    """Normalised source list in priority order: ``"user"``, ``"event"``, ``"announce"``, ``"task:Name"``."""
+    event_key: str
+    setter: str | None = None
+    setter_field: str | None = None
+    ask: str | None = None
+    message: str | None = None
+    """Announce text (announce slots only)."""
+    preempt: bool = True
+    """Announce delivery mode: verbatim (True, the default) or guided (False)."""
+    requires: tuple[str, ...] = ()
+    requires_readback: bool = False
+    formatter: Formatter = str
+    condition: CompiledCondition | None = None
+    hint: str | None = None
+    label: str | None = None
+    validate_against: ValidateAgainst | None = None
+    validation: SlotValidation | None = None
+    responses: Responses = NO_RESPONSES
+
+    @property
+    def is_user(self) -> bool:
+        return "user" in self.sources
+
+    @property
+    def is_event(self) -> bool:
+        return "event" in self.sources
+
+    @property
+    def is_announce(self) -> bool:
+        return "announce" in self.sources
+
+    @property
+    def task_source(self) -> str | None:
+        """The task name of a ``task:Name`` source, else None."""
+        for src in self.sources:
+            if src.startswith("task:"):
+                return src[len("task:") :]
+        return None
+
+    def is_active(self, filled: Mapping[str, Any]) -> bool:
+        return self.condition is None or self.condition.is_active(filled)
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    retry_say: str | None = None
+    retry_responses: Responses = NO_RESPONSES
+    max_retries: int = 1
+    clear_slots: tuple[str, ...] = ()
+    on_exhaust: Exhaust | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTask:
+    name: str
+    tool: str
+    inputs: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+    outputs: Mapping[str, str] = field(default_factory=dict)
+    """``{result_key: slot_name}``."""
+    success_check: str | None = None
+    terminal: bool = False
+    readback_inputs: bool = False
+    then_say: str | None = None
+    then_responses: Responses = NO_RESPONSES
+    condition: CompiledCondition | None = None
+    on_failure: Failure | None = None
+
+    def is_active(self, filled: Mapping[str, Any]) -> bool:
+        return self.condition is None or self.condition.is_active(filled)
+
+
+@dataclass(frozen=True, slots=True)
+class SteerBack:
+    soft_after: int = 2
+    hard_after: int = 4
+    escalate_after: int = 6
+    on_exhaust: Exhaust | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledDag:
+    slots: tuple[CompiledSlot, ...]
+    tasks: tuple[CompiledTask, ...]
+    steer_back: SteerBack = SteerBack()
+    confirm_transition_prefixes: tuple[str, ...] = ()
+    gate_slot: str | None = None
+    config_id: str | None = None
+    fingerprint: str = ""
+    """Content hash of the raw config (sha256 of its canonical JSON)."""
+
+    # Derived lookups (built by compile_config; the spec's sm-cached mappings, §6a).
+    slot_by_name: Mapping[str, CompiledSlot] = field(default_factory=dict)
+    task_by_name: Mapping[str, CompiledTask] = field(default_factory=dict)
+    setter_slots: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """``{setter_tool: (slot, ...)}`` for every setter, single- or multi-slot, in declaration order."""
+    multi_setter_slots: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """``{setter_tool: {setter_field: slot}}`` for multi-slot setters (slots with ``setter_field``)."""
+    executor_tasks: Mapping[str, str] = field(default_factory=dict)
+    """``{executor_tool: task_name}``."""
+
+    def slot(self, name: str) -> CompiledSlot:
+        return self.slot_by_name[name]
+
+    def task(self, name: str) -> CompiledTask:
+        return self.task_by_name[name]

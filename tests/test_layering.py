@@ -1,0 +1,122 @@
+"""The layering of DESIGN.md, enforced: imports only point downwards, and the engine does no I/O.
+
+Every module under ``src/slotgraph`` is parsed with :mod:`ast` (nothing is imported), and every import
+statement — top-level or inside a function, so lazy imports count too — is checked against the table below.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "slotgraph"
+
+# layer -> the slotgraph layers it may import (itself included). Edges may import everything.
+ALLOWED: dict[str, set[str]] = {
+    "expr": {"expr"},
+    "config": {"expr", "config"},
+    "engine": {"expr", "config", "engine"},
+    "runtime": {"expr", "config", "engine", "runtime"},
+    "models": {"expr", "config", "runtime", "models"},
+    "stores": {"expr", "config", "engine", "runtime", "stores"},
+}
+EDGES = {"server", "cli", "evals", "adapters", "logic", "workflow", "__main__", "__init__"}
+
+# Modules the pure engine (and the layers below it) must never import: I/O, clocks, randomness, processes.
+IO_MODULES = {
+    "os",
+    "io",
+    "pathlib",
+    "shutil",
+    "tempfile",
+    "socket",
+    "ssl",
+    "select",
+    "subprocess",
+    "multiprocessing",
+    "threading",
+    "asyncio",
+    "urllib",
+    "http",
+    "sqlite3",
+    "time",
+    "random",
+    "secrets",
+    "httpx",
+    "requests",
+    "yaml",
+    "builtins",
+    "importlib",
+    "pickle",
+    "marshal",
+}
+
+
+def _modules() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py"))
+
+
+def _layer(path: Path) -> str:
+    rel = path.relative_to(SRC)
+    return rel.parts[0].removesuffix(".py")
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative import: stays inside the package it is written in
+                base = ".".join(path.relative_to(SRC.parent).with_suffix("").parts[: -node.level])
+                found.append((node.lineno, f"{base}.{node.module}" if node.module else base))
+            elif node.module:
+                found.append((node.lineno, node.module))
+    return found
+
+
+def test_there_are_modules_to_check() -> None:
+    assert len(_modules()) >= 3
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(SRC)))
+def test_imports_point_downwards(path: Path) -> None:
+    layer = _layer(path)
+    if layer in EDGES:
+        return
+    allowed = ALLOWED.get(layer)
+    assert allowed is not None, f"{path}: package {layer!r} has no row in the layering table of DESIGN.md"
+    for lineno, name in _imports(path):
+        parts = name.split(".")
+        if parts[0] != "slotgraph" or len(parts) < 2:
+            continue
+        target = parts[1]
+        assert target in allowed, (
+            f"{path.relative_to(SRC)}:{lineno} imports {name}: layer {layer!r} may only import "
+            f"{sorted(allowed)} (see DESIGN.md)"
+        )
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in _modules() if _layer(p) in {"expr", "engine"}],
+    ids=lambda p: str(p.relative_to(SRC)),
+)
+def test_pure_layers_do_no_io(path: Path) -> None:
+    for lineno, name in _imports(path):
+        top = name.split(".")[0]
+        assert top not in IO_MODULES, (
+            f"{path.relative_to(SRC)}:{lineno} imports {name}: the engine and the expression language are "
+            "pure (no I/O, clock or randomness); take what you need as an argument instead"
+        )
+
+
+def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
+    """The checker itself works: an upward import is found."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("import os\nfrom slotgraph.runtime import x\n\ndef f():\n    import slotgraph.cli\n")
+    names = [name for _, name in _imports(bad)]
+    assert names == ["os", "slotgraph.runtime", "slotgraph.cli"]
