@@ -1,0 +1,357 @@
+"""Translate an allow-listed Python AST into nested closures, once; evaluate them many times.
+
+The compiler walks the tree produced by ``ast.parse`` (never ``compile()``, never ``eval``) and returns
+an :data:`Evaluator` — a plain function of the evaluation environment. Anything outside the grammar is
+refused here, with the position and the reason, so a compiled expression can only ever read variables,
+compare and combine plain values. :mod:`slotgraph.expr.lambdas` extends this class for the legacy
+lambda dialect.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from typing import Any, Final, NoReturn
+
+from slotgraph.expr import operations as ops
+from slotgraph.expr.errors import (
+    FORBIDDEN_NAME,
+    UNSUPPORTED_NODE,
+    UNSUPPORTED_OPERATOR,
+    VALUE_TOO_LARGE,
+    ExpressionSyntaxError,
+)
+from slotgraph.expr.limits import MAX_INT_BITS, node_position
+
+Evaluator = Callable[[Any], Any]
+"""A compiled (sub)expression: takes the environment (the variables mapping, or the lambda argument)."""
+
+Comparator = ops.Comparator
+
+_MISSING: Final = object()
+
+_REFUSED_NODES: Final[Mapping[type[ast.AST], str]] = {
+    ast.Call: "function calls are not allowed",
+    ast.Subscript: "subscripts are not allowed",
+    ast.Attribute: "attribute access is not allowed in this dialect",
+    ast.Lambda: "lambdas are not allowed here",
+    ast.IfExp: "conditional expressions (x if c else y) are not allowed; combine with and/or",
+    ast.Dict: "dict literals are not allowed",
+    ast.Set: "set literals are not allowed",
+    ast.ListComp: "comprehensions are not allowed",
+    ast.SetComp: "comprehensions are not allowed",
+    ast.DictComp: "comprehensions are not allowed",
+    ast.GeneratorExp: "generator expressions are not allowed",
+    ast.JoinedStr: "f-strings are not allowed in this dialect",
+    ast.FormattedValue: "f-strings are not allowed in this dialect",
+    ast.NamedExpr: "assignment expressions (:=) are not allowed",
+    ast.Starred: "starred expressions are not allowed",
+    ast.Slice: "slices are not allowed",
+    ast.Await: "await is not allowed",
+    ast.Yield: "yield is not allowed",
+    ast.YieldFrom: "yield is not allowed",
+}
+
+_COMPARE_SYMBOLS: Final[Mapping[type[ast.cmpop], str]] = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+    ast.In: "in",
+    ast.NotIn: "not in",
+}
+
+
+def is_dunder(name: str) -> bool:
+    return name.startswith("__")
+
+
+class Compiler:
+    """The default grammar; ``dot_paths=True`` adds mapping reads through ``a.b.c``."""
+
+    def __init__(self, source: str, *, dot_paths: bool = False) -> None:
+        self.source = source
+        self.dot_paths = dot_paths
+
+    # -- entry points ------------------------------------------------------------------------------
+
+    def compile(self, node: ast.expr) -> Evaluator:
+        method = self.handlers.get(type(node))
+        if method is None:
+            return self.refuse_node(node)
+        handler: Callable[[Any], Evaluator] = getattr(self, method)
+        return handler(node)
+
+    def refuse(self, node: ast.AST, code: str, message: str) -> NoReturn:
+        raise ExpressionSyntaxError(
+            code, message, position=node_position(node, self.source), source=self.source
+        )
+
+    def refuse_node(self, node: ast.AST) -> NoReturn:
+        reason = _REFUSED_NODES.get(type(node), f"{type(node).__name__} is not allowed in an expression")
+        self.refuse(node, UNSUPPORTED_NODE, reason)
+
+    # -- leaves ------------------------------------------------------------------------------------
+
+    def compile_constant(self, node: ast.Constant) -> Evaluator:
+        value = self.constant_value(node)
+        return lambda env: value
+
+    def constant_value(self, node: ast.Constant) -> Any:
+        value = node.value
+        if value is None or isinstance(value, bool | str | float):
+            return value
+        if isinstance(value, int):
+            if value.bit_length() > MAX_INT_BITS:
+                self.refuse(node, VALUE_TOO_LARGE, f"integer literal is longer than {MAX_INT_BITS} bits")
+            return value
+        self.refuse(node, UNSUPPORTED_NODE, f"{type(value).__name__} literals are not allowed")
+
+    def compile_name(self, node: ast.Name) -> Evaluator:
+        name = self.check_name(node, node.id)
+
+        def read(env: Any) -> Any:
+            return env.get(name)
+
+        return read
+
+    def check_name(self, node: ast.AST, name: str) -> str:
+        if is_dunder(name):
+            self.refuse(node, FORBIDDEN_NAME, f"names starting with '__' are not allowed: {name!r}")
+        return name
+
+    def compile_attribute(self, node: ast.Attribute) -> Evaluator:
+        if not self.dot_paths:
+            self.refuse_node(node)
+        key = self.check_name(node, node.attr)
+        base = self.compile(node.value)
+
+        def read(env: Any) -> Any:
+            value = base(env)
+            if type(value) is dict or isinstance(value, Mapping):
+                return value.get(key)
+            return None
+
+        return read
+
+    # -- collections -------------------------------------------------------------------------------
+
+    def compile_list(self, node: ast.List) -> Evaluator:
+        constant = self.constant_items(node.elts)
+        if constant is not _MISSING:
+            frozen: tuple[Any, ...] = constant
+            return lambda env: list(frozen)
+        items = [self.compile(element) for element in node.elts]
+        return lambda env: [item(env) for item in items]
+
+    def compile_tuple(self, node: ast.Tuple) -> Evaluator:
+        constant = self.constant_items(node.elts)
+        if constant is not _MISSING:
+            frozen: tuple[Any, ...] = constant
+            return lambda env: frozen
+        items = [self.compile(element) for element in node.elts]
+        return lambda env: tuple(item(env) for item in items)
+
+    def constant_items(self, elements: list[ast.expr]) -> Any:
+        """The elements as a tuple if all are scalar literals (checked), else ``_MISSING``."""
+        if all(isinstance(element, ast.Constant) for element in elements):
+            return tuple(self.constant_value(element) for element in elements)  # type: ignore[arg-type]
+        return _MISSING
+
+    # -- operators ---------------------------------------------------------------------------------
+
+    def compile_bool_op(self, node: ast.BoolOp) -> Evaluator:
+        operands = [self.compile(value) for value in node.values]
+        if isinstance(node.op, ast.And):
+            if len(operands) == 2:
+                first, second = operands
+                return lambda env: first(env) and second(env)
+
+            def all_of(env: Any) -> Any:
+                result = None
+                for operand in operands:
+                    result = operand(env)
+                    if not result:
+                        return result
+                return result
+
+            return all_of
+        if len(operands) == 2:
+            first, second = operands
+            return lambda env: first(env) or second(env)
+
+        def any_of(env: Any) -> Any:
+            result = None
+            for operand in operands:
+                result = operand(env)
+                if result:
+                    return result
+            return result
+
+        return any_of
+
+    def compile_unary_op(self, node: ast.UnaryOp) -> Evaluator:
+        if isinstance(node.op, ast.Not):
+            operand = self.compile(node.operand)
+            return lambda env: not operand(env)
+        if isinstance(node.op, ast.USub):
+            position = node_position(node, self.source)
+            if isinstance(node.operand, ast.Constant) and ops.is_number(node.operand.value):
+                value = ops.negate(self.constant_value(node.operand), position)
+                return lambda env: value
+            operand = self.compile(node.operand)
+            return lambda env: ops.negate(operand(env), position)
+        symbol = {ast.UAdd: "unary '+'", ast.Invert: "'~'"}.get(type(node.op), type(node.op).__name__)
+        self.refuse(node, UNSUPPORTED_OPERATOR, f"{symbol} is not allowed; only unary '-' and 'not'")
+
+    def compile_bin_op(self, node: ast.BinOp) -> Evaluator:
+        if not isinstance(node.op, ast.Add | ast.Sub):
+            symbol = _BIN_SYMBOLS.get(type(node.op), type(node.op).__name__)
+            self.refuse(node, UNSUPPORTED_OPERATOR, f"operator '{symbol}' is not allowed; only '+' and '-'")
+        left, right = self.compile(node.left), self.compile(node.right)
+        position = node_position(node, self.source)
+        if isinstance(node.op, ast.Add):
+
+            def plus(env: Any) -> Any:
+                a, b = left(env), right(env)
+                if (type(a) is int or type(a) is float) and (type(b) is int or type(b) is float):
+                    return a + b
+                return ops.add(a, b, position)
+
+            return plus
+
+        def minus(env: Any) -> Any:
+            a, b = left(env), right(env)
+            if (type(a) is int or type(a) is float) and (type(b) is int or type(b) is float):
+                return a - b
+            return ops.subtract(a, b, position)
+
+        return minus
+
+    def compile_compare(self, node: ast.Compare) -> Evaluator:
+        for op in node.ops:
+            if type(op) not in _COMPARE_SYMBOLS:
+                symbol = "is not" if isinstance(op, ast.IsNot) else "is" if isinstance(op, ast.Is) else "?"
+                self.refuse(node, UNSUPPORTED_OPERATOR, f"'{symbol}' is not allowed; use '==' or '!='")
+        operands = [self.compile(node.left), *(self.compile(c) for c in node.comparators)]
+        steps = [
+            self.comparison(op, node, comparator)
+            for op, comparator in zip(node.ops, node.comparators, strict=True)
+        ]
+        if len(steps) == 1:
+            return self.single_comparison(node, operands[0], operands[1], steps[0])
+
+        def chained(env: Any) -> Any:
+            left = operands[0](env)
+            result: Any = True
+            for step, operand in zip(steps, operands[1:], strict=True):
+                right = operand(env)
+                result = step(left, right)
+                if not result:
+                    return result
+                left = right
+            return result
+
+        return chained
+
+    def comparison(self, op: ast.cmpop, node: ast.Compare, comparator: ast.expr) -> Comparator:
+        """A two-argument function implementing one comparison operator with the project's edges."""
+        symbol = _COMPARE_SYMBOLS[type(op)]
+        position = node_position(node, self.source)
+        if symbol == "==":
+            return _eq
+        if symbol == "!=":
+            return _ne
+        if symbol in ops.ORDERING:
+            compare = ops.ORDERING[symbol]
+
+            def ordering(a: Any, b: Any) -> Any:
+                try:
+                    return compare(a, b)
+                except TypeError:
+                    return False
+
+            return ordering
+        literal = self.literal_collection(comparator)
+        negate = symbol == "not in"
+        if literal is not None:
+            members, hashed = literal
+
+            def member_of_literal(a: Any, b: Any) -> bool:
+                try:
+                    found = a in hashed
+                except TypeError:
+                    found = a in members
+                return found is not negate
+
+            return member_of_literal
+
+        def member(a: Any, b: Any) -> bool:
+            return ops.contains(a, b, position) is not negate
+
+        return member
+
+    def literal_collection(self, node: ast.expr) -> tuple[tuple[Any, ...], frozenset[Any]] | None:
+        """For ``x in [literal, ...]``: the members, and a frozenset of them for a hashed lookup."""
+        if isinstance(node, ast.List | ast.Tuple):
+            members = self.constant_items(node.elts)
+            if members is not _MISSING:
+                return members, frozenset(members)
+        return None
+
+    def single_comparison(
+        self, node: ast.Compare, left: Evaluator, right: Evaluator, step: Comparator
+    ) -> Evaluator:
+        """One comparison, with the common ``name <op> literal`` shape fused into a single closure."""
+        target = node.comparators[0]
+        if isinstance(node.left, ast.Name) and isinstance(target, ast.Constant) and self.names_are_variables:
+            name = node.left.id
+            constant = self.constant_value(target)
+            symbol = _COMPARE_SYMBOLS[type(node.ops[0])]
+            if symbol == "==":
+                return lambda env: env.get(name) == constant
+            if symbol == "!=":
+                return lambda env: env.get(name) != constant
+            return lambda env: step(env.get(name), constant)
+        return lambda env: step(left(env), right(env))
+
+    handlers: Mapping[type[ast.AST], str] = {
+        ast.Constant: "compile_constant",
+        ast.Name: "compile_name",
+        ast.Attribute: "compile_attribute",
+        ast.List: "compile_list",
+        ast.Tuple: "compile_tuple",
+        ast.BoolOp: "compile_bool_op",
+        ast.UnaryOp: "compile_unary_op",
+        ast.BinOp: "compile_bin_op",
+        ast.Compare: "compile_compare",
+    }
+    """Node type → name of the method compiling it; subclasses extend the table."""
+
+    names_are_variables: bool = True
+    """A bare name reads ``env.get(name)`` (lets the compiler fuse ``name <op> literal``)."""
+
+
+_BIN_SYMBOLS: Final[Mapping[type[ast.operator], str]] = {
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.MatMult: "@",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.BitAnd: "&",
+}
+
+
+def _eq(a: Any, b: Any) -> Any:
+    return a == b
+
+
+def _ne(a: Any, b: Any) -> Any:
+    return a != b

@@ -1,0 +1,64 @@
+"""``compile_expression``: parse once into closures, then ``Expression.evaluate`` many times."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from slotgraph.expr.compiler import Compiler, Evaluator
+from slotgraph.expr.errors import (
+    EVALUATION_FAILED,
+    UNKNOWN_DIALECT,
+    ExpressionError,
+    ExpressionEvaluationError,
+    ExpressionSyntaxError,
+    unexpected_compile_error,
+)
+from slotgraph.expr.parsing import parse_expression
+
+DIALECTS: Final = ("default", "dot_paths")
+"""Dialects of :func:`compile_expression`; the legacy lambda dialect is :func:`compile_lambda`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    """A compiled, immutable expression. Equality and hashing go by ``(source, dialect)``."""
+
+    source: str
+    dialect: str
+    _evaluator: Evaluator = field(repr=False, compare=False)
+
+    def evaluate(self, variables: Mapping[str, Any]) -> Any:
+        """The expression's value; unknown names are ``None``. Raises only ExpressionEvaluationError."""
+        try:
+            return self._evaluator(variables)
+        except ExpressionError as err:
+            err.source = self.source
+            raise
+        except (RecursionError, MemoryError) as exc:
+            raise ExpressionEvaluationError(
+                EVALUATION_FAILED,
+                f"evaluation exhausted resources ({type(exc).__name__})",
+                source=self.source,
+            ) from None
+        except Exception as exc:
+            raise ExpressionEvaluationError(
+                EVALUATION_FAILED, f"evaluation failed ({type(exc).__name__})", source=self.source
+            ) from exc
+
+
+def compile_expression(source: str, *, dialect: str = "default") -> Expression:
+    """Compile ``source`` in ``dialect`` (``"default"`` or ``"dot_paths"``); raises ExpressionSyntaxError."""
+    if dialect not in DIALECTS:
+        raise ExpressionSyntaxError(
+            UNKNOWN_DIALECT, f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
+        )
+    try:
+        text, tree = parse_expression(source)
+        evaluator = Compiler(text, dot_paths=dialect == "dot_paths").compile(tree)
+    except ExpressionError:
+        raise
+    except Exception as exc:  # a compiler defect must still surface as a library error
+        raise unexpected_compile_error(source, exc) from exc
+    return Expression(text, dialect, evaluator)
