@@ -1,0 +1,102 @@
+"""Typed config of Slotgraph agents: loading, whole-config validation and compilation.
+
+- :func:`load_dag` reads a DAG (file or the plain dict a host passes as ``raw_config``) and validates it;
+- :func:`validate_dag` reports every error and warning at once, never raising for config problems;
+- :func:`compile_config` turns a config into the engine's frozen :class:`CompiledDag` (cached by content);
+- :func:`load_definition` reads an agent directory, ``agent.yaml`` or bare DAG file into a
+  :class:`Definition`;
+- :func:`dag_json_schema`, :func:`agent_json_schema` publish the JSON Schemas for editors.
+
+Errors: :class:`ConfigError` (base, stable ``code``) → :class:`ConfigLoadError`,
+:class:`ConfigValidationError` (``.issues``: every :class:`ConfigIssue`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from slotgraph.config.agent import AgentConfig, Definition, discover_tool_names, load_definition
+from slotgraph.config.compile import clear_compile_cache, compile_config, config_fingerprint
+from slotgraph.config.compiled import (
+    CompiledCondition,
+    CompiledDag,
+    CompiledSlot,
+    CompiledTask,
+    Exhaust,
+    Failure,
+    Formatter,
+    Responses,
+    SlotValidation,
+    SteerBack,
+    ToolCall,
+    ValidateAgainst,
+)
+from slotgraph.config.errors import (
+    ConfigError,
+    ConfigIssue,
+    ConfigLoadError,
+    ConfigValidationError,
+    ValidationReport,
+)
+from slotgraph.config.formatters import compile_formatter
+from slotgraph.config.loader import read_mapping
+from slotgraph.config.models import DagConfig, SlotConfig, TaskConfig
+from slotgraph.config.schema import agent_json_schema, dag_json_schema
+from slotgraph.config.validation import validate_raw
+
+__all__ = [
+    "AgentConfig",
+    "CompiledCondition",
+    "CompiledDag",
+    "CompiledSlot",
+    "CompiledTask",
+    "ConfigError",
+    "ConfigIssue",
+    "ConfigLoadError",
+    "ConfigValidationError",
+    "DagConfig",
+    "Definition",
+    "Exhaust",
+    "Failure",
+    "Formatter",
+    "Responses",
+    "SlotConfig",
+    "SlotValidation",
+    "SteerBack",
+    "TaskConfig",
+    "ToolCall",
+    "ValidateAgainst",
+    "ValidationReport",
+    "agent_json_schema",
+    "clear_compile_cache",
+    "compile_config",
+    "compile_formatter",
+    "config_fingerprint",
+    "dag_json_schema",
+    "discover_tool_names",
+    "load_dag",
+    "load_definition",
+    "validate_dag",
+]
+
+
+def validate_dag(raw: Mapping[str, Any], *, tool_names: Collection[str] | None = None) -> ValidationReport:
+    """Every error and warning of a raw DAG config in one pass; never raises for config problems.
+
+    ``tool_names`` (the functions of the agent's tools module) enables the "tool not defined" checks.
+    """
+    return validate_raw(raw, tool_names=tool_names)
+
+
+def load_dag(source: str | os.PathLike[str] | Mapping[str, Any]) -> DagConfig:
+    """Read a DAG config from a YAML/JSON file or a plain mapping and validate it fully.
+
+    Raises :class:`ConfigLoadError` when a file cannot be read, :class:`ConfigValidationError` with every
+    problem when the config is invalid.
+    """
+    raw = read_mapping(source, what="DAG config")
+    label = None if isinstance(source, Mapping) else os.fspath(source)
+    validate_raw(raw).raise_for_errors(label)
+    return DagConfig.model_validate(raw)

@@ -1,0 +1,245 @@
+"""Agent definitions: ``agent.yaml`` (:class:`AgentConfig`), the DAG it points to, and its tools module.
+
+:func:`load_definition` accepts an agent directory (containing ``agent.yaml``), an ``agent.yaml`` file,
+or a bare DAG file (YAML/JSON with ``slots``/``tasks``) and returns a :class:`Definition`, raising
+:class:`ConfigValidationError` with every problem of the agent file, the DAG and the tools check at once.
+
+Tools are discovered with :mod:`ast` (:func:`discover_tool_names`): the tools module is never imported or
+executed at load time.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
+from slotgraph.config.loader import read_mapping
+from slotgraph.config.models import DagConfig
+from slotgraph.config.validation import validate_raw
+from slotgraph.config.validation.structure import structure_issues
+
+__all__ = ["AGENT_FILE", "AgentConfig", "Definition", "discover_tool_names", "load_definition"]
+
+AGENT_FILE = "agent.yaml"
+
+
+class AgentConfig(BaseModel):
+    """``agent.yaml``: who the agent is, which model it uses, where its DAG and tools are."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    name: str = Field(min_length=1)
+    """The agent's name (shown in logs and the playground)."""
+    description: str | None = None
+    """One line about what the agent does."""
+    instruction: str | None = None
+    """Agent-specific instruction text (role, persona, rules). Mutually exclusive with instruction_file."""
+    instruction_file: str | None = None
+    """Path of a text file holding the instruction, relative to the agent directory."""
+    model: str = "offline"
+    """The model as a "provider:model" string, e.g. "openai:gpt-4o-mini"; "offline" needs no network."""
+    tools: str = "tools.py"
+    """Python module with the setter and executor tools, relative to the agent directory."""
+    dag: dict[str, Any] | str
+    """The DAG config inline (a mapping with slots and tasks) or the path of a YAML/JSON file holding it."""
+    channel: str | None = None
+    """Default channel for channel-specific responses (e.g. "MOBILE", "telephony")."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _strip_extensions(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
+        return data
+
+    @model_validator(mode="after")
+    def _one_instruction(self) -> AgentConfig:
+        if self.instruction is not None and self.instruction_file is not None:
+            raise ValueError("give either 'instruction' or 'instruction_file', not both")
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A loaded, validated agent (``kind == "agent"``) or bare DAG file (``kind == "dag"``)."""
+
+    kind: Literal["agent", "dag"]
+    path: Path
+    base_dir: Path
+    agent: AgentConfig | None
+    dag: DagConfig
+    raw_dag: dict[str, Any]
+    tools_path: Path | None
+    report: ValidationReport
+    """The validation report (errors are raised, so this holds warnings only)."""
+    instruction: str | None = None
+    """The instruction text, read from ``instruction`` or ``instruction_file``."""
+
+
+def discover_tool_names(path: str | os.PathLike[str]) -> frozenset[str]:
+    """Top-level ``def``/``async def`` names of a tools module, read with :mod:`ast` (never executed)."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigLoadError(f"{file}: cannot read the tools module ({err})") from None
+    try:
+        tree = ast.parse(text, filename=str(file))
+    except SyntaxError as err:
+        raise ConfigLoadError(
+            f"{file}:{err.lineno}:{err.offset}: syntax error in the tools module: {err.msg}"
+        ) from None
+    return frozenset(
+        node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    )
+
+
+def _looks_like_dag(data: Mapping[str, Any]) -> bool:
+    return "slots" in data or "tasks" in data
+
+
+def _issue(code: str, location: str, message: str, fix: str) -> ConfigIssue:
+    return ConfigIssue(code, location, message, fix)
+
+
+def _load_agent(file: Path) -> Definition:
+    base = file.parent
+    raw = read_mapping(file, what="agent file")
+    issues = list(structure_issues(raw, AgentConfig))
+    warnings: list[ConfigIssue] = []
+    dag_raw: dict[str, Any] | None = None
+    dag_value = raw.get("dag")
+    if isinstance(dag_value, str):
+        dag_path = base / dag_value
+        if not dag_path.is_file():
+            issues.append(
+                _issue(
+                    "missing_file",
+                    "dag",
+                    f"DAG file {dag_value!r} not found in {base}",
+                    "fix the path (relative to the agent directory) or inline the DAG",
+                )
+            )
+        else:
+            dag_raw = read_mapping(dag_path, what="DAG config")
+    elif isinstance(dag_value, Mapping):
+        dag_raw = dict(dag_value)
+    instruction = raw.get("instruction") if isinstance(raw.get("instruction"), str) else None
+    instruction_file = raw.get("instruction_file")
+    if isinstance(instruction_file, str):
+        ipath = base / instruction_file
+        if ipath.is_file():
+            instruction = ipath.read_text(encoding="utf-8")
+        else:
+            issues.append(
+                _issue(
+                    "missing_file",
+                    "instruction_file",
+                    f"instruction file {instruction_file!r} not found in {base}",
+                    "fix the path (relative to the agent directory) or use 'instruction'",
+                )
+            )
+    tools_value = raw.get("tools", "tools.py")
+    tools_path: Path | None = None
+    tool_names: frozenset[str] | None = None
+    if isinstance(tools_value, str):
+        candidate = base / tools_value
+        if candidate.is_file():
+            tools_path = candidate
+            tool_names = discover_tool_names(candidate)
+        elif "tools" in raw:
+            issues.append(
+                _issue(
+                    "missing_file",
+                    "tools",
+                    f"tools module {tools_value!r} not found in {base}",
+                    "fix the path (relative to the agent directory) or remove 'tools'",
+                )
+            )
+    if dag_raw is not None:
+        report = validate_raw(dag_raw, tool_names=tool_names)
+        issues.extend(i.prefixed("dag") for i in report.errors)
+        warnings.extend(i.prefixed("dag") for i in report.warnings)
+        if tools_path is None and "tools" not in raw and (report.ok and _names_tools(dag_raw)):
+            warnings.append(
+                ConfigIssue(
+                    "no_tools_module",
+                    "tools",
+                    f"no {tools_value} next to {file.name}: the tools the DAG names are not checked",
+                    "add a tools.py defining the setters and task tools",
+                    severity="warning",
+                )
+            )
+    if issues:
+        raise ConfigValidationError(issues, source=str(file))
+    assert dag_raw is not None  # no issues means the dag was read
+    return Definition(
+        kind="agent",
+        path=file,
+        base_dir=base,
+        agent=AgentConfig.model_validate(raw),
+        dag=DagConfig.model_validate(dag_raw),
+        raw_dag=dag_raw,
+        tools_path=tools_path,
+        report=ValidationReport.from_issues(warnings),
+        instruction=instruction,
+    )
+
+
+def _names_tools(dag: Mapping[str, Any]) -> bool:
+    slots = dag.get("slots")
+    tasks = dag.get("tasks")
+    has_setter = isinstance(slots, list) and any(isinstance(s, Mapping) and s.get("setter") for s in slots)
+    return has_setter or (isinstance(tasks, list) and bool(tasks))
+
+
+def _load_dag_file(file: Path, raw: dict[str, Any]) -> Definition:
+    sibling = file.parent / "tools.py"
+    tools_path = sibling if sibling.is_file() else None
+    tool_names = discover_tool_names(sibling) if tools_path is not None else None
+    report = validate_raw(raw, tool_names=tool_names)
+    report.raise_for_errors(str(file))
+    return Definition(
+        kind="dag",
+        path=file,
+        base_dir=file.parent,
+        agent=None,
+        dag=DagConfig.model_validate(raw),
+        raw_dag=raw,
+        tools_path=tools_path,
+        report=ValidationReport(warnings=report.warnings),
+    )
+
+
+def load_definition(path: str | os.PathLike[str]) -> Definition:
+    """Load an agent directory, an ``agent.yaml`` or a bare DAG file; raise with every problem found.
+
+    A bare DAG file is checked against a ``tools.py`` next to it when there is one.
+    """
+    target = Path(path)
+    if target.is_dir():
+        file = target / AGENT_FILE
+        if not file.is_file():
+            raise ConfigLoadError(
+                f"{target}: no {AGENT_FILE} in this directory — fix: add one, or pass a DAG file"
+            )
+        return _load_agent(file)
+    if not target.exists():
+        raise ConfigLoadError(f"{target}: no such file or directory")
+    if target.name in (AGENT_FILE, "agent.yml"):
+        return _load_agent(target)
+    raw = read_mapping(target)
+    if _looks_like_dag(raw):
+        return _load_dag_file(target, raw)
+    if "dag" in raw and "name" in raw:
+        return _load_agent(target)
+    raise ConfigLoadError(
+        f"{target}: neither an agent file (with 'name' and 'dag') nor a DAG config (with 'slots' and 'tasks')"
+    )

@@ -1,0 +1,264 @@
+"""``compile_config``: a validated DAG config turned into the engine's :class:`CompiledDag`.
+
+Compilation validates first (any error raises :class:`ConfigValidationError` with every issue), then
+builds frozen values once: sources normalised, ``event_key`` defaulted to the slot name, conditions and
+readback formatters compiled through :mod:`slotgraph.expr`, response parts frozen, ``then`` resolved to a
+:class:`ToolCall`, and the lookup tables derived. Results are cached by content: the key is the sha256 of
+the config's canonical JSON (its :attr:`~CompiledDag.fingerprint`), never a name, so the engine may call
+:func:`compile_config` on every invocation cheaply. The cache is a bounded, thread-safe LRU.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final
+
+from slotgraph.config.compiled import (
+    NO_RESPONSES,
+    CompiledDag,
+    CompiledSlot,
+    CompiledTask,
+    Exhaust,
+    Failure,
+    Responses,
+    SlotValidation,
+    SteerBack,
+    ToolCall,
+    ValidateAgainst,
+)
+from slotgraph.config.conditions import compile_condition
+from slotgraph.config.formatters import compile_formatter
+from slotgraph.config.models import (
+    DagConfig,
+    ExhaustConfig,
+    ResponsePart,
+    SlotConfig,
+    TaskConfig,
+    ThenCall,
+)
+from slotgraph.config.validation import validate_raw
+
+__all__ = ["CACHE_SIZE", "clear_compile_cache", "compile_config", "config_fingerprint"]
+
+CACHE_SIZE: Final = 256
+
+
+class _LruCache:
+    """A small thread-safe LRU of compiled DAGs keyed by content fingerprint."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[str, CompiledDag] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> CompiledDag | None:
+        with self._lock:
+            item = self._items.get(key)
+            if item is not None:
+                self._items.move_to_end(key)
+            return item
+
+    def put(self, key: str, value: CompiledDag) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+
+_CACHE: Final = _LruCache(CACHE_SIZE)  # the one allowed module-level state: keyed by content only
+
+
+def clear_compile_cache() -> None:
+    """Empty the compiled-config cache (tests; long-lived processes that reload many configs)."""
+    _CACHE.clear()
+
+
+def canonical_json(raw: Any) -> str:
+    return json.dumps(raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def config_fingerprint(raw: Mapping[str, Any] | DagConfig) -> str:
+    """sha256 (hex) of the config's canonical JSON: equal content, equal fingerprint."""
+    data = _as_raw(raw)
+    return hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
+
+
+def _as_raw(raw: Mapping[str, Any] | DagConfig) -> Any:
+    if isinstance(raw, DagConfig):
+        return raw.model_dump(mode="json", exclude_unset=True)
+    return raw
+
+
+def _parts(parts: list[ResponsePart] | None) -> tuple[Mapping[str, Any], ...] | None:
+    if parts is None:
+        return None
+    return tuple(MappingProxyType(part.model_dump(mode="json")) for part in parts)
+
+
+def _responses(
+    default: list[ResponsePart] | None, by_channel: Mapping[str, list[ResponsePart]] | None
+) -> Responses:
+    if default is None and not by_channel:
+        return NO_RESPONSES
+    channels = {channel: _parts(parts) or () for channel, parts in (by_channel or {}).items()}
+    return Responses(default=_parts(default), by_channel=MappingProxyType(channels))
+
+
+def _tool_call(then: str | ThenCall | None) -> ToolCall | None:
+    if then is None:
+        return None
+    if isinstance(then, str):
+        return ToolCall(then, MappingProxyType({}))
+    return ToolCall(then.tool, MappingProxyType(dict(then.args)))
+
+
+def _exhaust(block: ExhaustConfig | None) -> Exhaust | None:
+    if block is None:
+        return None
+    return Exhaust(
+        say=block.say,
+        then=_tool_call(block.then),
+        responses=_responses(block.response, block.channel_responses),
+    )
+
+
+def _slot(index: int, slot: SlotConfig) -> CompiledSlot:
+    validation = None
+    if slot.validation is not None:
+        v = slot.validation
+        codes = set(v.error_responses or {}) | {
+            c for parts in (v.channel_error_responses or {}).values() for c in parts
+        }
+        error_responses = {
+            code: _responses(
+                (v.error_responses or {}).get(code),
+                {
+                    channel: by_code[code]
+                    for channel, by_code in (v.channel_error_responses or {}).items()
+                    if code in by_code
+                },
+            )
+            for code in sorted(codes)
+        }
+        validation = SlotValidation(
+            errors=MappingProxyType(dict(v.errors)),
+            error_responses=MappingProxyType(error_responses),
+            max_retries=v.max_retries,
+            on_exhaust=_exhaust(v.on_exhaust),
+        )
+    against = slot.validate_against
+    return CompiledSlot(
+        name=slot.name,
+        sources=tuple(s.strip() if s.startswith("task:") else s for s in slot.sources),
+        event_key=slot.event_key or slot.name,
+        setter=slot.setter,
+        setter_field=slot.setter_field,
+        ask=slot.ask,
+        message=slot.message,
+        preempt=True if slot.preempt is None else slot.preempt,
+        requires=tuple(slot.requires),
+        requires_readback=slot.requires_readback,
+        formatter=compile_formatter(slot.readback_fmt, location=f"slots[{index}].readback_fmt"),
+        condition=None if slot.condition is None else compile_condition(slot.condition),
+        hint=slot.hint,
+        label=slot.label,
+        validate_against=None
+        if against is None
+        else ValidateAgainst(against.response_field, against.filled_slot, against.error_code),
+        validation=validation,
+        responses=_responses(slot.response, slot.channel_responses),
+    )
+
+
+def _task(task: TaskConfig) -> CompiledTask:
+    failure = None
+    if task.on_failure is not None:
+        f = task.on_failure
+        failure = Failure(
+            retry_say=f.retry_say,
+            retry_responses=_responses(f.retry_response, f.channel_retry_response),
+            max_retries=f.max_retries,
+            clear_slots=tuple(f.clear_slots),
+            on_exhaust=_exhaust(f.on_exhaust),
+        )
+    return CompiledTask(
+        name=task.name,
+        tool=task.tool,
+        inputs=tuple(task.inputs),
+        requires=tuple(task.requires),
+        outputs=MappingProxyType(dict(task.outputs)),
+        success_check=task.success_check,
+        terminal=task.terminal,
+        readback_inputs=task.readback_inputs,
+        then_say=task.then_say,
+        then_responses=_responses(task.then_response, task.channel_then_response),
+        condition=None if task.condition is None else compile_condition(task.condition),
+        on_failure=failure,
+    )
+
+
+def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
+    slots = tuple(_slot(i, s) for i, s in enumerate(config.slots))
+    tasks = tuple(_task(t) for t in config.tasks)
+    setter_slots: dict[str, tuple[str, ...]] = {}
+    multi: dict[str, dict[str, str]] = {}
+    for slot in slots:
+        if slot.setter is None:
+            continue
+        setter_slots[slot.setter] = (*setter_slots.get(slot.setter, ()), slot.name)
+        if slot.setter_field is not None:
+            multi.setdefault(slot.setter, {})[slot.setter_field] = slot.name
+    steer = config.steer_back
+    prefix = config.confirm_transition_prefix
+    return CompiledDag(
+        slots=slots,
+        tasks=tasks,
+        steer_back=SteerBack()
+        if steer is None
+        else SteerBack(steer.soft_after, steer.hard_after, steer.escalate_after, _exhaust(steer.on_exhaust)),
+        confirm_transition_prefixes=()
+        if prefix is None
+        else (prefix,)
+        if isinstance(prefix, str)
+        else tuple(prefix),
+        gate_slot=config.gate_slot,
+        config_id=config.config_id,
+        fingerprint=fingerprint,
+        slot_by_name=MappingProxyType({s.name: s for s in slots}),
+        task_by_name=MappingProxyType({t.name: t for t in tasks}),
+        setter_slots=MappingProxyType(setter_slots),
+        multi_setter_slots=MappingProxyType({k: MappingProxyType(v) for k, v in multi.items()}),
+        executor_tasks=MappingProxyType({t.tool: t.name for t in tasks}),
+    )
+
+
+def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
+    """Validate and compile a DAG config (raw mapping or :class:`DagConfig`); cached by content.
+
+    Raises :class:`~slotgraph.config.errors.ConfigValidationError` listing every error. Warnings are not
+    raised; get them from :func:`slotgraph.config.validate_dag`.
+    """
+    data = _as_raw(raw)
+    fingerprint = hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
+    cached = _CACHE.get(fingerprint)
+    if cached is not None:
+        return cached
+    validate_raw(data).raise_for_errors()
+    config = raw if isinstance(raw, DagConfig) else DagConfig.model_validate(data)
+    compiled = _build(config, fingerprint)
+    _CACHE.put(fingerprint, compiled)
+    return compiled

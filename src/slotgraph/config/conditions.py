@@ -1,0 +1,72 @@
+"""Slot and task ``condition`` strings compiled once into :class:`CompiledCondition` (spec §4.4).
+
+Two dialects, chosen by the text:
+
+- a string starting with ``lambda`` is the original platform's form
+  (``"lambda filled: int(filled.get('party_size', 0)) >= 5"``), compiled by
+  :func:`slotgraph.expr.compile_lambda` and called with the ``filled`` dict;
+- anything else is a Slotgraph extension: an expression in the default dialect of
+  :func:`slotgraph.expr.compile_expression` (``"party_size >= 5 and occasion != 'none'"``), evaluated with
+  the filled slots as its variables.
+
+Nothing is ever passed to ``eval``. A condition that fails to *evaluate* makes its slot or task inactive
+(see :class:`~slotgraph.config.compiled.CompiledCondition`); one that fails to *compile* is a config error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from slotgraph.config.compiled import CompiledCondition
+from slotgraph.config.formatters import is_lambda_source
+from slotgraph.expr import (
+    ExpressionError,
+    ExpressionEvaluationError,
+    compile_expression,
+    compile_lambda,
+)
+
+__all__ = ["compile_condition", "condition_problem"]
+
+
+def _guarded(fn: Callable[[Mapping[str, Any]], Any], source: str) -> Callable[[Mapping[str, Any]], Any]:
+    """Turn any stray exception into an ExpressionEvaluationError so the engine sees one error type."""
+
+    def evaluate(filled: Mapping[str, Any]) -> Any:
+        try:
+            return fn(filled)
+        except ExpressionError:
+            raise
+        except Exception as err:  # defensive: expr promises not to leak other errors
+            raise ExpressionEvaluationError(
+                "evaluation_failed", f"condition failed: {err}", source=source
+            ) from err
+
+    return evaluate
+
+
+def compile_condition(source: str) -> CompiledCondition:
+    """Compile a condition string; raises :class:`slotgraph.expr.ExpressionSyntaxError` if it is invalid."""
+    if is_lambda_source(source):
+        fn: Callable[[Mapping[str, Any]], Any] = compile_lambda(source)
+    else:
+        expression = compile_expression(source)
+
+        def fn(filled: Mapping[str, Any]) -> Any:
+            return expression.evaluate(filled)
+
+    return CompiledCondition(source=source, fn=_guarded(fn, source))
+
+
+def condition_problem(source: Any) -> ExpressionError | str | None:
+    """What is wrong with a condition: the compile error, a type complaint, or None when it compiles."""
+    if not isinstance(source, str):
+        return f"a condition must be a string, got {type(source).__name__}"
+    if not source.strip():
+        return "the condition is empty"
+    try:
+        compile_condition(source)
+    except ExpressionError as err:
+        return err
+    return None

@@ -1,0 +1,96 @@
+"""Reading config documents: YAML or JSON files, or plain mappings passed in by a host.
+
+YAML is read with a safe loader that refuses duplicate keys (PyYAML would silently keep the last one,
+hiding a mistake). Syntax errors carry the file, line and column. Nothing here validates the content;
+see :mod:`slotgraph.config.validation`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from slotgraph.config.errors import ConfigLoadError
+
+__all__ = ["read_document", "read_mapping"]
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """A SafeLoader that reports duplicate mapping keys instead of keeping the last one."""
+
+
+def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    seen: dict[Any, yaml.Node] = {}
+    for key_node, _value_node in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if isinstance(key, str | int | float | bool) and key in seen:
+            first = seen[key].start_mark
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping",
+                node.start_mark,
+                f"found duplicate key {key!r} (first defined at line {first.line + 1})",
+                key_node.start_mark,
+            )
+        if isinstance(key, str | int | float | bool):
+            seen[key] = key_node
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def read_document(path: str | os.PathLike[str]) -> Any:
+    """Parse a YAML or JSON file (by extension; anything else is read as YAML, a superset of JSON)."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigLoadError(
+            f"{file}: file not found — fix: check the path (relative paths are resolved from {Path.cwd()})"
+        ) from None
+    except IsADirectoryError:
+        raise ConfigLoadError(f"{file}: is a directory, expected a YAML or JSON file") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigLoadError(f"{file}: cannot be read ({err})") from None
+    if file.suffix.lower() == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ConfigLoadError(
+                f"{file}:{err.lineno}:{err.colno}: invalid JSON: {err.msg} "
+                "— fix: correct the JSON syntax there"
+            ) from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # _StrictLoader is a SafeLoader
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark
+        where = f"{file}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(file)
+        problem = err.problem or "syntax error"
+        context = f" {err.context}" if err.context else ""
+        raise ConfigLoadError(
+            f"{where}: invalid YAML: {problem}{context} — fix: correct the YAML syntax at that line"
+        ) from None
+    except yaml.YAMLError as err:
+        raise ConfigLoadError(f"{file}: invalid YAML: {err}") from None
+
+
+def read_mapping(
+    source: str | os.PathLike[str] | Mapping[str, Any], *, what: str = "config"
+) -> dict[str, Any]:
+    """A config as a plain ``dict``: a mapping is copied shallowly, a path is read and must hold a mapping."""
+    if isinstance(source, Mapping):
+        return dict(source)
+    data = read_document(source)
+    if data is None:
+        raise ConfigLoadError(f"{source}: the file is empty — fix: write the {what} as a YAML mapping")
+    if not isinstance(data, dict):
+        raise ConfigLoadError(
+            f"{source}: the {what} must be a mapping (key: value pairs), got {type(data).__name__}"
+        )
+    return data

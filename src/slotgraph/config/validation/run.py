@@ -1,0 +1,37 @@
+"""The validation pass: structure first, then every semantic check on whatever is structurally usable."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from slotgraph.config.errors import ConfigIssue, ValidationReport
+from slotgraph.config.models import DagConfig
+from slotgraph.config.validation.advisories import advisory_issues
+from slotgraph.config.validation.references import reference_issues
+from slotgraph.config.validation.setters import setter_issues
+from slotgraph.config.validation.structure import structure_issues
+from slotgraph.config.validation.texts import expression_issues, placeholder_issues
+from slotgraph.config.validation.view import View
+
+__all__ = ["validate_raw"]
+
+
+def validate_raw(raw: Any, *, tool_names: Collection[str] | None = None) -> ValidationReport:
+    """Every error and warning of a raw DAG config, in one pass. Never raises for config problems."""
+    if not isinstance(raw, Mapping):
+        return ValidationReport.from_issues(
+            [
+                ConfigIssue(
+                    "not_a_mapping",
+                    "",
+                    f"a DAG config must be a mapping with 'slots' and 'tasks', got {type(raw).__name__}",
+                    "write the config as a mapping: {slots: [...], tasks: [...]}",
+                )
+            ]
+        )
+    issues: list[ConfigIssue] = list(structure_issues(raw, DagConfig))
+    view = View(raw, None if tool_names is None else frozenset(tool_names))
+    for check in (reference_issues, setter_issues, placeholder_issues, expression_issues, advisory_issues):
+        issues.extend(check(view))
+    return ValidationReport.from_issues(issues)
