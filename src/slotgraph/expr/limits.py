@@ -121,10 +121,9 @@ def check_tree_shape(tree: ast.AST, source: str) -> None:
 
 def node_position(node: ast.AST, source: str) -> Position | None:
     """The node's position with the column converted from UTF-8 bytes (as ``ast`` reports) to characters."""
-    line = getattr(node, "lineno", None)
-    col = getattr(node, "col_offset", None)
-    if not isinstance(line, int) or not isinstance(col, int):
+    if not isinstance(node, ast.expr | ast.arg):
         return None
+    line, col = node.lineno, node.col_offset
     lines = source_lines(source)
     if 1 <= line <= len(lines):
         col = len(lines[line - 1].encode("utf-8")[:col].decode("utf-8", errors="ignore"))

@@ -8,6 +8,7 @@ for null bytes, ``RecursionError``/``MemoryError`` on pathological nesting, ``Ov
 from __future__ import annotations
 
 import ast
+import warnings
 
 from slotgraph.expr.errors import INVALID_SOURCE, SYNTAX, TOO_DEEP, ExpressionSyntaxError, Position
 from slotgraph.expr.limits import check_source_length, check_tree_shape, prescan_nesting
@@ -25,7 +26,13 @@ def parse_expression(source: object) -> tuple[str, ast.expr]:
     if not source:
         raise ExpressionSyntaxError(SYNTAX, "expression is empty", position=Position(1, 0), source=source)
     try:
-        tree = ast.parse(source, mode="eval")
+        # The tokenizer warns about things like "\\d" in a string or "1if" (Syntax/DeprecationWarning). Those
+        # warnings are silenced so the outcome does not depend on the process's warning filters (with
+        # -W error they would turn into SyntaxErrors). catch_warnings swaps process-wide filters for the
+        # duration of the parse; compiling happens at config load, not in hot concurrent paths.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
         raise ExpressionSyntaxError(
             SYNTAX, f"invalid syntax: {exc.msg}", position=_syntax_position(exc, source), source=source

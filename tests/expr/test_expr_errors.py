@@ -1,0 +1,98 @@
+"""Error objects: stable codes, positions, caret excerpts, one-line rendering."""
+
+from __future__ import annotations
+
+import pytest
+
+from slotgraph.expr import (
+    ExpressionEvaluationError,
+    ExpressionSyntaxError,
+    Position,
+    compile_expression,
+    compile_lambda,
+)
+
+
+def syntax_error(source: str, dialect: str = "default") -> ExpressionSyntaxError:
+    with pytest.raises(ExpressionSyntaxError) as info:
+        compile_expression(source, dialect=dialect)
+    return info.value
+
+
+def test_refused_construct_points_at_the_node_with_a_caret() -> None:
+    err = syntax_error("a == 1 and f(b)")
+    assert err.code == "unsupported_node"
+    assert err.position == Position(1, 11)
+    assert err.source == "a == 1 and f(b)"
+    assert str(err).splitlines() == [
+        "function calls are not allowed [unsupported_node] at line 1, column 12",
+        "    a == 1 and f(b)",
+        "               ^",
+    ]
+
+
+def test_positions_count_characters_not_utf8_bytes() -> None:
+    err = syntax_error('"ééé" == x.y')
+    assert err.position == Position(1, 9)
+    assert str(err).splitlines()[-1] == "    " + " " * 9 + "^"
+
+
+def test_positions_on_later_lines() -> None:
+    err = syntax_error("(a ==\n  1 and x ** 2)")
+    assert err.code == "unsupported_operator"
+    assert err.position == Position(2, 8)
+    assert str(err).splitlines()[1:] == ["      1 and x ** 2)", "            ^"]
+
+
+def test_syntax_errors_carry_a_position() -> None:
+    err = syntax_error("x +* 1")
+    assert err.code == "syntax"
+    assert err.position is not None and err.position.line == 1
+
+
+def test_evaluation_errors_carry_position_and_source() -> None:
+    expression = compile_expression('flag and "a" + n')
+    with pytest.raises(ExpressionEvaluationError) as info:
+        expression.evaluate({"flag": True, "n": 1})
+    err = info.value
+    assert err.code == "type_error"
+    assert err.position == Position(1, 9)
+    assert err.source == 'flag and "a" + n'
+    assert str(err).endswith('\n    flag and "a" + n\n             ^')
+
+
+def test_one_line_is_a_single_printable_line() -> None:
+    err = syntax_error("(a and\n\tb ** 2)")
+    line = err.one_line()
+    assert "\n" not in line and "\t" not in line
+    assert "[unsupported_operator]" in line and "2:2" in line
+
+
+def test_excerpt_escapes_control_characters_and_windows_long_lines() -> None:
+    err = syntax_error("x\x0b== 1")
+    assert "\x0b" not in str(err)
+    long_source = "a and " * 100 + "f(x)"
+    err = syntax_error(long_source)
+    excerpt_line = str(err).splitlines()[1]
+    assert len(excerpt_line) < 100 and excerpt_line.lstrip().startswith("…")
+    caret_line = str(err).splitlines()[2]
+    assert excerpt_line[caret_line.index("^")] == "f"
+
+
+def test_error_without_source_renders_message_only() -> None:
+    err = ExpressionEvaluationError("type_error", "bad")
+    assert str(err) == "bad [type_error]"
+    assert err.excerpt() == ""
+    assert "type_error" in repr(err)
+
+
+def test_compile_lambda_errors_point_into_the_lambda() -> None:
+    with pytest.raises(ExpressionSyntaxError) as info:
+        compile_lambda("lambda v: open(v)")
+    assert info.value.code == "unknown_function"
+    assert info.value.position == Position(1, 10)
+
+
+def test_unknown_dialect() -> None:
+    err = syntax_error("x", dialect="lambda")
+    assert err.code == "unknown_dialect"
