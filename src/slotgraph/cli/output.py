@@ -1,0 +1,71 @@
+"""Console output shared by the commands: rich consoles, issue formatting, usage errors.
+
+User-supplied text (paths, config messages such as ``tasks[1]``) is always escaped before it reaches rich,
+so square brackets are printed, never read as markup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from slotgraph.cli.exit_codes import ExitCode
+from slotgraph.config import ConfigIssue
+
+__all__ = ["issue_as_dict", "print_issue", "stderr_console", "stdout_console", "usage_error", "write_text"]
+
+_SEVERITY_STYLE = {"error": "red", "warning": "yellow"}
+
+
+def stdout_console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def stderr_console() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def print_issue(console: Console, issue: ConfigIssue, *, indent: str = "  ") -> None:
+    """``  error    location: message`` then ``           fix: ...`` on its own line."""
+    style = _SEVERITY_STYLE.get(issue.severity, "")
+    where = escape(issue.location or "<config>")
+    console.print(
+        f"{indent}[{style}]{issue.severity:<8}[/{style}] [bold]{where}[/bold]: {escape(issue.message)}"
+    )
+    if issue.fix:
+        console.print(f"{indent}{'':<8} fix: {escape(issue.fix)}")
+
+
+def issue_as_dict(issue: ConfigIssue) -> dict[str, Any]:
+    return {
+        "code": issue.code,
+        "severity": issue.severity,
+        "location": issue.location,
+        "message": issue.message,
+        "fix": issue.fix,
+    }
+
+
+def usage_error(message: str, *, fix: str = "") -> NoReturn:
+    """Print ``error: message`` (and the fix) on stderr and exit with :attr:`ExitCode.USAGE`."""
+    console = stderr_console()
+    console.print(f"[red]error:[/red] {escape(message)}")
+    if fix:
+        console.print(f"  fix: {escape(fix)}")
+    raise typer.Exit(ExitCode.USAGE)
+
+
+def write_text(text: str, output: Path | None, *, what: str) -> None:
+    """Write ``text`` to ``output`` (a note on stderr) or, without ``output``, to stdout."""
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as err:
+        usage_error(f"cannot write {output}: {err.strerror or err}", fix="choose a writable --output path")
+    stderr_console().print(f"Wrote {what} to {escape(str(output))}")

@@ -1,0 +1,126 @@
+"""``slotgraph validate PATH...``: check agent directories, agent.yaml files and bare DAG files.
+
+Every path is checked (one bad path does not hide the others). Text output: one ``✓``/``✗`` line per path,
+then its warnings or every issue with location, message and fix. ``--json`` prints one JSON document.
+Exit code: 2 if any path is unusable (missing, directory without agent.yaml), else 1 if any config is
+invalid, else 0.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from slotgraph.cli.exit_codes import ExitCode
+from slotgraph.cli.output import issue_as_dict, print_issue, stdout_console
+from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, load_path
+from slotgraph.config import ConfigIssue
+
+__all__ = ["PathResult", "check_path", "validate_command"]
+
+Status = Literal["valid", "invalid", "unusable"]
+
+
+@dataclass(frozen=True, slots=True)
+class PathResult:
+    """The outcome of validating one path."""
+
+    path: str
+    status: Status
+    kind: str | None = None
+    slots: int = 0
+    tasks: int = 0
+    errors: tuple[ConfigIssue, ...] = ()
+    warnings: tuple[ConfigIssue, ...] = ()
+    message: str = ""
+    fix: str = ""
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return {"valid": ExitCode.OK, "invalid": ExitCode.INVALID_CONFIG, "unusable": ExitCode.USAGE}[
+            self.status
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "ok": self.status == "valid",
+            "kind": self.kind,
+            "slots": self.slots,
+            "tasks": self.tasks,
+            "errors": [issue_as_dict(i) for i in self.errors],
+            "warnings": [issue_as_dict(i) for i in self.warnings],
+            "message": self.message,
+            "fix": self.fix,
+        }
+
+
+def check_path(path: Path) -> PathResult:
+    """Validate one path; never raises for user mistakes."""
+    shown = str(path)
+    try:
+        definition = load_path(path)
+    except PathUsageError as err:
+        return PathResult(shown, "unusable", message=err.message, fix=err.fix)
+    except InvalidConfig as err:
+        count = len(err.issues)
+        summary = f"{count} problem{'s' if count != 1 else ''}" if count else err.message
+        return PathResult(shown, "invalid", errors=err.issues, message=summary)
+    return PathResult(
+        shown,
+        "valid",
+        kind=definition.kind,
+        slots=len(definition.dag.slots),
+        tasks=len(definition.dag.tasks),
+        warnings=definition.report.warnings,
+    )
+
+
+def _print_result(console: Console, result: PathResult) -> None:
+    path = escape(result.path)
+    if result.status == "valid":
+        console.print(
+            f"[green]✓[/green] {path}: valid ({result.slots} slot{'s' if result.slots != 1 else ''}, "
+            f"{result.tasks} task{'s' if result.tasks != 1 else ''})"
+        )
+    elif result.status == "invalid":
+        console.print(f"[red]✗[/red] {path}: invalid — {escape(result.message)}")
+    else:
+        console.print(f"[red]✗[/red] {path}: {escape(result.message.removeprefix(result.path + ': '))}")
+        console.print(f"    fix: {escape(result.fix)}")
+    for issue in result.errors + result.warnings:
+        print_issue(console, issue, indent="    ")
+
+
+def validate_command(
+    paths: Annotated[list[Path], typer.Argument(help=f"One or more paths: {PATH_HELP}.", show_default=False)],
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one machine-readable JSON document instead of text.")
+    ] = False,
+) -> None:
+    """Check agent and DAG configs: every problem with its location and a fix.
+
+    Exit code 0 when all are valid (warnings allowed), 1 when any config is invalid, 2 when a path is
+    missing or is a directory without agent.yaml.
+    """
+    results = [check_path(path) for path in paths]
+    code = max((r.exit_code for r in results), default=ExitCode.OK)
+    if json_output:
+        document = {
+            "ok": code == ExitCode.OK,
+            "exit_code": int(code),
+            "results": [r.as_dict() for r in results],
+        }
+        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    else:
+        console = stdout_console()
+        for result in results:
+            _print_result(console, result)
+    raise typer.Exit(code)
