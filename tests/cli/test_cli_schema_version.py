@@ -40,7 +40,7 @@ def test_schema_to_file(invoke: Invoke, tmp_path: Path) -> None:
 def test_version(invoke: Invoke) -> None:
     result = invoke(["version"])
     assert result.exit_code == 0
-    assert result.stdout.startswith(f"slotgraph {__version__} (Python ")
+    assert result.stdout == f"slotgraph {__version__}\n"
 
 
 def test_no_command_shows_help(invoke: Invoke) -> None:

@@ -29,7 +29,10 @@ class DiagramFormat(StrEnum):
 
 
 def graph_command(
-    path: Annotated[Path, typer.Argument(help=f"The agent or DAG to draw: {PATH_HELP}.", show_default=False)],
+    path: Annotated[
+        Path,
+        typer.Argument(help=f"The agent or DAG to draw: {PATH_HELP}.", show_default=False, metavar="PATH"),
+    ],
     diagram_format: Annotated[
         DiagramFormat,
         typer.Option("--format", "-f", help="Diagram language: Mermaid flowchart or Graphviz DOT."),

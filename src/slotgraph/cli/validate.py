@@ -100,7 +100,10 @@ def _print_result(console: Console, result: PathResult) -> None:
 
 
 def validate_command(
-    paths: Annotated[list[Path], typer.Argument(help=f"One or more paths: {PATH_HELP}.", show_default=False)],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help=f"One or more paths: {PATH_HELP}.", show_default=False, metavar="PATH"),
+    ],
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one machine-readable JSON document instead of text.")
     ] = False,

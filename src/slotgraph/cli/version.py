@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import platform
-
 import typer
 
 from slotgraph import __version__
@@ -12,5 +10,5 @@ __all__ = ["version_command"]
 
 
 def version_command() -> None:
-    """Print the Slotgraph version (and the Python running it)."""
-    typer.echo(f"slotgraph {__version__} (Python {platform.python_version()})")
+    """Print the Slotgraph version."""
+    typer.echo(f"slotgraph {__version__}")
