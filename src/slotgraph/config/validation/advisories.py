@@ -63,8 +63,7 @@ def _slots(view: View) -> Iterator[ConfigIssue]:
                 "event_key is set but the slot has no 'event' source, so it is never read",
                 "add 'event' to the slot's source list (e.g. source: [event, user]) or remove event_key",
             )
-        known_kinds = all(k in ("user", "event", "announce") or k.startswith("task:") for k in kinds)
-        if slot.get("setter") and not is_user and "announce" not in kinds and known_kinds:
+        if slot.get("setter") and not is_user and "announce" not in kinds and view.sources_valid(slot):
             yield _warn(
                 "setter_on_non_user_slot",
                 f"slots[{index}].setter",

@@ -48,6 +48,13 @@ def _sources(view: View) -> Iterator[ConfigIssue]:
     for index, slot in view.slots:
         sources = sources_of(slot)
         kinds = {s for _, s in sources}
+        if isinstance(slot.get("source"), list) and not slot["source"]:
+            yield ConfigIssue(
+                "unknown_source",
+                f"slots[{index}].source",
+                "the source list is empty, so nothing can ever fill this slot",
+                "list at least one source: 'user', 'event', 'announce' or 'task:<TaskName>'",
+            )
         for position, source in sources:
             where = f"slots[{index}].source" + ("" if position is None else f"[{position}]")
             if source in SOURCE_KINDS:
@@ -120,6 +127,9 @@ def _task_references(view: View) -> Iterator[ConfigIssue]:
                 if slot not in view.slot_index:
                     yield _unknown_slot(view, slot, where, f"a task's {key}")
                     continue
+                definition = view.slot_named(slot)
+                if definition is None or not view.sources_valid(definition):
+                    continue  # the bad source is reported on the slot itself
                 kinds = view.slot_source_names(slot)
                 fillable = any(k in SOURCE_KINDS for k in kinds) or slot in produced
                 if not fillable:

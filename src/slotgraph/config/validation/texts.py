@@ -108,11 +108,10 @@ def expression_issues(view: View) -> Iterator[ConfigIssue]:
         if problem is None or (isinstance(problem, str) and "must be a string" in problem):
             continue  # a non-string is already reported as wrong_type by the structure check
         message = problem if isinstance(problem, str) else f"invalid condition: {problem.one_line()}"
-        excerpt = "" if isinstance(problem, str) else problem.excerpt()
         yield ConfigIssue(
             "invalid_condition",
             f"{base}.condition",
-            message + (f"\n{excerpt}" if excerpt else ""),
+            message,
             "write a lambda such as \"lambda filled: int(filled.get('party_size', 0)) >= 5\" or an "
             'expression such as "party_size >= 5"',
         )

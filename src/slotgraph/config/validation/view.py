@@ -81,6 +81,17 @@ class View:
         slot = self.slot_named(name)
         return [] if slot is None else [s for _, s in sources_of(slot)]
 
+    def sources_valid(self, slot: Mapping[str, Any]) -> bool:
+        """True when the slot's source is well-formed and names only known kinds and tasks."""
+        source = slot.get("source", "user")
+        if not isinstance(source, str | list) or (isinstance(source, list) and not source):
+            return False
+        return all(
+            kind in SOURCE_KINDS
+            or (kind.startswith("task:") and kind[len("task:") :].strip() in self.task_index)
+            for _, kind in sources_of(slot)
+        )
+
     def outputs(self, task: Mapping[str, Any]) -> Mapping[str, Any]:
         return _mapping(task.get("outputs"))
 
