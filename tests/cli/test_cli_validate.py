@@ -134,3 +134,14 @@ def test_no_path_is_a_usage_error(invoke: Invoke) -> None:
     result = invoke(["validate"])
     assert result.exit_code == 2
     assert "Missing argument" in result.output
+
+
+def test_bare_json_dag_file(invoke: Invoke, bella_notte: Path, tmp_path: Path) -> None:
+    import yaml
+
+    dag = yaml.safe_load((bella_notte / "dag.yaml").read_text(encoding="utf-8"))
+    target = tmp_path / "dag.json"
+    target.write_text(json.dumps(dag), encoding="utf-8")
+    result = invoke(["validate", str(target)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == f"✓ {target}: valid (9 slots, 2 tasks)"
