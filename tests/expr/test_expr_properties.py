@@ -188,3 +188,48 @@ def test_output_paths_never_raise_on_valid_paths(value: Any, steps: list[str | i
         else:
             expected = expected.get(step) if isinstance(expected, dict) else None
     assert extract_output_path(value, path) == expected
+
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 5)
+    | st.floats(allow_nan=False)
+    | st.sampled_from(["", "a", "5"])
+)
+ORDERING_OPS = st.sampled_from(["<", "<=", ">", ">="])
+ALL_OPS = st.sampled_from(["==", "!=", "<", "<=", ">", ">="])
+
+
+@SETTINGS
+@given(
+    SCALARS,
+    ORDERING_OPS,
+    ORDERING_OPS,
+    st.sampled_from(["0", "1.5", "'a'", "None", "True"]),
+    st.sampled_from(["100", "'z'", "2"]),
+)
+def test_fused_ranges_agree_with_the_general_chain(
+    value: Any, op1: str, op2: str, low: str, high: str
+) -> None:
+    fused = compile_expression(f"{low} {op1} x {op2} {high}")
+    general = compile_expression(f"({low} {op1} (x or x)) and ((x or x) {op2} {high})")
+    assert fused.evaluate({"x": value}) == general.evaluate({"x": value})
+
+
+@SETTINGS
+@given(SCALARS, ALL_OPS, st.sampled_from(["0", "1.5", "'a'", "None", "True", "-2"]))
+def test_fused_name_literal_comparisons_agree_with_the_general_path(
+    value: Any, op: str, literal: str
+) -> None:
+    fused = compile_expression(f"x {op} {literal}")
+    general = compile_expression(f"(x or x) {op} ({literal} or {literal})")
+    assert fused.evaluate({"x": value}) == general.evaluate({"x": value})
+
+
+@SETTINGS
+@given(SCALARS | st.lists(SCALARS, max_size=2), st.sampled_from(["in", "not in"]))
+def test_fused_literal_membership_agrees_with_the_general_path(value: Any, op: str) -> None:
+    fused = compile_expression(f"x {op} [1, 'a', None, 2.5, True]")
+    general = compile_expression(f"x {op} [1, 'a', None, 2.5, True] + []")
+    assert fused.evaluate({"x": value}) == general.evaluate({"x": value})

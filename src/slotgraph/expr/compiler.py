@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final, NoReturn
 
 from slotgraph.expr import operations as ops
+from slotgraph.expr.comparisons import compile_comparison
 from slotgraph.expr.errors import (
     FORBIDDEN_NAME,
     UNSUPPORTED_NODE,
@@ -21,12 +22,10 @@ from slotgraph.expr.errors import (
     VALUE_TOO_LARGE,
     ExpressionSyntaxError,
 )
-from slotgraph.expr.limits import MAX_INT_BITS, node_position
+from slotgraph.expr.limits import MAX_INT_BITS, MAX_VALUE_SIZE, node_position
 
 Evaluator = Callable[[Any], Any]
 """A compiled (sub)expression: takes the environment (the variables mapping, or the lambda argument)."""
-
-Comparator = ops.Comparator
 
 _MISSING: Final = object()
 
@@ -50,17 +49,6 @@ _REFUSED_NODES: Final[Mapping[type[ast.AST], str]] = {
     ast.Await: "await is not allowed",
     ast.Yield: "yield is not allowed",
     ast.YieldFrom: "yield is not allowed",
-}
-
-_COMPARE_SYMBOLS: Final[Mapping[type[ast.cmpop], str]] = {
-    ast.Eq: "==",
-    ast.NotEq: "!=",
-    ast.Lt: "<",
-    ast.LtE: "<=",
-    ast.Gt: ">",
-    ast.GtE: ">=",
-    ast.In: "in",
-    ast.NotIn: "not in",
 }
 
 
@@ -164,6 +152,10 @@ class Compiler:
 
     def compile_bool_op(self, node: ast.BoolOp) -> Evaluator:
         operands = [self.compile(value) for value in node.values]
+        if self.names_are_variables and all(isinstance(value, ast.Name) for value in node.values):
+            return _names_bool_op(
+                tuple(value.id for value in node.values if isinstance(value, ast.Name)), node.op
+            )
         if isinstance(node.op, ast.And):
             if len(operands) == 2:
                 first, second = operands
@@ -215,9 +207,14 @@ class Compiler:
         if isinstance(node.op, ast.Add):
 
             def plus(env: Any) -> Any:
-                a, b = left(env), right(env)
-                if (type(a) is int or type(a) is float) and (type(b) is int or type(b) is float):
-                    return a + b
+                a = left(env)
+                b = right(env)
+                kind = type(a)
+                if kind is type(b):
+                    if kind is int or kind is float:
+                        return a + b
+                    if kind is str and len(a) + len(b) <= MAX_VALUE_SIZE:
+                        return a + b
                 return ops.add(a, b, position)
 
             return plus
@@ -231,67 +228,7 @@ class Compiler:
         return minus
 
     def compile_compare(self, node: ast.Compare) -> Evaluator:
-        for op in node.ops:
-            if type(op) not in _COMPARE_SYMBOLS:
-                symbol = "is not" if isinstance(op, ast.IsNot) else "is" if isinstance(op, ast.Is) else "?"
-                self.refuse(node, UNSUPPORTED_OPERATOR, f"'{symbol}' is not allowed; use '==' or '!='")
-        operands = [self.compile(node.left), *(self.compile(c) for c in node.comparators)]
-        steps = [
-            self.comparison(op, node, comparator)
-            for op, comparator in zip(node.ops, node.comparators, strict=True)
-        ]
-        if len(steps) == 1:
-            return self.single_comparison(node, operands[0], operands[1], steps[0])
-
-        def chained(env: Any) -> Any:
-            left = operands[0](env)
-            result: Any = True
-            for step, operand in zip(steps, operands[1:], strict=True):
-                right = operand(env)
-                result = step(left, right)
-                if not result:
-                    return result
-                left = right
-            return result
-
-        return chained
-
-    def comparison(self, op: ast.cmpop, node: ast.Compare, comparator: ast.expr) -> Comparator:
-        """A two-argument function implementing one comparison operator with the project's edges."""
-        symbol = _COMPARE_SYMBOLS[type(op)]
-        position = node_position(node, self.source)
-        if symbol == "==":
-            return _eq
-        if symbol == "!=":
-            return _ne
-        if symbol in ops.ORDERING:
-            compare = ops.ORDERING[symbol]
-
-            def ordering(a: Any, b: Any) -> Any:
-                try:
-                    return compare(a, b)
-                except TypeError:
-                    return False
-
-            return ordering
-        literal = self.literal_collection(comparator)
-        negate = symbol == "not in"
-        if literal is not None:
-            members, hashed = literal
-
-            def member_of_literal(a: Any, b: Any) -> bool:
-                try:
-                    found = a in hashed
-                except TypeError:
-                    found = a in members
-                return found is not negate
-
-            return member_of_literal
-
-        def member(a: Any, b: Any) -> bool:
-            return ops.contains(a, b, position) is not negate
-
-        return member
+        return compile_comparison(self, node)
 
     def literal_collection(self, node: ast.expr) -> tuple[tuple[Any, ...], frozenset[Any]] | None:
         """For ``x in [literal, ...]``: the members, and a frozenset of them for a hashed lookup."""
@@ -300,22 +237,6 @@ class Compiler:
             if members is not _MISSING:
                 return members, frozenset(members)
         return None
-
-    def single_comparison(
-        self, node: ast.Compare, left: Evaluator, right: Evaluator, step: Comparator
-    ) -> Evaluator:
-        """One comparison, with the common ``name <op> literal`` shape fused into a single closure."""
-        target = node.comparators[0]
-        if isinstance(node.left, ast.Name) and isinstance(target, ast.Constant) and self.names_are_variables:
-            name = node.left.id
-            constant = self.constant_value(target)
-            symbol = _COMPARE_SYMBOLS[type(node.ops[0])]
-            if symbol == "==":
-                return lambda env: env.get(name) == constant
-            if symbol == "!=":
-                return lambda env: env.get(name) != constant
-            return lambda env: step(env.get(name), constant)
-        return lambda env: step(left(env), right(env))
 
     handlers: Mapping[type[ast.AST], str] = {
         ast.Constant: "compile_constant",
@@ -349,9 +270,26 @@ _BIN_SYMBOLS: Final[Mapping[type[ast.operator], str]] = {
 }
 
 
-def _eq(a: Any, b: Any) -> Any:
-    return a == b
+def _names_bool_op(names: tuple[str, ...], op: ast.boolop) -> Evaluator:
+    """``a and b and c`` / ``a or b or c`` over plain names, without a closure call per name."""
+    if isinstance(op, ast.And):
 
+        def all_names(env: Any) -> Any:
+            result = None
+            for name in names:
+                result = env.get(name)
+                if not result:
+                    return result
+            return result
 
-def _ne(a: Any, b: Any) -> Any:
-    return a != b
+        return all_names
+
+    def any_name(env: Any) -> Any:
+        result = None
+        for name in names:
+            result = env.get(name)
+            if result:
+                return result
+        return result
+
+    return any_name

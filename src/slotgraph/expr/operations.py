@@ -8,9 +8,8 @@
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Mapping
-from typing import Any, Final
+from collections.abc import Mapping
+from typing import Any
 
 from slotgraph.expr.errors import (
     NOT_CONTAINER,
@@ -22,15 +21,6 @@ from slotgraph.expr.errors import (
 )
 from slotgraph.expr.limits import MAX_VALUE_SIZE
 
-Comparator = Callable[[Any, Any], Any]
-
-ORDERING: Final[Mapping[str, Comparator]] = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-}
-
 
 def type_name(value: object) -> str:
     return type(value).__name__
@@ -41,14 +31,6 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float)
 
 
-def ordered(compare: Comparator, left: Any, right: Any) -> Any:
-    """An ordering comparison; incompatible types compare ``False`` instead of raising."""
-    try:
-        return compare(left, right)
-    except TypeError:
-        return False
-
-
 def add(left: Any, right: Any, position: Position | None) -> Any:
     if is_number(left) and is_number(right):
         try:
@@ -56,10 +38,10 @@ def add(left: Any, right: Any, position: Position | None) -> Any:
         except OverflowError:
             raise ExpressionEvaluationError(OVERFLOW, "number too large in '+'", position=position) from None
     if isinstance(left, str) and isinstance(right, str):
-        _check_size(len(left) + len(right), position)
+        check_size(len(left) + len(right), position)
         return left + right
     if isinstance(left, list | tuple) and isinstance(right, list | tuple):
-        _check_size(len(left) + len(right), position)
+        check_size(len(left) + len(right), position)
         return [*left, *right]
     raise ExpressionEvaluationError(
         TYPE_ERROR,
@@ -114,10 +96,6 @@ def contains(item: Any, container: Any, position: Position | None) -> bool:
 
 
 def check_size(size: int, position: Position | None) -> None:
-    _check_size(size, position)
-
-
-def _check_size(size: int, position: Position | None) -> None:
     if size > MAX_VALUE_SIZE:
         raise ExpressionEvaluationError(
             VALUE_TOO_LARGE,
