@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
 from cli_support import Invoke
 
 
@@ -137,7 +138,6 @@ def test_no_path_is_a_usage_error(invoke: Invoke) -> None:
 
 
 def test_bare_json_dag_file(invoke: Invoke, bella_notte: Path, tmp_path: Path) -> None:
-    import yaml
 
     dag = yaml.safe_load((bella_notte / "dag.yaml").read_text(encoding="utf-8"))
     target = tmp_path / "dag.json"
