@@ -1,0 +1,118 @@
+"""The agent loop: Slotgraph's own host for the slot-filling engine (spec §3, DESIGN.md "One turn").
+
+Public API::
+
+    from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call
+
+    agent = Agent.load("examples/bella_notte", model=ScriptedModel([...]))
+    session = agent.session(seed=0)
+    result = session.send("a table for four next Friday")   # -> TurnResult
+    result.text, result.events, session.state, session.status
+
+Modules, one decision each: :mod:`~slotgraph.runtime.turn_preparation` (engine invocation, visible tools,
+terminal and gate handling), :mod:`~slotgraph.runtime.instructions` (the phase suffix after the sentinel),
+:mod:`~slotgraph.runtime.preemption` (does the engine speak instead of the model),
+:mod:`~slotgraph.runtime.tool_execution` (run or refuse a tool call, route its result),
+:mod:`~slotgraph.runtime.payloads` (after-model payload injection), :mod:`~slotgraph.runtime.turn_loop` (the
+order of all of these), :mod:`~slotgraph.runtime.session` (wiring: store, clock, sync facade).
+"""
+
+from slotgraph.runtime.agent import Agent
+from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
+from slotgraph.runtime.errors import (
+    AgentLoadError,
+    ModelNotAvailableError,
+    ScriptedModelError,
+    SessionError,
+    SlotgraphRuntimeError,
+    StoreConflictError,
+    ToolDefinitionError,
+)
+from slotgraph.runtime.events import (
+    EndSessionEvent,
+    ErrorEvent,
+    Event,
+    PayloadEvent,
+    RefusalEvent,
+    StateSnapshotEvent,
+    TextEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TransferEvent,
+    TurnResult,
+    event_to_json,
+)
+from slotgraph.runtime.instructions import SENTINEL, build_phase_suffix, inject_suffix
+from slotgraph.runtime.model import (
+    AssistantText,
+    AssistantToolCalls,
+    Message,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    ToolResultMessage,
+    ToolSchema,
+    Usage,
+    UserMessage,
+)
+from slotgraph.runtime.model_resolution import resolve_model
+from slotgraph.runtime.session import Session
+from slotgraph.runtime.store import InMemoryStore, SessionStore
+from slotgraph.runtime.testing import ScriptedModel, ScriptedStep, call, estimate_prompt_tokens
+from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry, load_tools_module, tool_from_function
+from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP
+
+__all__ = [
+    "DEFAULT_STEP_CAP",
+    "SENTINEL",
+    "Agent",
+    "AgentLoadError",
+    "AssistantText",
+    "AssistantToolCalls",
+    "DagEngine",
+    "EndSessionEvent",
+    "Engine",
+    "EngineOutcome",
+    "ErrorEvent",
+    "Event",
+    "InMemoryStore",
+    "Message",
+    "Model",
+    "ModelNotAvailableError",
+    "ModelRequest",
+    "ModelResponse",
+    "PayloadEvent",
+    "RefusalEvent",
+    "ScriptedModel",
+    "ScriptedModelError",
+    "ScriptedStep",
+    "Session",
+    "SessionError",
+    "SessionStore",
+    "SlotgraphRuntimeError",
+    "StateSnapshotEvent",
+    "StoreConflictError",
+    "TextEvent",
+    "Tool",
+    "ToolCall",
+    "ToolCallEvent",
+    "ToolContext",
+    "ToolDefinitionError",
+    "ToolRegistry",
+    "ToolResultEvent",
+    "ToolResultMessage",
+    "ToolSchema",
+    "TransferEvent",
+    "TurnResult",
+    "Usage",
+    "UserMessage",
+    "build_phase_suffix",
+    "call",
+    "estimate_prompt_tokens",
+    "event_to_json",
+    "inject_suffix",
+    "load_tools_module",
+    "resolve_model",
+    "tool_from_function",
+]

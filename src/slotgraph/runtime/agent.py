@@ -1,0 +1,142 @@
+"""An agent: a compiled DAG, its tools, its instruction and (optionally) its model.
+
+:meth:`Agent.load` reads an agent directory, ``agent.yaml`` or bare DAG file through
+:func:`slotgraph.config.load_definition`, compiles the DAG, imports the tools module (this is the runtime
+layer: I/O is allowed) and registers its functions after the built-ins. :meth:`Agent.from_config` builds one
+from Python objects (tests, notebooks). An agent is immutable and shared by its sessions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from slotgraph.config import CompiledDag, compile_config, load_definition
+from slotgraph.runtime.builtin_tools import builtin_tools
+from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.errors import AgentLoadError, ModelNotAvailableError
+from slotgraph.runtime.model import Model
+from slotgraph.runtime.model_resolution import resolve_model
+from slotgraph.runtime.session import Clock, Session
+from slotgraph.runtime.store import SessionStore
+from slotgraph.runtime.tools import (
+    Tool,
+    ToolRegistry,
+    load_tools_module,
+    module_functions,
+    tool_from_function,
+)
+from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP
+
+__all__ = ["Agent"]
+
+
+def _registry(tools: Iterable[Callable[..., Any] | Tool]) -> ToolRegistry:
+    registry = ToolRegistry(builtin_tools())
+    for item in tools:
+        registry.add(item if isinstance(item, Tool) else tool_from_function(item))
+    return registry
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A loaded agent. Start conversations with :meth:`session`."""
+
+    name: str
+    dag: CompiledDag
+    tools: ToolRegistry
+    instruction: str = ""
+    model: Model | None = None
+    model_spec: str | None = None
+    channel: str | None = None
+    base_dir: Path | None = None
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
+        """Load an agent directory / ``agent.yaml`` / DAG file. ``model`` overrides the agent's ``model``."""
+        definition = load_definition(path)
+        dag = compile_config(definition.raw_dag)
+        functions: list[Callable[..., Any]] = []
+        if definition.tools_path is not None:
+            module = load_tools_module(definition.tools_path)
+            functions = module_functions(module)
+        agent_cfg = definition.agent
+        spec = agent_cfg.model if agent_cfg is not None else None
+        resolved: Model | None = None
+        if isinstance(model, str):
+            spec, resolved = model, resolve_model(model)
+        elif model is not None:
+            resolved = model
+        return cls(
+            name=agent_cfg.name if agent_cfg is not None else Path(path).stem,
+            dag=dag,
+            tools=_registry(functions),
+            instruction=definition.instruction or "",
+            model=resolved,
+            model_spec=spec,
+            channel=agent_cfg.channel if agent_cfg is not None else None,
+            base_dir=definition.base_dir,
+        )
+
+    @classmethod
+    def from_config(
+        cls,
+        dag: Mapping[str, Any] | CompiledDag,
+        *,
+        tools: Iterable[Callable[..., Any] | Tool] = (),
+        instruction: str = "",
+        model: Model | None = None,
+        name: str = "agent",
+        channel: str | None = None,
+    ) -> Agent:
+        """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction."""
+        compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
+        return cls(name=name, dag=compiled, tools=_registry(tools), instruction=instruction, model=model,
+                   channel=channel)  # fmt: skip
+
+    def _model(self, model: Model | str | None) -> Model:
+        if isinstance(model, str):
+            return resolve_model(model)
+        if model is not None:
+            return model
+        if self.model is not None:
+            return self.model
+        if self.model_spec:
+            return resolve_model(self.model_spec)
+        raise ModelNotAvailableError(
+            f"agent {self.name!r} has no model: pass model=... to Agent.load or session"
+        )
+
+    def session(
+        self,
+        *,
+        session_id: str | None = None,
+        event_data: Mapping[str, Any] | None = None,
+        channel: str | None = None,
+        clock: Clock | None = None,
+        seed: int | None = None,
+        store: SessionStore | None = None,
+        model: Model | str | None = None,
+        engine: Engine | None = None,
+        debug: bool = False,
+        step_cap: int = DEFAULT_STEP_CAP,
+    ) -> Session:
+        """Start (or, with a store holding ``session_id``, resume) a conversation."""
+        if not isinstance(self.dag, CompiledDag):
+            raise AgentLoadError("agent has no compiled DAG")
+        return Session(
+            self,
+            self._model(model),
+            session_id=session_id,
+            event_data=event_data,
+            channel=channel,
+            clock=clock,
+            seed=seed,
+            store=store,
+            engine=engine,
+            debug=debug,
+            step_cap=step_cap,
+        )

@@ -1,0 +1,111 @@
+"""The runtime's one seam onto the decision engine.
+
+The loop talks to the engine only through :class:`Engine` (five calls, plain data in and out), so the
+decision core stays a pure package and tests can drive the loop with a stand-in. :class:`DagEngine` is the
+real thing: it delegates to :mod:`slotgraph.engine` (imported lazily, so the runtime's own modules load even
+while a host swaps the engine out).
+
+An engine *action* is the spec's dict (§3): ``hide_tools``, ``preempt``, ``force_preempt``, ``message``,
+``function_call`` (``{"name", "args"}``), ``si_suffix``, ``inline_confirmed``, ``response``,
+``steer_back_directive`` ... Missing keys mean "no".
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from slotgraph.config.compiled import CompiledDag
+
+__all__ = ["DagEngine", "Engine", "EngineOutcome"]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOutcome:
+    """One engine invocation's result: the new state and the action for the host."""
+
+    sm: dict[str, Any]
+    action: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Engine(Protocol):
+    """What the loop needs from the engine. Every call returns a new state; inputs are not mutated."""
+
+    def begin_turn(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def invoke(
+        self,
+        dag: CompiledDag,
+        sm: Mapping[str, Any],
+        *,
+        last_user_text: str,
+        event_data: Mapping[str, Any] | None,
+        channel: str | None,
+        debug: bool,
+    ) -> EngineOutcome: ...
+
+    def after_tool(
+        self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any
+    ) -> dict[str, Any]: ...
+
+    def confirm_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    def reject_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+class DagEngine:
+    """:class:`Engine` backed by :mod:`slotgraph.engine`. ``seed`` makes the engine's choices reproducible."""
+
+    def __init__(self, *, seed: int | None = None) -> None:
+        self._random = random.Random(seed)
+
+    def _choose(self, options: Sequence[str]) -> str:
+        return self._random.choice(list(options))
+
+    def begin_turn(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+        from slotgraph import engine
+
+        return dict(engine.begin_turn(dag, dict(sm)))
+
+    def invoke(
+        self,
+        dag: CompiledDag,
+        sm: Mapping[str, Any],
+        *,
+        last_user_text: str,
+        event_data: Mapping[str, Any] | None,
+        channel: str | None,
+        debug: bool,
+    ) -> EngineOutcome:
+        from slotgraph import engine
+
+        choose: Callable[[Sequence[str]], str] = self._choose
+        result = engine.run_engine(
+            dag,
+            dict(sm),
+            last_user_text=last_user_text,
+            event_data=dict(event_data) if event_data is not None else None,
+            channel=channel,
+            debug=debug,
+            choose=choose,
+        )
+        return EngineOutcome(dict(result.sm), dict(result.action))
+
+    def after_tool(
+        self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any
+    ) -> dict[str, Any]:
+        from slotgraph import engine
+
+        return dict(engine.after_tool(dict(sm), dag, tool_name, dict(args), result))
+
+    def confirm_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+        from slotgraph import engine
+
+        return dict(engine.confirm_pending(dict(sm)))
+
+    def reject_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+        from slotgraph import engine
+
+        return dict(engine.reject_pending(dict(sm)))

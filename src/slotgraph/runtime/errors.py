@@ -1,0 +1,69 @@
+"""Errors of the runtime layer.
+
+Hierarchy (every class carries a stable ``code``)::
+
+    SlotgraphRuntimeError                 base of everything raised by slotgraph.runtime
+    ├── AgentLoadError                    the agent directory / YAML / tools module cannot be loaded
+    │   └── ToolDefinitionError           a tool function cannot be turned into a schema
+    ├── ModelNotAvailableError            a model spec string names no backend we can build
+    ├── ScriptedModelError                a ScriptedModel got a call it did not expect / was not fully used
+    ├── SessionError                      misuse of a session (sync call inside a running loop, ended session)
+    └── StoreConflictError                a store's version moved under a save (another writer won)
+
+Refusals of model tool calls and failures of tools are *not* exceptions: they become tool results the
+model can read and events on the turn (see :mod:`slotgraph.runtime.tool_execution`).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AgentLoadError",
+    "ModelNotAvailableError",
+    "ScriptedModelError",
+    "SessionError",
+    "SlotgraphRuntimeError",
+    "StoreConflictError",
+    "ToolDefinitionError",
+]
+
+
+class SlotgraphRuntimeError(Exception):
+    """Base of the runtime's errors."""
+
+    code = "runtime_error"
+
+
+class AgentLoadError(SlotgraphRuntimeError):
+    """The agent (its config, instruction or tools module) cannot be loaded."""
+
+    code = "agent_load_error"
+
+
+class ToolDefinitionError(AgentLoadError):
+    """A Python function cannot be exposed as a tool (e.g. an unsupported parameter annotation)."""
+
+    code = "tool_definition_error"
+
+
+class ModelNotAvailableError(SlotgraphRuntimeError):
+    """A model spec string does not name a backend this installation can build."""
+
+    code = "model_not_available"
+
+
+class ScriptedModelError(AssertionError, SlotgraphRuntimeError):
+    """A :class:`~slotgraph.runtime.testing.ScriptedModel` got an unexpected call or was not used up."""
+
+    code = "scripted_model_mismatch"
+
+
+class SessionError(SlotgraphRuntimeError):
+    """A session was used in a way it does not support."""
+
+    code = "session_error"
+
+
+class StoreConflictError(SlotgraphRuntimeError):
+    """A session was saved concurrently: the stored version is not the one this turn started from."""
+
+    code = "store_conflict"

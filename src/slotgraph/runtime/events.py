@@ -1,0 +1,172 @@
+"""What a turn produced: a closed set of typed, frozen events and the :class:`TurnResult`.
+
+Every event has a ``kind`` tag so consumers can match exhaustively (``match event.kind``) or serialise events
+(:func:`event_to_json`) for transcripts and the wire. The order of ``TurnResult.events`` is the order things
+happened in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from slotgraph.runtime.model import Usage
+
+__all__ = [
+    "EndSessionEvent",
+    "ErrorEvent",
+    "Event",
+    "PayloadEvent",
+    "RefusalEvent",
+    "StateSnapshotEvent",
+    "TextEvent",
+    "ToolCallEvent",
+    "ToolResultEvent",
+    "TransferEvent",
+    "TurnResult",
+    "event_to_json",
+]
+
+Origin = Literal["model", "engine"]
+
+
+@dataclass(frozen=True, slots=True)
+class TextEvent:
+    """Text said to the person. ``origin`` is ``engine`` on a preempted call (the model was skipped)."""
+
+    text: str
+    origin: Origin = "model"
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class PayloadEvent:
+    """A rich response part for the client (``payload``/``audio``, spec §8a); ``part`` is verbatim."""
+
+    part: Mapping[str, Any]
+    kind: Literal["payload"] = "payload"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEvent:
+    """A tool call, made by the model or by the engine (a task fire, auto-confirm, an ``on_exhaust.then``)."""
+
+    call_id: str
+    name: str
+    args: Mapping[str, Any]
+    origin: Origin
+    kind: Literal["tool_call"] = "tool_call"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultEvent:
+    """The result of a tool call; ``failed`` when the tool raised (the exception is in ``result``)."""
+
+    call_id: str
+    name: str
+    result: Any
+    failed: bool = False
+    kind: Literal["tool_result"] = "tool_result"
+
+
+@dataclass(frozen=True, slots=True)
+class StateSnapshotEvent:
+    """The session state (``sm``) right after a tool result was routed into it (a deep copy)."""
+
+    state: Mapping[str, Any]
+    after_tool: str
+    kind: Literal["state_snapshot"] = "state_snapshot"
+
+
+@dataclass(frozen=True, slots=True)
+class EndSessionEvent:
+    """The session ended (``end_session`` tool or an ``end_session`` response part)."""
+
+    reason: str = ""
+    escalated: bool = False
+    kind: Literal["end_session"] = "end_session"
+
+
+@dataclass(frozen=True, slots=True)
+class TransferEvent:
+    """The conversation is handed over (``escalate`` tool or a ``transfer`` response part)."""
+
+    reason: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+    kind: Literal["transfer"] = "transfer"
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalEvent:
+    """A model tool call that was refused and not executed (``refused`` says why)."""
+
+    call_id: str
+    name: str
+    args: Mapping[str, Any]
+    refused: Literal["hidden_tool", "unknown_tool", "executor", "bad_arguments", "session_ended"]
+    message: str
+    kind: Literal["refusal"] = "refusal"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent:
+    """Something went wrong that ended the turn early (the step cap, a model error); the state is intact."""
+
+    code: str
+    message: str
+    kind: Literal["error"] = "error"
+
+
+Event = (
+    TextEvent
+    | PayloadEvent
+    | ToolCallEvent
+    | ToolResultEvent
+    | StateSnapshotEvent
+    | EndSessionEvent
+    | TransferEvent
+    | RefusalEvent
+    | ErrorEvent
+)
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict of an event (``kind`` first)."""
+    data = dataclasses.asdict(event)
+    return {"kind": data.pop("kind"), **data}
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """Everything one turn produced."""
+
+    events: tuple[Event, ...]
+    model_calls: int
+    usage: Usage
+    refusals: int
+    status: str
+    state: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The agent's text of the turn, parts joined with a space."""
+        return " ".join(e.text for e in self.events if isinstance(e, TextEvent) and e.text)
+
+    @property
+    def preempted(self) -> bool:
+        """True when the model was not called at all this turn (the engine spoke for it)."""
+        return self.model_calls == 0
+
+    @property
+    def tool_calls(self) -> tuple[ToolCallEvent, ...]:
+        return tuple(e for e in self.events if isinstance(e, ToolCallEvent))
+
+    @property
+    def errors(self) -> tuple[ErrorEvent, ...]:
+        return tuple(e for e in self.events if isinstance(e, ErrorEvent))
+
+    @property
+    def ended(self) -> bool:
+        return any(isinstance(e, EndSessionEvent | TransferEvent) for e in self.events)

@@ -1,0 +1,111 @@
+"""The phase-specific instruction suffix (spec §3 ``_build_phase_suffix``, §7a.4, §8.4, §3.0a).
+
+Before every model call the runtime appends a framework suffix to the agent's instruction, after the
+sentinel ``<!-- slot-framework -->``. The suffix holds exactly one protocol block — collection (with the
+tool-selection guide built from each visible slot's ``hint`` → ``setter``) OR readback, never both — then the
+engine's message as ``<system_directive>``, the engine's ``si_suffix`` (``<readback_scope>``,
+``<deferred_collection>``), a ``<steer_back>`` directive, and ``<user_context>`` after a gate slot.
+
+:func:`inject_suffix` REPLACES whatever followed the sentinel, so hints of an earlier call in the same turn
+(e.g. "don't read back" from ``<deferred_collection>``) never sit next to later, contradicting ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any, Literal
+
+from slotgraph.config.compiled import CompiledDag
+
+__all__ = ["SENTINEL", "Phase", "build_phase_suffix", "collection_hints", "inject_suffix", "phase_of"]
+
+SENTINEL = "<!-- slot-framework -->"
+
+Phase = Literal["collection", "readback"]
+
+_COLLECTION_PROTOCOL = """<slot_filling_protocol>
+You collect the information below by calling setter tools; the framework decides what to ask next.
+- When the user gives a piece of information, call the matching setter right away (several setters in one
+  response is fine). Convert what the user said into the format the tool describes.
+- Call only the tools you are given, and only for what the user actually said.
+- When a <system_directive> is present, relay it to the user naturally — include exact values or
+  confirmation numbers. Do not invent questions, confirmations or results of your own.{hints}
+</slot_filling_protocol>"""
+
+_READBACK_PROTOCOL = """<readback_protocol>
+Some values are waiting for the user's confirmation.
+- If you have not read them back yet, read them back as the <system_directive> says and ask whether they
+  are correct.
+- If the user confirms, call confirm_pending. If the user says they are wrong without a new value, call
+  reject_pending. If the user corrects a value, call its setter with the corrected value.
+- Relay the <system_directive> naturally — include the exact values.
+</readback_protocol>"""
+
+
+def phase_of(action: Mapping[str, Any], sm: Mapping[str, Any]) -> Phase:
+    """Readback while values wait in ``pending`` — unless the engine just confirmed them inline (§7.3a)."""
+    if action.get("inline_confirmed"):
+        return "collection"
+    return "readback" if sm.get("pending") else "collection"
+
+
+def collection_hints(dag: CompiledDag, hidden: Collection[str]) -> list[str]:
+    """``"hint → setter"`` lines for every user slot whose setter the model can see now."""
+    lines: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for slot in dag.slots:
+        if not slot.is_user or slot.setter is None or slot.hint is None or slot.setter in hidden:
+            continue
+        key = (slot.hint, slot.setter)
+        if key not in seen:
+            seen.add(key)
+            lines.append(f"  - {slot.hint} → {slot.setter}")
+    return lines
+
+
+def _tag(name: str, body: str) -> str:
+    return f"<{name}>\n{body.strip()}\n</{name}>"
+
+
+def build_phase_suffix(
+    dag: CompiledDag,
+    action: Mapping[str, Any],
+    sm: Mapping[str, Any],
+    *,
+    hidden: Collection[str],
+    user_context: str | None = None,
+) -> str:
+    """The framework suffix for one model call (without the sentinel)."""
+    parts: list[str] = []
+    if phase_of(action, sm) == "readback":
+        parts.append(_READBACK_PROTOCOL)
+    else:
+        hints = collection_hints(dag, hidden)
+        guide = "\nTool selection:\n" + "\n".join(hints) if hints else ""
+        parts.append(_COLLECTION_PROTOCOL.format(hints=guide))
+    si_suffix = str(action.get("si_suffix") or "").strip()
+    message = str(action.get("message") or "").strip()
+    if message and "<system_directive>" not in si_suffix:
+        parts.append(_tag("system_directive", message))
+    if si_suffix:
+        parts.append(si_suffix)
+    steer = str(action.get("steer_back_directive") or "").strip()
+    if steer:
+        parts.append(_tag("steer_back", steer))
+    if user_context:
+        parts.append(
+            _tag(
+                "user_context",
+                "Earlier in this turn the user said the following; extract slot values from it with the "
+                f"setters instead of asking again:\n{user_context}",
+            )
+        )
+    return "\n\n".join(parts)
+
+
+def inject_suffix(instruction: str, suffix: str | None) -> str:
+    """Replace everything after the sentinel with ``suffix`` (or drop the framework part when None)."""
+    base = instruction.split(SENTINEL, 1)[0].rstrip()
+    if suffix is None:
+        return base
+    return f"{base}\n\n{SENTINEL}\n{suffix}" if base else f"{SENTINEL}\n{suffix}"

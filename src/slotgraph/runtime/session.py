@@ -1,0 +1,186 @@
+"""A conversation with an agent: wires the store, the clock and the turn loop; decides nothing itself.
+
+``await session.asend(text)`` loads the session record, plays one turn (:func:`~slotgraph.runtime.turn_loop.
+run_turn`) and saves the record only when the turn completed — a model or engine exception leaves the last
+completed state and history untouched. ``send`` is the synchronous facade (``asyncio.run``); inside a running
+event loop it refuses with a clear error. Turns of one session are serialised: a second turn while one is
+running is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from slotgraph.runtime.engine_port import DagEngine, Engine
+from slotgraph.runtime.errors import SessionError
+from slotgraph.runtime.events import TurnResult
+from slotgraph.runtime.model import Message, Model, UserMessage
+from slotgraph.runtime.store import InMemoryStore, SessionStore
+from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, TurnInputs, TurnOutput, run_turn
+
+if TYPE_CHECKING:
+    from slotgraph.runtime.agent import Agent
+
+__all__ = ["Clock", "Session"]
+
+Clock = Callable[[], datetime]
+
+
+def _system_clock() -> datetime:
+    return datetime.now().astimezone()
+
+
+class Session:
+    """One conversation. Create it with :meth:`Agent.session <slotgraph.runtime.agent.Agent.session>`."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        model: Model,
+        *,
+        session_id: str | None = None,
+        event_data: Mapping[str, Any] | None = None,
+        channel: str | None = None,
+        clock: Clock | None = None,
+        seed: int | None = None,
+        store: SessionStore | None = None,
+        engine: Engine | None = None,
+        debug: bool = False,
+        step_cap: int = DEFAULT_STEP_CAP,
+    ) -> None:
+        if step_cap < 1:
+            raise ValueError(f"step_cap must be at least 1, got {step_cap}")
+        self.agent = agent
+        self.model = model
+        self.id = session_id or uuid.uuid4().hex
+        self.event_data: dict[str, Any] = dict(event_data or {})
+        self.channel = channel if channel is not None else agent.channel
+        self.clock: Clock = clock or _system_clock
+        self.store: SessionStore = store if store is not None else InMemoryStore()
+        self.engine: Engine = engine if engine is not None else DagEngine(seed=seed)
+        self.debug = debug
+        self.step_cap = step_cap
+        self._sm: dict[str, Any] = {}
+        self._history: list[Message] = []
+        self._ended = False
+        self._turns = 0
+        self._version = 0
+        self._busy = False
+        self.last_turn: TurnOutput | None = None
+
+    # --- what callers read ----------------------------------------------------------------------------
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The spec's ``sm`` after the last completed turn (a deep copy)."""
+        return copy.deepcopy(self._sm)
+
+    @property
+    def status(self) -> str:
+        return str(self._sm.get("status", "in_progress"))
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        return tuple(self._history)
+
+    @property
+    def turns(self) -> int:
+        return self._turns
+
+    # --- turns ----------------------------------------------------------------------------------------
+
+    async def asend(self, text: str) -> TurnResult:
+        """Play one user turn."""
+        if not isinstance(text, str):
+            raise SessionError(f"send() takes the user's text as a string, got {type(text).__name__}")
+        return await self._turn(UserMessage(text))
+
+    async def asend_event(self, name: str, *, event_data: Mapping[str, Any] | None = None) -> TurnResult:
+        """Play a turn without user text (e.g. ``welcome``), optionally adding event data first."""
+        if event_data:
+            self.event_data.update(event_data)
+        return await self._turn(UserMessage("", event=name))
+
+    def send(self, text: str) -> TurnResult:
+        """Synchronous :meth:`asend`."""
+        return self._run_sync(self.asend(text))
+
+    def send_event(self, name: str, *, event_data: Mapping[str, Any] | None = None) -> TurnResult:
+        """Synchronous :meth:`asend_event`."""
+        return self._run_sync(self.asend_event(name, event_data=event_data))
+
+    def _run_sync(self, coro: Any) -> TurnResult:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            result: TurnResult = asyncio.run(coro)
+            return result
+        coro.close()
+        raise SessionError(
+            "session.send() was called inside a running event loop — use `await session.asend(text)` there"
+        )
+
+    async def _load(self) -> None:
+        found = await self.store.load(self.id)
+        if found is None:
+            return
+        record, version = found
+        self._sm = dict(record.get("sm") or {})
+        self._history = list(record.get("history") or [])
+        self._ended = bool(record.get("ended", False))
+        self._turns = int(record.get("turns", 0))
+        self._version = version
+
+    async def _turn(self, user: UserMessage) -> TurnResult:
+        if self._busy:
+            raise SessionError(f"session {self.id}: a turn is already running; await it before sending again")
+        self._busy = True
+        try:
+            await self._load()
+            if self._ended:
+                raise SessionError(f"session {self.id} has ended; start a new session to talk again")
+            inputs = TurnInputs(
+                dag=self.agent.dag,
+                registry=self.agent.tools,
+                engine=self.engine,
+                model=self.model,
+                instruction=self.agent.instruction,
+                sm=copy.deepcopy(self._sm),
+                history=tuple(self._history),
+                user=user,
+                session_id=self.id,
+                now=self.clock(),
+                channel=self.channel,
+                event_data=self.event_data or None,
+                debug=self.debug,
+                step_cap=self.step_cap,
+            )
+            out = await run_turn(inputs)
+            record = {"sm": out.sm, "history": out.history, "ended": out.ended, "turns": self._turns + 1}
+            self._version = await self.store.save(self.id, record, self._version)
+            self._sm, self._history, self._ended, self._turns = (
+                out.sm,
+                out.history,
+                out.ended,
+                self._turns + 1,
+            )
+            self.last_turn = out
+        finally:
+            self._busy = False
+        return TurnResult(
+            events=tuple(out.events),
+            model_calls=out.model_calls,
+            usage=out.usage,
+            refusals=out.refusals,
+            status=self.status,
+            state=copy.deepcopy(out.sm),
+        )

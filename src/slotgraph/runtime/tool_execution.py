@@ -1,0 +1,210 @@
+"""Running one tool call — or refusing it — and routing its result into the state (spec §6a).
+
+Calls from the **model** are checked first, in this order, and refused (never executed) when:
+
+- ``session_ended``: the session already ended this turn;
+- ``unknown_tool``: no tool of that name exists;
+- ``executor``: the tool is a task executor — tasks run only through the engine's ``function_call``;
+- ``hidden_tool``: the engine hid the tool for this call;
+- ``bad_arguments``: the arguments do not match the tool's schema.
+
+A refusal is a tool result the model can read (``{"error": true, "refused": ..., "message": ...}``), a
+:class:`~slotgraph.runtime.events.RefusalEvent`, and a warning on the ``slotgraph.runtime`` logger.
+
+Calls from the **engine** (task fires, auto-confirm, ``on_exhaust.then``) skip the visibility checks. A tool
+that raises never crashes the turn: an executor's exception becomes ``{"success": False, "error": "<Exc>:
+msg"}`` routed to the engine like any task failure (so its retries apply); any other tool's exception becomes
+a failed result ``{"error": true, "failed": true, ...}`` the model can read, and the state is left as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import types
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from slotgraph.config.compiled import CompiledDag
+from slotgraph.runtime.builtin_tools import (
+    CONFIRM_PENDING,
+    END_SESSION,
+    ESCALATE,
+    READBACK_TOOLS,
+    REJECT_PENDING,
+)
+from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.events import (
+    EndSessionEvent,
+    Event,
+    RefusalEvent,
+    StateSnapshotEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TransferEvent,
+)
+from slotgraph.runtime.model import ToolCall
+from slotgraph.runtime.tools import ToolContext, ToolRegistry
+
+__all__ = ["ToolOutcome", "ToolRunner", "refusal_result"]
+
+logger = logging.getLogger("slotgraph.runtime")
+
+RefusalReason = Literal["hidden_tool", "unknown_tool", "executor", "bad_arguments", "session_ended"]
+
+
+def refusal_result(reason: RefusalReason, message: str) -> dict[str, Any]:
+    """The tool result a refused call gets: the model reads it and can act on it."""
+    return {"error": True, "refused": reason, "message": message}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """What one call did: its result (for the model), the new state, the events, and what it ended."""
+
+    result: Any
+    sm: dict[str, Any]
+    events: tuple[Event, ...]
+    refused: bool = False
+    ended: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRunner:
+    """Runs tool calls for one session."""
+
+    dag: CompiledDag
+    registry: ToolRegistry
+    engine: Engine
+    session_id: str
+    channel: str | None
+    clock_now: datetime
+    extra_context: Mapping[str, Any] = field(default_factory=dict)
+
+    def _context(self, sm: Mapping[str, Any]) -> ToolContext:
+        state = types.MappingProxyType(copy.deepcopy(dict(sm)))
+        return ToolContext(self.clock_now, self.clock_now.date(), state, self.channel, self.session_id)
+
+    def _refuse(self, call: ToolCall, reason: RefusalReason, message: str, sm: dict[str, Any]) -> ToolOutcome:
+        logger.warning("refused model tool call %s(%s): %s — %s", call.name, dict(call.args), reason, message)
+        result = refusal_result(reason, message)
+        events: tuple[Event, ...] = (
+            ToolCallEvent(call.id, call.name, dict(call.args), "model"),
+            RefusalEvent(call.id, call.name, dict(call.args), reason, message),
+            ToolResultEvent(call.id, call.name, result, failed=True),
+        )
+        return ToolOutcome(result, sm, events, refused=True)
+
+    def check_model_call(
+        self, call: ToolCall, visible: Collection[str], sm: dict[str, Any], *, ended: bool
+    ) -> ToolOutcome | None:
+        """A refusal for a model call that must not run, else None."""
+        tool = self.registry.get(call.name)
+        if ended:
+            return self._refuse(call, "session_ended", "The session has ended; no more tools can run.", sm)
+        if tool is None:
+            names = ", ".join(sorted(visible)) or "none"
+            return self._refuse(
+                call,
+                "unknown_tool",
+                f"There is no tool named {call.name!r}. Tools you can call now: {names}.",
+                sm,
+            )
+        if call.name in self.dag.executor_tasks:
+            return self._refuse(
+                call,
+                "executor",
+                f"{call.name} runs automatically when its information is complete; do not call it. "
+                "Continue the conversation instead.",
+                sm,
+            )
+        if call.name not in visible:
+            return self._refuse(
+                call,
+                "hidden_tool",
+                f"{call.name} is not available right now. Follow the current instructions and use only the "
+                "tools you are given.",
+                sm,
+            )
+        _, problem = tool.check_args(call.args)
+        if problem is not None:
+            return self._refuse(
+                call,
+                "bad_arguments",
+                f"Invalid arguments for {call.name}: {problem}. Call it again with "
+                "arguments that match its schema.",
+                sm,
+            )
+        return None
+
+    async def run(
+        self, call: ToolCall, sm: dict[str, Any], *, origin: Literal["model", "engine"]
+    ) -> ToolOutcome:
+        """Execute an (already admitted) call and route its result through the engine's ``after_tool``."""
+        events: list[Event] = [ToolCallEvent(call.id, call.name, dict(call.args), origin)]
+        if call.name in READBACK_TOOLS:
+            return self._run_readback(call, sm, events)
+        tool = self.registry.get(call.name)
+        is_executor = call.name in self.dag.executor_tasks
+        if tool is None:  # only reachable for engine calls: a config naming a tool the agent lacks
+            message = f"the engine called {call.name!r}, which is not a tool of this agent"
+            logger.error("%s", message)
+            result: Any = {"success": False, "error": f"UnknownTool: {message}"}
+            return self._finish(call, sm, events, result, failed=True, route=is_executor)
+        args, problem = tool.check_args(call.args)
+        if args is None:
+            logger.error("engine call %s has invalid arguments: %s", call.name, problem)
+            result = {"success": False, "error": f"InvalidArguments: {problem}"}
+            return self._finish(call, sm, events, result, failed=True, route=is_executor)
+        try:
+            result = await tool.invoke(args, self._context(sm))
+        except Exception as err:
+            logger.exception("tool %s raised", call.name)
+            error = f"{type(err).__name__}: {err}"
+            if is_executor:
+                return self._finish(
+                    call, sm, events, {"success": False, "error": error}, failed=True, route=True
+                )
+            failed = {"error": True, "failed": True, "message": f"The tool {call.name} failed ({error})."}
+            return self._finish(call, sm, events, failed, failed=True, route=False)
+        return self._finish(call, sm, events, result, failed=False, route=True)
+
+    def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
+        if call.name == CONFIRM_PENDING:
+            new_sm = self.engine.confirm_pending(self.dag, sm)
+            result: dict[str, Any] = {"confirmed": True}
+        else:
+            assert call.name == REJECT_PENDING
+            new_sm = self.engine.reject_pending(self.dag, sm)
+            result = {"rejected": True}
+        events.append(ToolResultEvent(call.id, call.name, result))
+        events.append(StateSnapshotEvent(copy.deepcopy(new_sm), call.name))
+        return ToolOutcome(result, new_sm, tuple(events))
+
+    def _finish(
+        self,
+        call: ToolCall,
+        sm: dict[str, Any],
+        events: list[Event],
+        result: Any,
+        *,
+        failed: bool,
+        route: bool,
+    ) -> ToolOutcome:
+        events.append(ToolResultEvent(call.id, call.name, result, failed=failed))
+        new_sm = self.engine.after_tool(self.dag, sm, call.name, dict(call.args), result) if route else sm
+        events.append(StateSnapshotEvent(copy.deepcopy(new_sm), call.name))
+        ended = False
+        if not failed and call.name == END_SESSION:
+            res = result if isinstance(result, Mapping) else {}
+            reason = str(res.get("reason", call.args.get("reason", "")))
+            escalated = bool(res.get("session_escalated", call.args.get("session_escalated", False)))
+            events.append(EndSessionEvent(reason, escalated))
+            ended = True
+        elif not failed and call.name == ESCALATE:
+            res = result if isinstance(result, Mapping) else {}
+            events.append(TransferEvent(str(res.get("reason", call.args.get("reason", ""))), dict(call.args)))
+            ended = True
+        return ToolOutcome(result, new_sm, tuple(events), ended=ended)

@@ -1,0 +1,202 @@
+"""Tools: plain Python functions the model (or the engine) can call.
+
+A :class:`Tool` wraps a function with the :class:`~slotgraph.runtime.model.ToolSchema` derived from its
+signature and docstring (:mod:`slotgraph.runtime.tool_schema`) and an argument validator. Arguments coming
+from a model are checked against the schema before the function runs (:meth:`Tool.check_args`): wrong types,
+unknown or missing arguments become a refusal, never an exception. Parameters the runtime injects —
+``context`` (a :class:`ToolContext`), ``today``, ``now`` — are filled from the session clock.
+
+:class:`ToolRegistry` holds an agent's tools plus the built-ins (:mod:`slotgraph.runtime.builtin_tools`);
+:func:`load_tools_module` imports an agent's ``tools.py`` from its file path.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import importlib.util
+import inspect
+import sys
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+
+from slotgraph.runtime.errors import AgentLoadError, ToolDefinitionError
+from slotgraph.runtime.model import ToolSchema
+from slotgraph.runtime.tool_schema import parse_docstring, parse_signature
+
+__all__ = ["Tool", "ToolContext", "ToolKind", "ToolRegistry", "load_tools_module", "tool_from_function"]
+
+ToolKind = Literal["function", "readback"]
+"""``function``: a Python function is called. ``readback``: ``confirm_pending``/``reject_pending``, which the
+runtime routes to the engine's functions instead of calling anything."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What a tool may know of the session: its clock, a read-only copy of the state, the channel."""
+
+    now: datetime.datetime
+    today: datetime.date
+    state: Mapping[str, Any]
+    channel: str | None
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A callable tool with its schema."""
+
+    name: str
+    fn: Callable[..., Any] | None
+    schema: ToolSchema
+    injected: Mapping[str, str] = field(default_factory=dict)
+    validator: type[BaseModel] | None = None
+    kind: ToolKind = "function"
+
+    def check_args(self, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        """Validate model-supplied arguments: ``(validated, None)`` or ``(None, what is wrong)``."""
+        if not isinstance(args, Mapping):
+            return None, f"arguments must be an object, got {type(args).__name__}"
+        if self.validator is None:
+            if args:
+                return None, f"{self.name} takes no arguments, got {sorted(args)}"
+            return {}, None
+        try:
+            parsed = self.validator.model_validate(dict(args))
+        except ValidationError as err:
+            problems = []
+            for item in err.errors():
+                where = ".".join(str(p) for p in item["loc"]) or "(arguments)"
+                problems.append(f"{where}: {item['msg']}")
+            return None, "; ".join(problems)
+        return {name: getattr(parsed, name) for name in parsed.model_fields_set}, None
+
+    async def invoke(self, args: Mapping[str, Any], context: ToolContext) -> Any:
+        """Call the function with validated ``args`` plus the injected context values."""
+        if self.fn is None:
+            raise RuntimeError(f"tool {self.name!r} is routed by the runtime and has no function")
+        kwargs = dict(args)
+        for param, what in self.injected.items():
+            kwargs[param] = context.today if what == "today" else context.now if what == "now" else context
+        result = self.fn(**kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+
+def tool_from_function(fn: Callable[..., Any], *, name: str | None = None) -> Tool:
+    """Build a :class:`Tool` from a function (its name, docstring and type hints)."""
+    tool_name = name or fn.__name__
+    docs = parse_docstring(inspect.getdoc(fn))
+    signature = parse_signature(fn, docs)
+    fields: dict[str, Any] = {}
+    for param, annotation in signature.annotations.items():
+        default = signature.defaults.get(param, ...)
+        fields[param] = (annotation, default)
+    try:
+        validator = create_model(f"{tool_name}_args", __config__=ConfigDict(extra="forbid"), **fields)
+    except Exception as err:  # pydantic refuses an annotation it cannot validate
+        raise ToolDefinitionError(f"tool {tool_name!r}: its parameters cannot be validated ({err})") from None
+    schema = ToolSchema(tool_name, docs.description, signature.parameters)
+    return Tool(tool_name, fn, schema, signature.injected, validator)
+
+
+def readback_tool(name: str, description: str) -> Tool:
+    """A parameterless tool the runtime routes to the engine (``confirm_pending``/``reject_pending``)."""
+    schema = ToolSchema(
+        name, description, {"type": "object", "properties": {}, "additionalProperties": False}
+    )
+    return Tool(name, None, schema, kind="readback")
+
+
+class ToolRegistry:
+    """An agent's tools by name. Later registrations override earlier ones (an agent overrides a built-in)."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    def schemas(self, visible: Iterable[str]) -> tuple[ToolSchema, ...]:
+        """The schemas of the named tools, in registration order."""
+        wanted = set(visible)
+        return tuple(tool.schema for tool in self._tools.values() if tool.name in wanted)
+
+
+def module_functions(
+    module: types.ModuleType, names: Iterable[str] | None = None
+) -> list[Callable[..., Any]]:
+    """The functions of ``module`` to expose as tools.
+
+    ``names`` (the agent config's ``tools`` list) selects them explicitly; otherwise ``__all__`` if the module
+    defines it; otherwise every public function defined in the module itself (not imported into it).
+    """
+    if names is not None:
+        selected = list(names)
+    elif hasattr(module, "__all__"):
+        selected = list(module.__all__)
+    else:
+        selected = [
+            n
+            for n, obj in vars(module).items()
+            if not n.startswith("_") and inspect.isfunction(obj) and obj.__module__ == module.__name__
+        ]
+    functions = []
+    for n in selected:
+        obj = getattr(module, n, None)
+        if not callable(obj):
+            raise AgentLoadError(
+                f"{getattr(module, '__file__', module.__name__)}: tool {n!r} is not a function in the tools "
+                "module — fix: define it there or remove it from the agent's `tools` list"
+            )
+        functions.append(obj)
+    return functions
+
+
+def load_tools_module(path: str | Path) -> types.ModuleType:
+    """Import an agent's tools module from its file path (a fresh module per file content)."""
+    file = Path(path)
+    if not file.is_file():
+        raise AgentLoadError(f"{file}: tools module not found — fix: check the `tools` path of the agent")
+    digest = hashlib.sha256(file.read_bytes()).hexdigest()[:12]
+    module_name = f"_slotgraph_tools_{file.stem}_{digest}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, file)
+    if spec is None or spec.loader is None:
+        raise AgentLoadError(f"{file}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:
+        del sys.modules[module_name]
+        raise AgentLoadError(
+            f"{file}: importing the tools module failed: {type(err).__name__}: {err} — fix the module (run "
+            f"`python {file}` to see the full traceback)"
+        ) from err
+    return module

@@ -1,0 +1,106 @@
+"""Before every model call: one engine invocation, tool visibility and the instruction (spec §3, §3.0a, §9.5).
+
+:func:`prepare_call` decides what the next model call looks like:
+
+- **terminal status** (``complete``/``escalated``): the engine is not invoked and the state is not touched
+  (§9.5). The framework suffix is removed, and the model sees only tools that cannot change slot state — no
+  setters, no executors, no readback tools — which keeps ``end_session`` and any informational tools of the
+  agent. The conversation cannot regress to slot filling.
+- **gate slot** unfilled (§3.0a): the engine is skipped; the model sees every setter with the collection
+  protocol and its tool-selection guide; the user's text is remembered (``_gate_user_text``) and given back as
+  ``<user_context>`` on the first invocation after the gate opens.
+- otherwise the engine runs; its ``hide_tools`` (plus every executor, always) are removed from the model's
+  tools, and the phase suffix replaces the previous one after the sentinel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from slotgraph.config.compiled import CompiledDag
+from slotgraph.runtime.builtin_tools import READBACK_TOOLS
+from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
+from slotgraph.runtime.tools import ToolRegistry
+
+__all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "prepare_call"]
+
+TERMINAL_STATUSES = frozenset({"complete", "escalated"})
+GATE_TEXT_KEY = "_gate_user_text"
+
+
+@dataclass(frozen=True, slots=True)
+class Preparation:
+    """The state after the engine ran, its action, the tools the model may see and the instruction."""
+
+    sm: dict[str, Any]
+    action: Mapping[str, Any]
+    visible: tuple[str, ...]
+    instruction: str
+    engine_ran: bool
+    directive: str = ""
+    notes: Mapping[str, Any] = field(default_factory=dict)
+
+
+def is_terminal(sm: Mapping[str, Any]) -> bool:
+    return sm.get("status") in TERMINAL_STATUSES
+
+
+def _slot_tools(dag: CompiledDag) -> set[str]:
+    return set(dag.setter_slots) | set(dag.executor_tasks) | set(READBACK_TOOLS)
+
+
+def _gate_closed(dag: CompiledDag, sm: Mapping[str, Any]) -> bool:
+    gate = dag.gate_slot
+    if gate is None:
+        return False
+    return gate not in (sm.get("filled") or {}) and gate not in (sm.get("pending") or {})
+
+
+def prepare_call(
+    *,
+    engine: Engine,
+    dag: CompiledDag,
+    registry: ToolRegistry,
+    sm: Mapping[str, Any],
+    instruction: str,
+    last_user_text: str,
+    event_data: Mapping[str, Any] | None,
+    channel: str | None,
+    debug: bool,
+) -> Preparation:
+    """Run the engine for the next model call (or skip it: terminal status, closed gate)."""
+    if is_terminal(sm):
+        slot_tools = _slot_tools(dag)
+        visible = tuple(n for n in registry.names if n not in slot_tools)
+        return Preparation(dict(sm), {}, visible, inject_suffix(instruction, None), engine_ran=False)
+    if _gate_closed(dag, sm):
+        new_sm = dict(sm)
+        if last_user_text:
+            new_sm[GATE_TEXT_KEY] = last_user_text
+        hidden = set(dag.executor_tasks) | set(READBACK_TOOLS)
+        visible = tuple(n for n in registry.names if n not in hidden)
+        suffix = build_phase_suffix(dag, {}, new_sm, hidden=hidden)
+        return Preparation(new_sm, {}, visible, inject_suffix(instruction, suffix), engine_ran=False)
+    outcome = engine.invoke(
+        dag, sm, last_user_text=last_user_text, event_data=event_data, channel=channel, debug=debug
+    )
+    new_sm = outcome.sm
+    action = outcome.action
+    user_context = None
+    if GATE_TEXT_KEY in new_sm:
+        new_sm = dict(new_sm)
+        user_context = str(new_sm.pop(GATE_TEXT_KEY) or "") or None
+    hidden = set(action.get("hide_tools") or ()) | set(dag.executor_tasks)
+    visible = tuple(n for n in registry.names if n not in hidden)
+    suffix = build_phase_suffix(dag, action, new_sm, hidden=hidden, user_context=user_context)
+    return Preparation(
+        new_sm,
+        action,
+        visible,
+        inject_suffix(instruction, suffix),
+        engine_ran=True,
+        directive=str(action.get("message") or ""),
+    )
