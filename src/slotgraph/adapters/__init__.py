@@ -1,0 +1,5 @@
+"""Adapters that plug the Slotgraph engine into other hosts.
+
+* :mod:`slotgraph.adapters.cxas` — the spec-compatible entry: ``slot_filling_engine``, ``after_tool``,
+  ``confirm_pending``, ``reject_pending`` with the original platform's plain-dict interface.
+"""

@@ -1,0 +1,50 @@
+"""The pure decision core of Slotgraph (spec ``slot_filling_dag_framework.md`` §2–§9).
+
+One engine invocation is ``(compiled config, state, inputs) -> (new state, action)``; it never does I/O,
+never reads the clock or a random source except through what it is given (``choose``), keeps no
+module-level mutable state and never mutates its inputs.
+
+Public names:
+
+* :func:`run_engine` → :class:`EngineResult` — one invocation (the spec's ``_run_slot_filling``);
+* :func:`compute_dag_state` → :data:`DagAction` (:class:`Fire`, :class:`AwaitReadback`, :class:`Ask`,
+  :class:`Announce`, :class:`AllDone`) — the pure decision (§3.1);
+* :func:`after_tool`, :func:`confirm_pending`, :func:`reject_pending` — tool-result routing (§6a, §7.1);
+* :func:`begin_turn` — the start of a user turn (``before_agent_callback``);
+* :func:`build_readback`, :func:`is_affirmative`, :func:`starts_affirmative`, :func:`compute_hidden_tools`;
+* errors: :class:`EngineError`, :class:`EngineStateError`, :class:`EngineInputError`.
+"""
+
+from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
+from slotgraph.engine.affirmatives import is_affirmative, starts_affirmative
+from slotgraph.engine.dag import compute_dag_state
+from slotgraph.engine.errors import EngineError, EngineInputError, EngineStateError
+from slotgraph.engine.pipeline import EngineResult, default_choose, run_engine
+from slotgraph.engine.readback import build_readback
+from slotgraph.engine.routing import after_tool, confirm_pending, reject_pending
+from slotgraph.engine.turn import begin_turn
+from slotgraph.engine.visibility import compute_hidden_tools
+
+__all__ = [
+    "AllDone",
+    "Announce",
+    "Ask",
+    "AwaitReadback",
+    "DagAction",
+    "EngineError",
+    "EngineInputError",
+    "EngineResult",
+    "EngineStateError",
+    "Fire",
+    "after_tool",
+    "begin_turn",
+    "build_readback",
+    "compute_dag_state",
+    "compute_hidden_tools",
+    "confirm_pending",
+    "default_choose",
+    "is_affirmative",
+    "reject_pending",
+    "run_engine",
+    "starts_affirmative",
+]

@@ -1,0 +1,102 @@
+"""The pure DAG decision (spec §3.1) and the activity predicates everything else shares.
+
+:func:`compute_dag_state` is a strict priority cascade over *copies it never mutates*:
+
+1. **fire** — the first task, in declaration order, that is active, has not succeeded, and whose *active*
+   ``inputs`` and ``requires`` are all in ``filled``;
+2. **awaiting readback** — ``pending`` is non-empty;
+3. **announce / next question** — the first slot, in declaration order, that is not in
+   ``filled``/``pending``/``deferred``, is active, has its requires met, and is an announce slot or a user
+   slot;
+4. **all done**.
+
+Inactive slots (their ``condition`` is false, §4.4) never block: they are skipped as questions, dropped from
+task inputs and requires, and count as met when another slot requires them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from slotgraph.config.compiled import CompiledDag, CompiledSlot, CompiledTask
+from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
+
+__all__ = [
+    "compute_dag_state",
+    "requires_met",
+    "slot_active",
+    "task_ready",
+    "task_result_ok",
+    "task_succeeded",
+]
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+def slot_active(dag: CompiledDag, name: str, filled: Mapping[str, Any]) -> bool:
+    """Whether slot ``name`` is active now. Names the config does not know count as active."""
+    slot = dag.slot_by_name.get(name)
+    return slot is None or slot.is_active(filled)
+
+
+def requires_met(dag: CompiledDag, slot: CompiledSlot, filled: Mapping[str, Any]) -> bool:
+    """Every *active* slot in ``slot.requires`` is filled (an inactive requirement never blocks)."""
+    return all(r in filled or not slot_active(dag, r, filled) for r in slot.requires)
+
+
+def task_result_ok(task: CompiledTask, result: Any) -> bool:
+    """The spec's success rule (§3.2, §6a.2): ``success_check`` truthy (no check: success) AND every declared
+    output key present. A result that is not a mapping is a failure."""
+    if not isinstance(result, Mapping):
+        return False
+    if task.success_check is not None and not result.get(task.success_check):
+        return False
+    return all(key in result for key in task.outputs)
+
+
+def task_succeeded(task: CompiledTask, task_results: Mapping[str, Any]) -> bool:
+    """``task_results`` holds the last result of every task, failed ones included (§3.2)."""
+    return task.name in task_results and task_result_ok(task, task_results[task.name])
+
+
+def task_ready(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any]) -> bool:
+    """All active inputs and active requires of ``task`` are filled (§9.2)."""
+    return all(
+        name in filled or not slot_active(dag, name, filled) for name in (*task.inputs, *task.requires)
+    )
+
+
+def _fire(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any]) -> Fire:
+    args = {name: filled[name] for name in task.inputs if name in filled and slot_active(dag, name, filled)}
+    return Fire(task=task.name, tool=task.tool, args=args)
+
+
+def compute_dag_state(
+    dag: CompiledDag,
+    filled: Mapping[str, Any],
+    pending: Mapping[str, Any] = _EMPTY,
+    deferred: Mapping[str, Any] = _EMPTY,
+    task_results: Mapping[str, Any] = _EMPTY,
+) -> DagAction:
+    """Decide what happens next. Pure: the same arguments always give the same (equal) action."""
+    for task in dag.tasks:
+        if (
+            task.is_active(filled)
+            and not task_succeeded(task, task_results)
+            and task_ready(dag, task, filled)
+        ):
+            return _fire(dag, task, filled)
+    if pending:
+        order = [s.name for s in dag.slots if s.name in pending]
+        extra = sorted(name for name in pending if name not in dag.slot_by_name)
+        return AwaitReadback(slots=(*order, *extra))
+    for slot in dag.slots:
+        if slot.name in filled or slot.name in pending or slot.name in deferred:
+            continue
+        if not (slot.is_announce or slot.is_user):
+            continue
+        if not slot.is_active(filled) or not requires_met(dag, slot, filled):
+            continue
+        return Announce(slot=slot.name) if slot.is_announce else Ask(slot=slot.name)
+    return AllDone()

@@ -1,0 +1,197 @@
+"""One engine invocation (the spec's ``_run_slot_filling``, §3): the orchestrator. It only wires the stages.
+
+``run_engine(dag, sm, last_user_text=...)`` validates ``sm``, copies it, and runs, in this order:
+
+ 1. **terminal** (§9.5) — ``complete``/``escalated`` short-circuit first: nothing else may run, the state is
+    returned unmodified and every config tool is hidden.
+ 2. **rejection** (§7.1.5) — a rejection recorded by ``reject_pending`` is applied before anything reads
+    ``pending``, so the post-tool invocation does not read rejected values back.
+ 3. **event pre-fill** (§12.1) — before change detection, so pre-filled slots count as progress.
+ 4. **state change** (§5.4, §7.6) — compared with ``_last_state`` *before* this invocation changes anything:
+    only what tools and the host did since the last invocation is "new" (clears slot retries, resets the
+    steer-back counter); consumes ``_readback_transition`` and ``_auto_confirm_pending``.
+ 5. **user-turn count** (§7.6.1) — right after the reset, and before auto-confirm can end the invocation
+    (auto-confirm "already incremented" the counter).
+ 6. **auto-promote / deferred routing** (§7.1.1, §7a) then **auto-deactivate** (§4.4) — the state is made
+    consistent before any decision reads it; fresh pending is judged on the promoted state.
+ 7. **auto-confirm** / **inline confirm** (§7.3, §7.3a) — need the consistent ``pending``; auto-confirm ends
+    the invocation with ``function_call(confirm_pending)``.
+ 8. **slot errors** (§5b) — before the DAG: an invalid answer is re-asked, nothing fires on its account.
+ 9. **steer-back** tiers (§7.6, seam).
+10. **post-executor** (§3.2, §5) — a task result is judged before the DAG so a cascade sees its outputs and a
+    failure can clear slots.
+11. **DAG evaluation + announce cascade** (§3.1, §12.3) → the reply (§3.2, §7.1, §7.4).
+12. **tool visibility** (§4) — computed last, on the final state of the invocation (the spec lists it earlier;
+    computing it after the post-executor means a slot cleared by a failed task is visible again, and a setter
+    whose requirement a task output just met is visible, in the very invocation that changed them). Then the
+    SI-suffix / rich-response seams, and ``_last_state`` is rewritten for the next invocation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.errors import EngineInputError
+from slotgraph.engine.invocation import Choose, Invocation, Reply, Trace
+from slotgraph.engine.stages.announce import cascade_announces, evaluate
+from slotgraph.engine.stages.confirmation import apply_inline_confirm, try_auto_confirm
+from slotgraph.engine.stages.deactivation import deactivate_conditional_slots
+from slotgraph.engine.stages.decision import reply_for
+from slotgraph.engine.stages.hints import response_parts, si_suffix
+from slotgraph.engine.stages.post_executor import handle_post_executor
+from slotgraph.engine.stages.prefill import prefill_from_events
+from slotgraph.engine.stages.promotion import auto_promote, route_deferred
+from slotgraph.engine.stages.rejection import apply_rejection
+from slotgraph.engine.stages.slot_errors import handle_slot_errors
+from slotgraph.engine.stages.state_change import detect_state_change
+from slotgraph.engine.stages.steer_back import apply_steer_back, count_user_turn
+from slotgraph.engine.state import (
+    TERMINAL_STATUSES,
+    derived_mappings,
+    snapshot,
+    validate_state,
+    with_defaults,
+    working_copy,
+)
+from slotgraph.engine.visibility import all_config_tools, compute_hidden_tools
+
+__all__ = ["EngineResult", "default_choose", "run_engine"]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineResult:
+    """The outcome of one invocation: the new state and the action dict for the host (spec §3)."""
+
+    sm: dict[str, Any]
+    action: dict[str, Any]
+    debug_log: tuple[dict[str, Any], ...] = field(default=())
+
+
+def default_choose(options: Sequence[str]) -> str:
+    """The default choice function: the first option (deterministic; inject ``random.choice`` for variety)."""
+    return options[0]
+
+
+def _action(reply: Reply, hide_tools: list[str], **extra: Any) -> dict[str, Any]:
+    return {
+        "hide_tools": hide_tools,
+        "preempt": reply.preempt,
+        "force_preempt": reply.force_preempt,
+        "message": reply.message,
+        "function_call": reply.function_call.as_dict() if reply.function_call is not None else None,
+        "si_suffix": "",
+        "inline_confirmed": False,
+        "response": None,
+        "phase": "terminal",
+        "reason": reply.reason,
+        "steer_back_directive": None,
+        "event_prefilled": False,
+        **extra,
+    }
+
+
+def _check_inputs(dag: object, last_user_text: object, event_data: object, channel: object) -> None:
+    if not isinstance(dag, CompiledDag):
+        raise EngineInputError(
+            f"dag must be a CompiledDag, got {type(dag).__name__}",
+            where="run_engine",
+            fix="compile the raw config first: slotgraph.config.compile_config(raw)",
+        )
+    if not isinstance(last_user_text, str):
+        raise EngineInputError(
+            f"last_user_text must be a string, got {type(last_user_text).__name__}",
+            where="run_engine",
+            fix='pass "" on post-tool and first-turn invocations',
+        )
+    if event_data is not None and not isinstance(event_data, Mapping):
+        raise EngineInputError(
+            f"event_data must be a dict, got {type(event_data).__name__}",
+            where="run_engine",
+            fix="pass a dict",
+        )
+    if channel is not None and not isinstance(channel, str):
+        raise EngineInputError(
+            f"channel must be a string, got {type(channel).__name__}",
+            where="run_engine",
+            fix="pass e.g. 'WEB'",
+        )
+
+
+def _run(inv: Invocation) -> Reply:
+    """Stages 2–11; returns the reply. The order is explained in the module docstring."""
+    if apply_rejection(inv.sm):
+        inv.readback_transition = False
+    prefill_from_events(inv)
+    detect_state_change(inv)
+    count_user_turn(inv)
+    auto_promote(inv)
+    route_deferred(inv)
+    deactivate_conditional_slots(inv)
+    inv.fresh_pending = bool(inv.pending) and not inv.prior_pending
+    reply = try_auto_confirm(inv)
+    if reply is not None:
+        return reply
+    apply_inline_confirm(inv)
+    for stage in (handle_slot_errors, apply_steer_back, handle_post_executor):
+        reply = stage(inv)
+        if reply is not None:
+            return reply
+    action = cascade_announces(inv, evaluate(inv))
+    return reply_for(inv, action)
+
+
+def run_engine(
+    dag: CompiledDag,
+    sm: Mapping[str, Any],
+    *,
+    last_user_text: str = "",
+    event_data: Mapping[str, Any] | None = None,
+    channel: str | None = None,
+    debug: bool = False,
+    choose: Choose | None = None,
+) -> EngineResult:
+    """Run one engine invocation. Pure: the same inputs give the same result; ``sm`` is never mutated."""
+    _check_inputs(dag, last_user_text, event_data, channel)
+    validate_state(sm)
+    trace = Trace(enabled=debug)
+    work = working_copy(sm)
+    if work.get("status") in TERMINAL_STATUSES:
+        trace.emit("terminal", status=work["status"])
+        action = _action(Reply(reason="terminal"), all_config_tools(dag))
+        return EngineResult(sm=work, action=action, debug_log=tuple(trace.entries))
+    with_defaults(work)
+    if channel is not None:
+        work["channel"] = channel
+    inv = Invocation(
+        dag=dag,
+        sm=work,
+        user_text=last_user_text,
+        choose=choose or default_choose,
+        trace=trace,
+        event_data=event_data,
+    )
+    reply = _run(inv)
+    terminal = work["status"] in TERMINAL_STATUSES
+    fresh = bool(inv.pending) and not inv.prior_pending and not inv.inline_confirmed
+    hide = compute_hidden_tools(
+        dag, inv.filled, inv.pending, inv.deferred, fresh_pending=fresh, terminal=terminal
+    )
+    phase = "terminal" if terminal else ("readback" if inv.pending else "collection")
+    action = _action(
+        reply,
+        hide,
+        si_suffix=si_suffix(inv),
+        inline_confirmed=inv.inline_confirmed,
+        response=response_parts(inv, reply),
+        phase=phase,
+        event_prefilled=inv.event_prefilled,
+    )
+    work["_system_message"] = reply.message or ""
+    work["_last_state"] = snapshot(work)
+    work.update(derived_mappings(dag))
+    trace.emit("invoke", phase=phase, filled=sorted(inv.filled), pending=sorted(inv.pending), hidden=hide,
+               reason=reply.reason)  # fmt: skip
+    return EngineResult(sm=work, action=action, debug_log=tuple(trace.entries))

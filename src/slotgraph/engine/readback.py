@@ -1,0 +1,38 @@
+"""The readback sentence (spec §7.1–7.2): every pending value, formatted, in slot declaration order.
+
+``"Just to confirm — 4 guests, on July 15th. Is that correct?"`` — each value goes through its slot's
+compiled ``readback_fmt`` formatter (``str`` when none is configured); values for slots the config does not
+know (state from an older config) are read back with ``str`` after the known ones, sorted by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from slotgraph.config.compiled import CompiledDag
+
+__all__ = ["READBACK_PREFIX", "READBACK_SUFFIX", "build_readback", "format_value"]
+
+READBACK_PREFIX: Final = "Just to confirm — "
+READBACK_SUFFIX: Final = ". Is that correct?"
+
+
+def format_value(dag: CompiledDag, name: str, value: Any) -> str:
+    """One value as the readback says it. A formatter that raises falls back to ``str(value)``."""
+    slot = dag.slot_by_name.get(name)
+    if slot is None:
+        return str(value)
+    try:
+        return str(slot.formatter(value))
+    except Exception:  # a formatter must never break a turn
+        return str(value)
+
+
+def build_readback(dag: CompiledDag, pending: Mapping[str, Any], order: Sequence[str] | None = None) -> str:
+    """The readback sentence for ``pending`` (in ``order`` when given, else slot declaration order)."""
+    if order is None:
+        order = [s.name for s in dag.slots if s.name in pending]
+        order += sorted(n for n in pending if n not in dag.slot_by_name)
+    parts = [format_value(dag, name, pending[name]) for name in order if name in pending]
+    return f"{READBACK_PREFIX}{', '.join(parts)}{READBACK_SUFFIX}"

@@ -1,0 +1,189 @@
+"""Tool-result routing (spec §6a) and the readback tools (§7.1): the host's ``after_tool_callback``.
+
+Every function takes the state and returns a *new* state dict; the given one is never mutated. Routing is
+computed from the compiled config (never from the ``_setter_slots``-style tables cached in ``sm``).
+
+Setter results:
+
+* ``{"error": True, "error_code": c}`` → ``_slot_errors`` gets ``{"slot": s, "code": c}``;
+* ``{"stored": True, "value": v}`` → after the prerequisite check (every active ``requires`` filled, else
+  ``prereq_not_met``) and the ``validate_against`` check (the response field must be one of the
+  comma-separated options of the referenced filled slot, compared trimmed and case-insensitively, else the
+  configured ``error_code``) → ``pending[s] = v``; an ``inferred`` dict adds pending values for known
+  slots not already filled;
+* multi-slot setters (§4.5) return ``{"stored": True, "values": {...}, "field_errors": {...}}``; each field is
+  routed on its own through ``multi_setter_slots``.
+
+Executor results go to ``task_results[task]``; outputs are copied into ``filled`` only when the result is a
+success (``success_check`` truthy and every declared output key present); ``_task_just_completed`` is set
+either way for the next engine invocation. Tools the config does not know leave the state unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from slotgraph.config.compiled import CompiledDag, CompiledSlot
+from slotgraph.engine.dag import requires_met, task_result_ok
+from slotgraph.engine.errors import EngineInputError
+from slotgraph.engine.state import validate_state, with_defaults, working_copy
+
+__all__ = ["PREREQ_NOT_MET", "after_tool", "confirm_pending", "reject_pending"]
+
+PREREQ_NOT_MET = "prereq_not_met"
+INVALID_RESULT = "invalid_result"
+
+
+def _prepare(sm: Mapping[str, Any]) -> dict[str, Any]:
+    validate_state(sm)
+    return with_defaults(working_copy(sm))
+
+
+def _slot_error(sm: dict[str, Any], slot: str, code: Any) -> None:
+    sm["_slot_errors"].append({"slot": slot, "code": str(code) if code else "invalid"})
+
+
+def _options(value: Any) -> set[str]:
+    items = value if isinstance(value, list | tuple | set | frozenset) else str(value).split(",")
+    return {str(item).strip().lower() for item in items}
+
+
+def _route_value(
+    dag: CompiledDag, sm: dict[str, Any], slot: CompiledSlot, value: Any, response: Mapping[str, Any]
+) -> None:
+    """Route one successfully set value: prerequisite check, cross-slot check, then ``pending``."""
+    filled = sm["filled"]
+    if not requires_met(dag, slot, filled):
+        _slot_error(sm, slot.name, PREREQ_NOT_MET)
+        return
+    check = slot.validate_against
+    if check is not None:
+        candidate = response.get(check.response_field, value) if check.response_field != "value" else value
+        allowed = _options(filled[check.filled_slot]) if check.filled_slot in filled else set()
+        if str(candidate).strip().lower() not in allowed:
+            _slot_error(sm, slot.name, check.error_code)
+            return
+    sm["pending"][slot.name] = value
+
+
+def _route_inferred(dag: CompiledDag, sm: dict[str, Any], result: Mapping[str, Any]) -> None:
+    inferred = result.get("inferred")
+    if not isinstance(inferred, Mapping):
+        return
+    for name, value in inferred.items():
+        if name in dag.slot_by_name and name not in sm["filled"]:
+            sm["pending"][name] = value
+
+
+def _single_value(slot: CompiledSlot, args: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[bool, Any]:
+    if "value" in result:
+        return True, result["value"]
+    for key in (slot.setter_field, slot.name):
+        if key is not None and key in args:
+            return True, args[key]
+    if len(args) == 1:
+        return True, next(iter(args.values()))
+    return False, None
+
+
+def _route_setter(
+    dag: CompiledDag, sm: dict[str, Any], tool: str, args: Mapping[str, Any], result: Any
+) -> None:
+    names = dag.setter_slots[tool]
+    fields = dag.multi_setter_slots.get(tool)
+    if not isinstance(result, Mapping):
+        _slot_error(sm, names[0], INVALID_RESULT)
+        return
+    if result.get("error"):
+        # A whole-call error of a multi-slot setter is charged to the first slot the model tried to set.
+        target = names[0]
+        if fields:
+            target = next((fields[f] for f in fields if f in args), names[0])
+        _slot_error(sm, target, result.get("error_code"))
+        return
+    if fields:
+        values = result.get("values")
+        values = values if isinstance(values, Mapping) else {}
+        errors = result.get("field_errors")
+        errors = errors if isinstance(errors, Mapping) else {}
+        for field_name, slot_name in fields.items():
+            slot = dag.slot_by_name[slot_name]
+            if field_name in errors:
+                _slot_error(sm, slot_name, errors[field_name])
+            elif field_name in values:
+                _route_value(dag, sm, slot, values[field_name], result)
+    else:
+        for slot_name in names:
+            slot = dag.slot_by_name[slot_name]
+            ok, value = _single_value(slot, args, result)
+            if ok:
+                _route_value(dag, sm, slot, value, result)
+            else:
+                _slot_error(sm, slot_name, INVALID_RESULT)
+    _route_inferred(dag, sm, result)
+
+
+def _route_executor(dag: CompiledDag, sm: dict[str, Any], tool: str, result: Any) -> None:
+    task = dag.task_by_name[dag.executor_tasks[tool]]
+    stored = dict(result) if isinstance(result, Mapping) else {"value": result}
+    sm["task_results"][task.name] = stored
+    if task_result_ok(task, stored):
+        for key, slot_name in task.outputs.items():
+            sm["filled"][slot_name] = stored[key]
+    sm["_task_just_completed"] = task.name
+
+
+def after_tool(
+    sm: Mapping[str, Any],
+    dag: CompiledDag,
+    tool_name: str,
+    args: Mapping[str, Any] | None,
+    result: Any,
+) -> dict[str, Any]:
+    """Route one tool result into a new state (spec §6a)."""
+    if not isinstance(tool_name, str) or not tool_name:
+        raise EngineInputError(
+            f"tool_name must be a non-empty string, got {tool_name!r}",
+            where="after_tool",
+            fix="pass the name of the tool that just ran",
+        )
+    if args is not None and not isinstance(args, Mapping):
+        raise EngineInputError(
+            f"args must be a dict, got {type(args).__name__}",
+            where="after_tool",
+            fix="pass the call's arguments",
+        )
+    out = _prepare(sm)
+    call_args: Mapping[str, Any] = args or {}
+    if tool_name in dag.executor_tasks:
+        _route_executor(dag, out, tool_name, result)
+    elif tool_name in dag.setter_slots:
+        _route_setter(dag, out, tool_name, call_args, result)
+    return out
+
+
+def confirm_pending(sm: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``confirm_pending`` tool: every pending value moves to ``filled``; ``_readback_transition`` is set.
+
+    With nothing pending the state is returned unchanged (no transition is announced for nothing).
+    """
+    out = _prepare(sm)
+    if out["pending"]:
+        out["filled"].update(out["pending"])
+        out["pending"] = {}
+        out["_readback_transition"] = True
+    return out
+
+
+def reject_pending(sm: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``reject_pending`` tool: records the rejection (``_rejection_requested``, ``_rejection_snapshot``).
+
+    The values leave ``pending`` when the rejection is processed (next engine invocation or ``begin_turn``).
+    With nothing pending the state is returned unchanged.
+    """
+    out = _prepare(sm)
+    if out["pending"]:
+        out["_rejection_requested"] = True
+        out["_rejection_snapshot"] = dict(out["pending"])
+    return out

@@ -1,0 +1,36 @@
+"""Auto-deactivation of conditional slots (spec §4.4, §7a.6).
+
+A slot whose ``condition`` is false now loses its value in ``filled``, ``pending`` and ``deferred`` so that
+the DAG never waits for it or passes a stale value on. Removing one value can turn another condition false,
+so this repeats until nothing changes (at most once per slot: every round removes at least one value).
+"""
+
+from __future__ import annotations
+
+from slotgraph.engine.invocation import Invocation
+
+__all__ = ["deactivate_conditional_slots"]
+
+
+def deactivate_conditional_slots(inv: Invocation) -> list[str]:
+    """Returns the deactivated slot names, in the order they were removed."""
+    removed: list[str] = []
+    conditional = [s for s in inv.dag.slots if s.condition is not None]
+    for _ in range(len(conditional) + 1):
+        changed = False
+        for slot in conditional:
+            if slot.is_active(inv.filled):
+                continue
+            for source, values in (
+                ("filled", inv.filled),
+                ("pending", inv.pending),
+                ("deferred", inv.deferred),
+            ):
+                if slot.name in values:
+                    del values[slot.name]
+                    changed = True
+                    removed.append(slot.name)
+                    inv.trace.emit("slot_deactivated", slot=slot.name, source=source)
+        if not changed:
+            break
+    return removed

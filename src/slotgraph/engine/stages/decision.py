@@ -1,0 +1,83 @@
+"""Turn the DAG's decision into the invocation's reply (spec §3.1–3.3, §7.1–7.4, §8.2).
+
+* **fire** — a preempting ``function_call`` ``{name: tool, args: {input: value}}`` for the task (its messages,
+  if any, lead) — except right after an inline confirm, when the fire is held so the model can first call
+  setters for what else the user said (§7.3a step 3).
+* **awaiting readback** — the readback sentence of every pending value, relayed by the model (not preempted,
+  §8.3), unless a task's ``then_say`` leads it, in which case both are preempted.
+* **next question** — the slot's ``ask``. Right after a confirmation (``_readback_transition``) it is
+  preempted as ``"{prefix} {question}"`` with the prefix picked by the injected ``choose`` from
+  ``confirm_transition_prefixes`` (default ``"Great!"``). After a successful task it is preempted behind the
+  ``then_say`` — but when the ``then_say`` is itself a question (ends with ``?``), only the slot's question is
+  asked: two questions are never sent, and the ask is the one the DAG needs answered (§3.3, §13).
+* **all done** — whatever messages led (``then_say``), preempted.
+
+Announce messages queued by the cascade always lead; an announce with ``preempt: True`` forces preemption.
+"""
+
+from __future__ import annotations
+
+from typing import assert_never
+
+from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
+from slotgraph.engine.invocation import FunctionCall, Invocation, Reply
+from slotgraph.engine.readback import build_readback
+from slotgraph.engine.text import DEFAULT_TRANSITION_PREFIX, join, question_for
+
+__all__ = ["reply_for"]
+
+
+def _transition_prefix(inv: Invocation) -> str:
+    prefixes = inv.dag.confirm_transition_prefixes
+    if not prefixes:
+        return DEFAULT_TRANSITION_PREFIX
+    return inv.choose(list(prefixes))
+
+
+def reply_for(inv: Invocation, action: DagAction) -> Reply:
+    lead = list(inv.messages)
+    then_say = inv.then_say
+    preempt = inv.force_preempt or then_say is not None
+    force = inv.force_preempt
+    match action:
+        case Fire():
+            if inv.inline_confirmed:
+                inv.trace.emit("fire_held", task=action.task)
+                return Reply(
+                    message=join(lead), preempt=inv.force_preempt, force_preempt=force, reason="fire_held"
+                )
+            if then_say:
+                lead.append(then_say)
+            inv.trace.emit("fire", task=action.task, tool=action.tool)
+            return Reply(
+                message=join(lead),
+                function_call=FunctionCall(action.tool, dict(action.args)),
+                preempt=True,
+                force_preempt=force,
+                reason="fire",
+            )
+        case AwaitReadback():
+            if then_say:
+                lead.append(then_say)
+            lead.append(build_readback(inv.dag, inv.pending, action.slots))
+            return Reply(message=join(lead), preempt=preempt, force_preempt=force, reason="readback")
+        case Ask():
+            question = question_for(inv.dag.slot_by_name[action.slot], inv.filled)
+            if then_say and not then_say.rstrip().endswith("?"):
+                lead.append(then_say)
+            if inv.readback_transition and then_say is None:
+                question = f"{_transition_prefix(inv)} {question}"
+                preempt = True
+            lead.append(question)
+            return Reply(message=join(lead), preempt=preempt, force_preempt=force, reason="next_question")
+        case Announce():  # resolved by the cascade before this point; deliver plainly if one remains
+            return Reply(message=join(lead), preempt=preempt, force_preempt=force, reason="announce")
+        case AllDone():
+            if then_say:
+                lead.append(then_say)
+            message = join(lead)
+            return Reply(
+                message=message, preempt=preempt and message is not None, force_preempt=force, reason="done"
+            )
+        case _:
+            assert_never(action)

@@ -1,0 +1,53 @@
+"""State-change detection (spec §5.4, §7.6): compare ``filled``/``pending``/``deferred`` with ``_last_state``.
+
+* A slot that newly appears in ``filled`` or ``pending`` (or whose value changed there) was set validly, so
+  its validation retries ``_retries["slot:<name>"]`` are cleared.
+* Any change is forward progress: ``_steer_back_turns`` resets to 0 — unless ``_auto_confirm_pending`` is set
+  (the change is the auto-confirm the engine itself triggered, which already counted the user's turn).
+* The one-shot flags ``_auto_confirm_pending`` and ``_readback_transition`` are consumed here, and whether
+  values were pending at the end of the previous invocation is recorded (the basis of "fresh pending").
+
+``_last_state`` itself is rewritten when the invocation finishes (it always describes the state the previous
+invocation left behind).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from slotgraph.engine.invocation import Invocation
+
+__all__ = ["detect_state_change"]
+
+
+def _section(last: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = last.get(key)
+    return value if isinstance(value, Mapping) else {}
+
+
+def detect_state_change(inv: Invocation) -> bool:
+    """Returns whether the state changed since the previous invocation."""
+    sm = inv.sm
+    last: Mapping[str, Any] = sm["_last_state"]
+    auto_confirmed = sm.pop("_auto_confirm_pending", False)
+    inv.readback_transition = bool(sm.pop("_readback_transition", False))
+    last_pending = _section(last, "pending")
+    inv.prior_pending = bool(last_pending)
+    changed = False
+    for key in ("filled", "pending"):
+        before = _section(last, key)
+        for name, value in sm[key].items():
+            if name not in before or before[name] != value:
+                changed = True
+                if inv.retries.pop(f"slot:{name}", None) is not None:
+                    inv.trace.emit("slot_retries_cleared", slot=name)
+        if len(before) != len(sm[key]) or any(n not in sm[key] for n in before):
+            changed = True
+    if _section(last, "deferred") != sm["deferred"]:
+        changed = True
+    if changed:
+        inv.trace.emit("progress", filled=sorted(inv.filled), pending=sorted(inv.pending))
+        if not auto_confirmed:
+            sm["_steer_back_turns"] = 0
+    return changed

@@ -1,0 +1,200 @@
+"""The ``sm`` state dict (spec §2.4): key names, defaults, validation at the entry, and the working copy.
+
+Key names are the spec's exactly, so state written by the original platform loads unchanged. Unknown keys
+are kept and passed through untouched.
+
+The engine never mutates the ``sm`` it is given. :func:`working_copy` makes the invocation's own copy: a new
+top-level dict and a new container for every key the engine writes into (``filled``, ``pending``,
+``deferred``, ``task_results``, ``_retries``, ``_slot_errors``, ...). Slot *values* and unknown keys are
+shared, not deep-copied: the engine only ever rebinds them, never mutates them (this is what keeps an
+invocation several times cheaper than ``copy.deepcopy`` of the state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.errors import EngineStateError
+
+__all__ = [
+    "COMPLETE",
+    "CONFIRM_PENDING",
+    "DICT_KEYS",
+    "ESCALATED",
+    "IN_PROGRESS",
+    "REJECT_PENDING",
+    "STATUSES",
+    "TERMINAL_STATUSES",
+    "derived_mappings",
+    "snapshot",
+    "validate_state",
+    "with_defaults",
+    "working_copy",
+]
+
+IN_PROGRESS: Final = "in_progress"
+COMPLETE: Final = "complete"
+ESCALATED: Final = "escalated"
+STATUSES: Final = frozenset({IN_PROGRESS, COMPLETE, ESCALATED})
+TERMINAL_STATUSES: Final = frozenset({COMPLETE, ESCALATED})
+
+CONFIRM_PENDING: Final = "confirm_pending"
+REJECT_PENDING: Final = "reject_pending"
+
+DICT_KEYS: Final = ("filled", "pending", "deferred", "task_results", "_retries", "_last_state")
+"""Keys whose value is a dict, created empty when missing (§2.4)."""
+
+_BOOL_FLAGS: Final = (
+    "_readback_transition",
+    "_auto_confirm_pending",
+    "_inline_confirm",
+    "_rejection_requested",
+    "_hard_steer_yielded",
+    "_event_prefilled_this_turn",
+)
+_OPTIONAL_STR: Final = ("_task_just_completed", "channel")
+
+
+def _fail(key: str, problem: str, fix: str) -> EngineStateError:
+    return EngineStateError(problem, where=f"sm[{key!r}]", fix=fix)
+
+
+def validate_state(sm: object) -> None:
+    """Check the types of every known key of ``sm``; raise :class:`EngineStateError` naming the key."""
+    if not isinstance(sm, Mapping):
+        raise EngineStateError(
+            f"expected a dict, got {type(sm).__name__}",
+            where="sm",
+            fix="pass the session's state dict (an empty dict {} starts a new session)",
+        )
+    for key in DICT_KEYS:
+        value = sm.get(key)
+        if value is not None and not isinstance(value, Mapping):
+            raise _fail(
+                key, f"expected a dict, got {type(value).__name__}", f"set sm[{key!r}] to a dict or drop it"
+            )
+    for key in ("filled", "pending", "deferred", "task_results"):
+        for name in sm.get(key) or {}:
+            if not isinstance(name, str):
+                raise _fail(key, f"slot/task names must be strings, got {name!r}", "use string keys")
+    for key, count in (sm.get("_retries") or {}).items():
+        if not isinstance(key, str) or isinstance(count, bool) or not isinstance(count, int):
+            raise _fail(
+                "_retries", f"entry {key!r}: {count!r} is not a string -> int", "store integer counts"
+            )
+    errors = sm.get("_slot_errors")
+    if errors is not None:
+        if not isinstance(errors, list):
+            raise _fail(
+                "_slot_errors", f"expected a list, got {type(errors).__name__}", "use a list of dicts"
+            )
+        for i, err in enumerate(errors):
+            if not (isinstance(err, Mapping) and isinstance(err.get("slot"), str)):
+                raise _fail(
+                    "_slot_errors",
+                    f"entry {i} must be {{'slot': str, 'code': str}}, got {err!r}",
+                    "fix the entry",
+                )
+    turns = sm.get("_steer_back_turns")
+    if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int)):
+        raise _fail("_steer_back_turns", f"expected an int, got {turns!r}", "store an integer (0 to reset)")
+    status = sm.get("status")
+    if status is not None and status not in STATUSES:
+        raise _fail("status", f"unknown status {status!r}", f"use one of {sorted(STATUSES)}")
+    message = sm.get("_system_message")
+    if message is not None and not isinstance(message, str):
+        raise _fail("_system_message", f"expected a string, got {type(message).__name__}", "store a string")
+    for key in _BOOL_FLAGS:
+        value = sm.get(key)
+        if value is not None and not isinstance(value, bool):
+            raise _fail(key, f"expected a bool, got {value!r}", "store True/False or drop the key")
+    for key in _OPTIONAL_STR:
+        value = sm.get(key)
+        if value is not None and not isinstance(value, str):
+            raise _fail(key, f"expected a string, got {value!r}", "store a string or drop the key")
+    snap = sm.get("_rejection_snapshot")
+    if snap is not None and not isinstance(snap, Mapping):
+        raise _fail("_rejection_snapshot", f"expected a dict, got {type(snap).__name__}", "store a dict")
+    payloads = sm.get("_pending_payloads")
+    if payloads is not None and not isinstance(payloads, list):
+        raise _fail("_pending_payloads", f"expected a list, got {type(payloads).__name__}", "store a list")
+
+
+def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
+    """The invocation's own copy: new containers for every key the engine writes into (see module doc)."""
+    out = dict(sm)
+    for key in DICT_KEYS:
+        value = sm.get(key)
+        out[key] = dict(value) if value is not None else {}
+    last = out["_last_state"]
+    for key in ("filled", "pending", "deferred"):
+        if isinstance(last.get(key), Mapping):
+            last[key] = dict(last[key])
+    errors = sm.get("_slot_errors")
+    out["_slot_errors"] = [dict(e) for e in errors] if errors else []
+    snap = sm.get("_rejection_snapshot")
+    if snap is not None:
+        out["_rejection_snapshot"] = dict(snap)
+    payloads = sm.get("_pending_payloads")
+    if payloads is not None:
+        out["_pending_payloads"] = list(payloads)
+    if isinstance(sm.get("_debug_log"), list):
+        out["_debug_log"] = list(sm["_debug_log"])
+    return out
+
+
+def with_defaults(sm: dict[str, Any]) -> dict[str, Any]:
+    """Fill the spec's defaults for missing keys (§2.4), in place on a working copy; returns it."""
+    for key in DICT_KEYS:
+        if sm.get(key) is None:
+            sm[key] = {}
+    if sm.get("_slot_errors") is None:
+        sm["_slot_errors"] = []
+    sm.setdefault("_steer_back_turns", 0)
+    if sm.get("_system_message") is None:
+        sm["_system_message"] = ""
+    if sm.get("status") is None:
+        sm["status"] = IN_PROGRESS
+    return sm
+
+
+def snapshot(sm: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The ``_last_state`` snapshot: copies of ``filled``, ``pending`` and ``deferred``."""
+    return {key: dict(sm.get(key) or {}) for key in ("filled", "pending", "deferred")}
+
+
+def derived_mappings(dag: CompiledDag) -> dict[str, Any]:
+    """The config-derived routing tables the spec caches in ``sm`` (§6a), as plain data.
+
+    They are written for compatibility with hosts that read them; the engine itself always routes from the
+    compiled config.
+    """
+    setter_slots: dict[str, str] = {}
+    for tool, names in dag.setter_slots.items():
+        if tool not in dag.multi_setter_slots and names:
+            setter_slots[tool] = names[0]
+    return {
+        "_setter_slots": setter_slots,
+        "_multi_setter_slots": {tool: dict(fields) for tool, fields in dag.multi_setter_slots.items()},
+        "_slot_requires": {s.name: list(s.requires) for s in dag.slots if s.requires},
+        "_slot_validates": {
+            s.name: {
+                "response_field": s.validate_against.response_field,
+                "filled_slot": s.validate_against.filled_slot,
+                "error_code": s.validate_against.error_code,
+            }
+            for s in dag.slots
+            if s.validate_against is not None
+        },
+        "_executor_tasks": {
+            tool: {
+                "task_name": name,
+                "outputs": dict(dag.task_by_name[name].outputs),
+                "success_check": dag.task_by_name[name].success_check,
+                "terminal": dag.task_by_name[name].terminal,
+            }
+            for tool, name in dag.executor_tasks.items()
+        },
+    }

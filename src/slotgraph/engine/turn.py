@@ -1,0 +1,25 @@
+"""The start of a user turn (spec §3 ``before_agent_callback``): ``begin_turn``.
+
+Initialises every missing state key with the spec's default (§2.4), clears the per-turn flag
+``_event_prefilled_this_turn``, and processes a deferred rejection (§7.1 step 5, see
+:mod:`slotgraph.engine.stages.rejection`). Returns a new state; the given one is never mutated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.stages.rejection import apply_rejection
+from slotgraph.engine.state import validate_state, with_defaults, working_copy
+
+__all__ = ["begin_turn"]
+
+
+def begin_turn(dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+    validate_state(sm)
+    out = with_defaults(working_copy(sm))
+    out.pop("_event_prefilled_this_turn", None)
+    apply_rejection(out)
+    return out

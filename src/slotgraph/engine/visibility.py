@@ -1,0 +1,73 @@
+"""Which tools the model may see now (spec §4.1–4.5, §7.5): the sorted ``hide_tools`` list.
+
+``hide_tools`` is drawn only from tools the config knows — its setters and executors — plus the readback
+tools ``confirm_pending``/``reject_pending``; any other tool of the host is not the engine's business.
+
+A slot's setter is *wanted* when the slot is
+
+* unfilled, active and dependency-met (the model may capture it in any order), or
+* in ``pending``/``deferred`` (inline correction) — except while the pending is *fresh* (it appeared since the
+  previous invocation), when the setters of the pending slots are hidden so the model reads back first.
+
+A setter tool is visible when any of its slots wants it (a multi-slot setter is hidden only when every slot is
+filled, inactive, dependency-blocked or fresh-pending). Executors are always hidden: tasks fire only through
+the engine's ``function_call``. ``confirm_pending``/``reject_pending`` are visible only while values are
+pending and not fresh. In a terminal state (``complete``/``escalated``) every config tool is hidden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.dag import requires_met
+from slotgraph.engine.state import CONFIRM_PENDING, REJECT_PENDING
+
+__all__ = ["all_config_tools", "compute_hidden_tools"]
+
+
+def all_config_tools(dag: CompiledDag) -> list[str]:
+    """Every tool ``hide_tools`` may name, sorted."""
+    return sorted({*dag.setter_slots, *dag.executor_tasks, CONFIRM_PENDING, REJECT_PENDING})
+
+
+def _setter_wanted(
+    dag: CompiledDag,
+    name: str,
+    filled: Mapping[str, Any],
+    pending: Mapping[str, Any],
+    deferred: Mapping[str, Any],
+    fresh_pending: bool,
+) -> bool:
+    slot = dag.slot_by_name.get(name)
+    if slot is None or name in filled or not slot.is_active(filled):
+        return False
+    if name in pending:
+        return not fresh_pending
+    if name in deferred:
+        return True
+    return requires_met(dag, slot, filled)
+
+
+def compute_hidden_tools(
+    dag: CompiledDag,
+    filled: Mapping[str, Any],
+    pending: Mapping[str, Any],
+    deferred: Mapping[str, Any],
+    *,
+    fresh_pending: bool,
+    terminal: bool = False,
+) -> list[str]:
+    """The sorted list of config tools to hide from the model for this invocation."""
+    if terminal:
+        return all_config_tools(dag)
+    hidden: set[str] = set(dag.executor_tasks)
+    if not pending or fresh_pending:
+        hidden.update((CONFIRM_PENDING, REJECT_PENDING))
+    for tool, names in dag.setter_slots.items():
+        if tool in dag.executor_tasks:
+            continue
+        if not any(_setter_wanted(dag, n, filled, pending, deferred, fresh_pending) for n in names):
+            hidden.add(tool)
+    return sorted(hidden)
