@@ -112,7 +112,16 @@ def _issue(code: str, location: str, message: str, fix: str) -> ConfigIssue:
 def _load_agent(file: Path) -> Definition:
     base = file.parent
     raw = read_mapping(file, what="agent file")
-    issues = list(structure_issues(raw, AgentConfig))
+    issues = [i for i in structure_issues(raw, AgentConfig) if "not both" not in i.message]
+    if raw.get("instruction") is not None and raw.get("instruction_file") is not None:
+        issues.append(
+            _issue(
+                "conflicting_fields",
+                "instruction_file",
+                "give either 'instruction' or 'instruction_file', not both",
+                "keep the inline text or the file, and remove the other",
+            )
+        )
     warnings: list[ConfigIssue] = []
     dag_raw: dict[str, Any] | None = None
     dag_value = raw.get("dag")

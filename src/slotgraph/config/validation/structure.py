@@ -165,10 +165,18 @@ def structure_issues(raw: Mapping[str, Any], model: type[BaseModel]) -> list[Con
                     f"use one of: {expected}",
                 )
             )
+        elif kind == "value_error":
+            message = str(error["msg"]).removeprefix("Value error, ")
+            issues.append(
+                ConfigIssue("invalid_value", where, message, "change the config as the message says")
+            )
         else:
             issues.append(
                 ConfigIssue(
-                    "invalid_value", where, f"{error['msg']} (got {_describe(value)})", "correct the value"
+                    "invalid_value",
+                    where,
+                    f"{error['msg']} (got {_describe(value)})",
+                    "correct the value as the message says",
                 )
             )
     for at, entries in type_errors.items():
