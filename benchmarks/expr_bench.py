@@ -37,26 +37,32 @@ def best(statement: Any, number: int) -> float:
     return min(timeit.repeat(statement, number=number, repeat=5)) / number
 
 
+def measure(source: str, variables: dict[str, Any], number: int) -> tuple[float, float, float]:
+    """Seconds per evaluation: (compiled, baseline, reparse)."""
+    expression = compile_expression(source)
+    # The baseline: CPython's own bytecode for the same constant benchmark string (see the docstring).
+    code = compile(source, "<bench>", "eval")
+    names: dict[str, Any] = {"__builtins__": {}}
+    # The baseline must see the same unknown-is-None semantics, so every name is present.
+    python_vars = {name: variables.get(name) for name in code.co_names} | variables
+    assert expression.evaluate(variables) == eval(code, names, python_vars)  # noqa: S307
+    compiled = best(lambda: expression.evaluate(variables), number)
+    baseline = best(lambda: eval(code, names, python_vars), number)  # noqa: S307
+    reparse = best(lambda: compile_expression(source).evaluate(variables), max(number // 50, 100))
+    return compiled, baseline, reparse
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="slotgraph.expr evaluation benchmark")
     parser.add_argument("--number", type=int, default=200_000, help="evaluations per repeat")
     args = parser.parse_args()
-    number = args.number
-    header = f"{'expression':46} {'compiled':>10} {'baseline':>10} {'reparse':>10} {'comp/base':>10} {'repa/comp':>10}"
+    columns = ("compiled", "baseline", "reparse", "comp/base", "repa/comp")
+    header = f"{'expression':46}" + "".join(f" {column:>10}" for column in columns)
     print(header)
     print("-" * len(header))
     worst = 0.0
     for source, variables in CASES:
-        expression = compile_expression(source)
-        code = compile(source, "<bench>", "eval")  # noqa: S307 — constant benchmark string, the baseline
-        names: dict[str, Any] = {"__builtins__": {}}
-        # The baseline must see the same unknown-is-None semantics, so every name is present.
-        python_vars = {name: variables.get(name) for name in code.co_names} | variables
-        assert expression.evaluate(variables) == eval(code, names, python_vars)  # noqa: S307
-
-        compiled = best(lambda: expression.evaluate(variables), number)
-        baseline = best(lambda: eval(code, names, python_vars), number)  # noqa: S307
-        reparse = best(lambda: compile_expression(source).evaluate(variables), max(number // 50, 100))
+        compiled, baseline, reparse = measure(source, variables, args.number)
         ratio = compiled / baseline
         worst = max(worst, ratio)
         print(

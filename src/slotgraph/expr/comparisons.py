@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import operator
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 from slotgraph.expr import operations as ops
@@ -26,12 +27,14 @@ Comparator = Callable[[Any, Any], Any]
 SUPPORTED: Final[frozenset[type[ast.cmpop]]] = frozenset(
     {ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn}
 )
-_ORDERING: Final[Mapping[type[ast.cmpop], Comparator]] = {
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-}
+_ORDERING: Final[Mapping[type[ast.cmpop], Comparator]] = MappingProxyType(
+    {
+        ast.Lt: operator.lt,
+        ast.LtE: operator.le,
+        ast.Gt: operator.gt,
+        ast.GtE: operator.ge,
+    }
+)
 
 
 def _lt(a: Any, b: Any) -> Any:
@@ -62,12 +65,14 @@ def _ge(a: Any, b: Any) -> Any:
         return False
 
 
-_SAFE_ORDERING: Final[Mapping[type[ast.cmpop], Comparator]] = {
-    ast.Lt: _lt,
-    ast.LtE: _le,
-    ast.Gt: _gt,
-    ast.GtE: _ge,
-}
+_SAFE_ORDERING: Final[Mapping[type[ast.cmpop], Comparator]] = MappingProxyType(
+    {
+        ast.Lt: _lt,
+        ast.LtE: _le,
+        ast.Gt: _gt,
+        ast.GtE: _ge,
+    }
+)
 
 
 def compile_comparison(compiler: Compiler, node: ast.Compare) -> Evaluator:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Final, NoReturn
 
 from slotgraph.expr import operations as ops
@@ -29,27 +30,29 @@ Evaluator = Callable[[Any], Any]
 
 _MISSING: Final = object()
 
-_REFUSED_NODES: Final[Mapping[type[ast.AST], str]] = {
-    ast.Call: "function calls are not allowed",
-    ast.Subscript: "subscripts are not allowed",
-    ast.Attribute: "attribute access is not allowed in this dialect",
-    ast.Lambda: "lambdas are not allowed here",
-    ast.IfExp: "conditional expressions (x if c else y) are not allowed; combine with and/or",
-    ast.Dict: "dict literals are not allowed",
-    ast.Set: "set literals are not allowed",
-    ast.ListComp: "comprehensions are not allowed",
-    ast.SetComp: "comprehensions are not allowed",
-    ast.DictComp: "comprehensions are not allowed",
-    ast.GeneratorExp: "generator expressions are not allowed",
-    ast.JoinedStr: "f-strings are not allowed in this dialect",
-    ast.FormattedValue: "f-strings are not allowed in this dialect",
-    ast.NamedExpr: "assignment expressions (:=) are not allowed",
-    ast.Starred: "starred expressions are not allowed",
-    ast.Slice: "slices are not allowed",
-    ast.Await: "await is not allowed",
-    ast.Yield: "yield is not allowed",
-    ast.YieldFrom: "yield is not allowed",
-}
+_REFUSED_NODES: Final[Mapping[type[ast.AST], str]] = MappingProxyType(
+    {
+        ast.Call: "function calls are not allowed",
+        ast.Subscript: "subscripts are not allowed",
+        ast.Attribute: "attribute access is not allowed in this dialect",
+        ast.Lambda: "lambdas are not allowed here",
+        ast.IfExp: "conditional expressions (x if c else y) are not allowed; combine with and/or",
+        ast.Dict: "dict literals are not allowed",
+        ast.Set: "set literals are not allowed",
+        ast.ListComp: "comprehensions are not allowed",
+        ast.SetComp: "comprehensions are not allowed",
+        ast.DictComp: "comprehensions are not allowed",
+        ast.GeneratorExp: "generator expressions are not allowed",
+        ast.JoinedStr: "f-strings are not allowed in this dialect",
+        ast.FormattedValue: "f-strings are not allowed in this dialect",
+        ast.NamedExpr: "assignment expressions (:=) are not allowed",
+        ast.Starred: "starred expressions are not allowed",
+        ast.Slice: "slices are not allowed",
+        ast.Await: "await is not allowed",
+        ast.Yield: "yield is not allowed",
+        ast.YieldFrom: "yield is not allowed",
+    }
+)
 
 
 def is_dunder(name: str) -> bool:
@@ -238,36 +241,40 @@ class Compiler:
                 return members, frozenset(members)
         return None
 
-    handlers: Mapping[type[ast.AST], str] = {
-        ast.Constant: "compile_constant",
-        ast.Name: "compile_name",
-        ast.Attribute: "compile_attribute",
-        ast.List: "compile_list",
-        ast.Tuple: "compile_tuple",
-        ast.BoolOp: "compile_bool_op",
-        ast.UnaryOp: "compile_unary_op",
-        ast.BinOp: "compile_bin_op",
-        ast.Compare: "compile_compare",
-    }
+    handlers: Mapping[type[ast.AST], str] = MappingProxyType(
+        {
+            ast.Constant: "compile_constant",
+            ast.Name: "compile_name",
+            ast.Attribute: "compile_attribute",
+            ast.List: "compile_list",
+            ast.Tuple: "compile_tuple",
+            ast.BoolOp: "compile_bool_op",
+            ast.UnaryOp: "compile_unary_op",
+            ast.BinOp: "compile_bin_op",
+            ast.Compare: "compile_compare",
+        }
+    )
     """Node type → name of the method compiling it; subclasses extend the table."""
 
     names_are_variables: bool = True
     """A bare name reads ``env.get(name)`` (lets the compiler fuse ``name <op> literal``)."""
 
 
-_BIN_SYMBOLS: Final[Mapping[type[ast.operator], str]] = {
-    ast.Mult: "*",
-    ast.Div: "/",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.Pow: "**",
-    ast.MatMult: "@",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
-    ast.BitAnd: "&",
-}
+_BIN_SYMBOLS: Final[Mapping[type[ast.operator], str]] = MappingProxyType(
+    {
+        ast.Mult: "*",
+        ast.Div: "/",
+        ast.FloorDiv: "//",
+        ast.Mod: "%",
+        ast.Pow: "**",
+        ast.MatMult: "@",
+        ast.LShift: "<<",
+        ast.RShift: ">>",
+        ast.BitOr: "|",
+        ast.BitXor: "^",
+        ast.BitAnd: "&",
+    }
+)
 
 
 def _names_bool_op(names: tuple[str, ...], op: ast.boolop) -> Evaluator:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from slotgraph.expr import operations as ops
@@ -46,35 +47,41 @@ from slotgraph.expr.limits import MAX_ROUND_DIGITS, node_position
 from slotgraph.expr.parsing import parse_expression
 
 # name -> (function, minimum arguments, maximum arguments or None for unbounded)
-BUILTINS: Final[Mapping[str, tuple[Callable[..., Any], int, int | None]]] = {
-    "int": (int, 1, 1),
-    "float": (float, 1, 1),
-    "str": (str, 1, 1),
-    "bool": (bool, 1, 1),
-    "len": (len, 1, 1),
-    "min": (min, 1, None),
-    "max": (max, 1, None),
-    "abs": (abs, 1, 1),
-    "round": (round, 1, 2),
-}
+BUILTINS: Final[Mapping[str, tuple[Callable[..., Any], int, int | None]]] = MappingProxyType(
+    {
+        "int": (int, 1, 1),
+        "float": (float, 1, 1),
+        "str": (str, 1, 1),
+        "bool": (bool, 1, 1),
+        "len": (len, 1, 1),
+        "min": (min, 1, None),
+        "max": (max, 1, None),
+        "abs": (abs, 1, 1),
+        "round": (round, 1, 2),
+    }
+)
 
 # [[fill]align][sign][z][#][0][width][grouping][.precision][type], width/precision at most 3 digits.
 _FORMAT_SPEC: Final = re.compile(
     r"(?:.?[<>=^])?[+\- ]?z?#?0?(?:\d{1,3})?[,_]?(?:\.\d{1,3})?[bcdeEfFgGnosxX%]?"
 )
-_CONVERSIONS: Final[Mapping[int, Callable[[Any], str]]] = {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
+_CONVERSIONS: Final[Mapping[int, Callable[[Any], Any]]] = MappingProxyType(
+    {-1: lambda v: v, 115: str, 114: repr, 97: ascii}
+)
 
 
 class LambdaCompiler(Compiler):
     """The default grammar with the lambda dialect's extras; the environment is the lambda argument."""
 
     names_are_variables = False
-    handlers: Mapping[type[ast.AST], str] = {
-        **Compiler.handlers,
-        ast.Call: "compile_call",
-        ast.Subscript: "compile_subscript",
-        ast.JoinedStr: "compile_joined_str",
-    }
+    handlers: Mapping[type[ast.AST], str] = MappingProxyType(
+        {
+            **Compiler.handlers,
+            ast.Call: "compile_call",
+            ast.Subscript: "compile_subscript",
+            ast.JoinedStr: "compile_joined_str",
+        }
+    )
 
     def __init__(self, source: str, parameter: str) -> None:
         super().__init__(source)
