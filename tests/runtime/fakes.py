@@ -1,0 +1,65 @@
+"""A stand-in engine that plays scripted actions, for testing the loop's mechanics in isolation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from slotgraph.config import CompiledDag
+from slotgraph.runtime import EngineOutcome
+
+
+class FakeEngine:
+    """Returns ``actions[i]`` on the i-th invocation (then ``{}``); records every call it gets."""
+
+    def __init__(
+        self, actions: Sequence[Mapping[str, Any]] = (), *, sm_updates: Sequence[Mapping[str, Any]] = ()
+    ):
+        self.actions = list(actions)
+        self.sm_updates = list(sm_updates)
+        self.invocations: list[dict[str, Any]] = []
+        self.routed: list[tuple[str, dict[str, Any], Any]] = []
+        self.begun = 0
+
+    def begin_turn(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+        self.begun += 1
+        out = dict(sm)
+        out.setdefault("status", "in_progress")
+        out.setdefault("filled", {})
+        out.setdefault("pending", {})
+        return out
+
+    def invoke(
+        self,
+        dag: CompiledDag,
+        sm: Mapping[str, Any],
+        *,
+        last_user_text: str,
+        event_data: Mapping[str, Any] | None,
+        channel: str | None,
+        debug: bool,
+    ) -> EngineOutcome:
+        index = len(self.invocations)
+        self.invocations.append({"last_user_text": last_user_text, "sm": dict(sm)})
+        out = dict(sm)
+        if index < len(self.sm_updates):
+            out.update(self.sm_updates[index])
+        action = self.actions[index] if index < len(self.actions) else {}
+        return EngineOutcome(out, dict(action))
+
+    def after_tool(
+        self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any
+    ) -> dict[str, Any]:
+        self.routed.append((tool_name, dict(args), result))
+        out = dict(sm)
+        out["routed"] = [*out.get("routed", []), tool_name]
+        return out
+
+    def confirm_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(sm)
+        out["filled"] = {**out.get("filled", {}), **out.get("pending", {})}
+        out["pending"] = {}
+        return out
+
+    def reject_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(sm)
