@@ -123,17 +123,23 @@ def validate_state(sm: object) -> None:
 
 
 def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
-    """The invocation's own copy: new containers for every key the engine writes into (see module doc)."""
+    """The invocation's own copy: new containers for every key the engine writes into (see module doc).
+
+    Missing keys stay missing (:func:`with_defaults` adds them), so a copy compares equal to its source.
+    """
     out = dict(sm)
     for key in DICT_KEYS:
         value = sm.get(key)
-        out[key] = dict(value) if value is not None else {}
-    last = out["_last_state"]
-    for key in ("filled", "pending", "deferred"):
-        if isinstance(last.get(key), Mapping):
-            last[key] = dict(last[key])
+        if value is not None:
+            out[key] = dict(value)
+    last = out.get("_last_state")
+    if last is not None:
+        for key in ("filled", "pending", "deferred"):
+            if isinstance(last.get(key), Mapping):
+                last[key] = dict(last[key])
     errors = sm.get("_slot_errors")
-    out["_slot_errors"] = [dict(e) for e in errors] if errors else []
+    if errors is not None:
+        out["_slot_errors"] = [dict(e) for e in errors]
     snap = sm.get("_rejection_snapshot")
     if snap is not None:
         out["_rejection_snapshot"] = dict(snap)
