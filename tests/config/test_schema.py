@@ -46,3 +46,9 @@ def test_schemas_are_fresh_copies() -> None:
     first = dag_json_schema()
     first["title"] = "changed"
     assert dag_json_schema()["title"] == "Slotgraph DAG config"
+
+
+def test_fields_have_descriptions_for_editors() -> None:
+    slot = dag_json_schema()["$defs"]["SlotConfig"]["properties"]
+    assert "task:<TaskName>" in slot["source"]["description"]
+    assert slot["requires_readback"]["description"]

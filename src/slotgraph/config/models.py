@@ -37,7 +37,9 @@ def _drop_extension_keys(data: Any) -> Any:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -53,9 +55,10 @@ class ResponsePart(BaseModel):
     ``transfer``: ``{"type": "transfer", ...}``. Extra keys are kept verbatim (they are passed to the host).
     """
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, use_attribute_docstrings=True)
 
     type: Literal["text", "payload", "audio", "end_session", "transfer"]
+    """The part type; other keys depend on it and are passed on verbatim."""
 
 
 ResponseList = list[ResponsePart]
@@ -65,14 +68,18 @@ class ThenCall(_Model):
     """The dict form of ``on_exhaust.then``: a tool call with ``{slot}`` placeholders in its args."""
 
     tool: str = Field(min_length=1)
+    """The tool to call."""
     args: dict[str, Any] = Field(default_factory=dict)
+    """Arguments; string values may hold {slot} placeholders."""
 
 
 class ExhaustConfig(_Model):
     """``on_exhaust``: what to say and which tool to call when retries are used up (§5.3, §5b, §7.6)."""
 
     say: str | None = None
+    """Text said when retries are used up; {slot} placeholders allowed."""
     then: str | ThenCall | None = None
+    """A tool to call: its name (no args) or {tool, args}."""
     response: ResponseList | None = None
     channel_responses: dict[str, ResponseList] | None = None
 
@@ -100,21 +107,36 @@ class SlotConfig(_Model):
     """A slot (§2.1, §12.1, §12.3)."""
 
     name: str = Field(min_length=1)
+    """Unique slot name; the key in filled/pending."""
     source: str | list[str] = "user"
+    """"user", "event", "announce" or "task:<TaskName>", or a list of them in priority order."""
     event_key: str | None = None
+    """Key in event_data for event-sourced slots (default: the slot name)."""
     setter: str | None = None
+    """Tool the model calls to set this slot (user slots)."""
     setter_field: str | None = None
+    """Multi-slot setters: the tool parameter that maps to this slot."""
     ask: str | None = None
+    """The question asked for this slot; {slot} placeholders allowed."""
     message: str | None = None
+    """Announce slots: the text delivered; {slot} placeholders allowed."""
     preempt: bool | None = None
+    """Announce delivery: verbatim (true, default) or guided through the model (false)."""
     requires: list[str] = Field(default_factory=list)
+    """Slots that must be filled before this one is asked."""
     requires_readback: bool = False
+    """Keep the value pending until the user confirms it."""
     readback_fmt: str | dict[str, Any] | None = None
+    """"date", "time", {type: prefix|plural|none_sub, ...} or a lambda string."""
     condition: str | None = None
+    """Lambda string or expression; the slot is active only when it is true."""
     hint: str | None = None
+    """Short description shown with the setter in the tool-selection guide."""
     label: str | None = None
     validate_against: ValidateAgainstConfig | None = None
+    """Cross-slot check of the setter result against a filled slot."""
     validation: SlotValidationConfig | None = None
+    """Error messages by code, retry bound and exhaustion."""
     response: ResponseList | None = None
     channel_responses: dict[str, ResponseList] | None = None
 
@@ -128,10 +150,13 @@ class FailureConfig(_Model):
     """``on_failure`` of a task (§5.1)."""
 
     retry_say: str | None = None
+    """Said after a failure that will be retried."""
     retry_response: ResponseList | None = None
     channel_retry_response: dict[str, ResponseList] | None = None
     max_retries: Annotated[int, Field(ge=1)] = 1
+    """Failures allowed before on_exhaust."""
     clear_slots: list[str] = Field(default_factory=list)
+    """Slots cleared on failure so they are asked again."""
     on_exhaust: ExhaustConfig | None = None
 
 
@@ -139,26 +164,39 @@ class TaskConfig(_Model):
     """A task (§2.2, §12.4)."""
 
     name: str = Field(min_length=1)
+    """Unique task name."""
     tool: str = Field(min_length=1)
+    """The executor tool the engine calls."""
     inputs: list[str] = Field(default_factory=list)
+    """Slots that must be filled; passed to the tool as arguments."""
     requires: list[str] = Field(default_factory=list)
+    """Slots that must be filled; not passed (gates)."""
     outputs: dict[str, str] = Field(default_factory=dict)
+    """{result_key: slot}: result values copied into task-sourced slots."""
     success_check: str | None = None
+    """Result key that is truthy on success."""
     terminal: bool = False
+    """Success ends the conversation."""
     readback_inputs: bool = False
     then_say: str | None = None
+    """Said on success; {slot} placeholders allowed."""
     then_response: ResponseList | None = None
     channel_then_response: dict[str, ResponseList] | None = None
     condition: str | None = None
+    """Lambda string or expression; the task fires only when it is true."""
     on_failure: FailureConfig | None = None
+    """Retry and escalation configuration."""
 
 
 class SteerBackConfig(_Model):
     """``steer_back`` (§7.6): the three-tier stall recovery. Defaults 2/4/6."""
 
     soft_after: Annotated[int, Field(ge=1)] = 2
+    """Stalled user turns before a steer-back hint to the model."""
     hard_after: Annotated[int, Field(ge=1)] = 4
+    """Stalled user turns before the engine asks the next question itself."""
     escalate_after: Annotated[int, Field(ge=1)] = 6
+    """Stalled user turns before on_exhaust fires."""
     on_exhaust: ExhaustConfig | None = None
 
 
@@ -166,8 +204,13 @@ class DagConfig(_Model):
     """The whole DAG config: what the original platform's ``{config_id}_dag`` tool returns."""
 
     slots: list[SlotConfig] = Field(default_factory=list)
+    """The slots, in question order."""
     tasks: list[TaskConfig] = Field(default_factory=list)
+    """The tasks, in firing priority order."""
     steer_back: SteerBackConfig | None = None
+    """Three-tier stall recovery (defaults 2/4/6)."""
     confirm_transition_prefix: str | list[str] | None = None
+    """Prefixes for the question after a confirmed readback."""
     gate_slot: str | None = None
+    """The engine is skipped until this slot is filled."""
     config_id: str | None = None
