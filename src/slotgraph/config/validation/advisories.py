@@ -70,6 +70,17 @@ def _slots(view: View) -> Iterator[ConfigIssue]:
                 "the slot has a setter but no 'user' source, so the setter is never offered to the model",
                 "add 'user' to the slot's sources or remove the setter",
             )
+        against = View.mapping(slot.get("validate_against"))
+        if against:
+            code = against.get("error_code", "not_available")
+            errors = View.mapping(View.mapping(slot.get("validation")).get("errors"))
+            if isinstance(code, str) and code not in errors:
+                yield _warn(
+                    "error_code_without_message",
+                    f"slots[{index}].validate_against.error_code",
+                    f"validate_against signals {code!r} but validation.errors has no message for it",
+                    f"add validation: {{errors: {{{code}: <what to say>}}}} to the slot",
+                )
         retries = View.mapping(slot.get("validation")).get("max_retries")
         if isinstance(retries, int) and retries > LARGE_MAX_RETRIES:
             yield _large_retries(f"slots[{index}].validation.max_retries", retries)
