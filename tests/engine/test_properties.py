@@ -1,0 +1,205 @@
+"""The guarantees of §9, as properties over random DAGs and random conversations.
+
+A config generator builds random slot/task DAGs (acyclic ``requires``, random readback flags, conditions from
+a small set, random ``max_retries`` and ``clear_slots``); a tiny simulated host then drives random user turns,
+random setter calls (valid or erroring), the readback tools, and every engine ``function_call`` with a random
+success/failure result. After every engine invocation the guarantees are checked:
+
+* completeness (§9.2): a fired task has every active input and require filled, and gets exactly those inputs;
+* retry bound (§9.4): no task or slot counts more failures than its ``max_retries``; reaching it escalates;
+* no corruption (§9.6): executors are always hidden, confirm/reject are hidden with nothing pending, a setter
+  whose slots are all filled is hidden;
+* terminal (§9.5): ``complete``/``escalated`` are absorbing, and a terminal invocation changes nothing;
+* idempotency (§9.3): the same inputs give the same outputs; no entry point mutates its input state.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from slotgraph.config import CompiledDag, compile_config
+from slotgraph.engine import after_tool, begin_turn, confirm_pending, reject_pending, run_engine
+
+CONDITIONS = (
+    None,
+    "lambda filled: int(filled.get('u0', 0)) >= 5",
+    "lambda filled: filled.get('u0') != 3",
+)
+TEXTS = ("", "yes", "Yes please", "no", "4", "Yes, and also a window table", "hello there", "actually 7")
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> dict[str, Any]:
+    n_user = draw(st.integers(2, 5))
+    slots: list[dict[str, Any]] = []
+    for i in range(n_user):
+        slot: dict[str, Any] = {"name": f"u{i}", "setter": f"set_u{i}", "ask": f"Value {i}?"}
+        earlier = [f"u{k}" for k in range(i)]
+        requires = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)) if earlier else []
+        if requires:
+            slot["requires"] = requires
+        if draw(st.booleans()):
+            slot["requires_readback"] = True
+        condition = draw(st.sampled_from(CONDITIONS)) if i > 0 else None
+        if condition:
+            slot["condition"] = condition
+        if draw(st.booleans()):
+            slot["validation"] = {
+                "max_retries": draw(st.integers(1, 3)),
+                "errors": {"bad": f"Bad value {i}."},
+            }
+        slots.append(slot)
+    tasks: list[dict[str, Any]] = []
+    n_tasks = draw(st.integers(1, 3))
+    user_names = [f"u{i}" for i in range(n_user)]
+    for j in range(n_tasks):
+        inputs = draw(st.lists(st.sampled_from(user_names), unique=True, min_size=1, max_size=3))
+        task: dict[str, Any] = {
+            "name": f"T{j}",
+            "tool": f"t{j}",
+            "inputs": inputs,
+            "outputs": {"o": f"o{j}"},
+            "success_check": "ok",
+            "then_say": f"Task {j} done.",
+        }
+        if j == n_tasks - 1 and draw(st.booleans()):
+            task["terminal"] = True
+        if draw(st.booleans()):
+            task["on_failure"] = {
+                "retry_say": f"Retrying {j}.",
+                "max_retries": draw(st.integers(1, 3)),
+                "clear_slots": draw(st.lists(st.sampled_from(inputs), unique=True, max_size=1)),
+                "on_exhaust": {"say": "Escalating.", "then": {"tool": "escalate", "args": {"v": "{u0}"}}},
+            }
+        if draw(st.integers(0, 4)) == 0:
+            task["condition"] = CONDITIONS[1]
+        tasks.append(task)
+        slots.append({"name": f"o{j}", "source": f"task:T{j}"})
+    return {"slots": slots, "tasks": tasks}
+
+
+def limits(dag: CompiledDag) -> dict[str, int | None]:
+    out: dict[str, int | None] = {}
+    for task in dag.tasks:
+        out[task.name] = task.on_failure.max_retries if task.on_failure else 1
+    for slot in dag.slots:
+        v = slot.validation
+        out[f"slot:{slot.name}"] = v.max_retries if v is not None else None
+    return out
+
+
+def check_invocation(
+    dag: CompiledDag, sm_in: dict[str, Any], text: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    snapshot = copy.deepcopy(sm_in)
+    result = run_engine(dag, sm_in, last_user_text=text)
+    again = run_engine(dag, sm_in, last_user_text=text)
+    assert sm_in == snapshot, "run_engine mutated its input"
+    assert (result.sm, result.action) == (again.sm, again.action), "not deterministic"
+    sm, action = result.sm, result.action
+    hidden = set(action["hide_tools"])
+    was_terminal = sm_in.get("status") in ("complete", "escalated")
+    if was_terminal:
+        assert sm == sm_in and sm["status"] == sm_in["status"]
+        assert action["function_call"] is None
+    assert set(dag.executor_tasks) <= hidden
+    if not sm["pending"]:
+        assert {"confirm_pending", "reject_pending"} <= hidden
+    for tool, names in dag.setter_slots.items():
+        if all(n in sm["filled"] for n in names):
+            assert tool in hidden, f"{tool} visible although its slots are filled"
+    call = action["function_call"]
+    if call is not None and call["name"] in dag.executor_tasks:
+        task = dag.task_by_name[dag.executor_tasks[call["name"]]]
+        filled = sm["filled"]
+        for name in (*task.inputs, *task.requires):
+            active = dag.slot_by_name[name].is_active(filled)
+            assert name in filled or not active, f"{task.name} fired without {name}"
+        expected = {
+            n: filled[n] for n in task.inputs if n in filled and dag.slot_by_name[n].is_active(filled)
+        }
+        assert call["args"] == expected
+    for key, count in sm["_retries"].items():
+        bound = limits(dag).get(key)
+        if bound is not None:
+            assert count <= bound, f"{key} failed {count} > {bound} times"
+            if count == bound and not was_terminal:
+                assert sm["status"] == "escalated"
+    event(f"reason={action['reason']}")
+    event(f"status={sm['status']}")
+    return sm, action
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(raw=configs(), data=st.data())
+def test_guarantees_hold_over_random_conversations(raw: dict[str, Any], data: st.DataObject) -> None:
+    dag = compile_config(raw)
+    sm: dict[str, Any] = {}
+    terminal_status: str | None = None
+
+    def invoke(text: str) -> dict[str, Any]:
+        nonlocal sm, terminal_status
+        sm, action = check_invocation(dag, sm, text)
+        if terminal_status is not None:
+            assert sm["status"] == terminal_status, "terminal status regressed"
+        elif sm["status"] != "in_progress":
+            terminal_status = sm["status"]
+        return action
+
+    def routed(new_sm: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+        assert sm == before, "routing mutated its input"
+        return new_sm
+
+    for _ in range(data.draw(st.integers(1, 14), label="turns")):
+        text = data.draw(st.sampled_from(TEXTS), label="user")
+        before = copy.deepcopy(sm)
+        sm = routed(begin_turn(dag, sm), before)
+        action = invoke(text)
+        for _step in range(6):  # the host's bounded tool loop within one turn
+            call = action["function_call"]
+            if call is not None:
+                before = copy.deepcopy(sm)
+                if call["name"] == "confirm_pending":
+                    sm = routed(confirm_pending(sm), before)
+                elif call["name"] in dag.executor_tasks:
+                    task = dag.task_by_name[dag.executor_tasks[call["name"]]]
+                    success = data.draw(st.booleans(), label=f"{task.name} succeeds")
+                    result = {"ok": success, "o": "x"} if success else {"ok": False}
+                    if success and data.draw(st.integers(0, 5)) == 0:
+                        result = {"ok": True}  # missing output key: a failure
+                    sm = routed(after_tool(sm, dag, call["name"], call["args"], result), before)
+                else:
+                    break  # an exhaustion call (escalate): the host hands over
+                action = invoke("")
+                continue
+            if action["preempt"]:
+                break
+            visible = sorted(
+                {*dag.setter_slots, "confirm_pending", "reject_pending"} - set(action["hide_tools"])
+            )
+            if not visible:
+                break
+            chosen = data.draw(
+                st.lists(st.sampled_from(visible), unique=True, max_size=2), label="model calls"
+            )
+            if not chosen:
+                break
+            for tool in chosen:
+                before = copy.deepcopy(sm)
+                if tool == "confirm_pending":
+                    sm = routed(confirm_pending(sm), before)
+                elif tool == "reject_pending":
+                    sm = routed(reject_pending(sm), before)
+                else:
+                    slots = dag.setter_slots[tool]
+                    value = data.draw(st.integers(0, 9), label="value")
+                    if data.draw(st.integers(0, 3)) == 0:
+                        result: dict[str, Any] = {"error": True, "error_code": "bad"}
+                    else:
+                        result = {"stored": True, "value": value}
+                    sm = routed(after_tool(sm, dag, tool, {slots[0]: value}, result), before)
+            action = invoke("")
