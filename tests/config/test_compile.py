@@ -223,3 +223,15 @@ def test_concurrent_compiles_agree() -> None:
 def test_spec_steer_back_block_alone() -> None:
     raw = {"slots": [], "tasks": [], "steer_back": SPEC_STEER_BACK}
     assert compile_config(raw).steer_back.escalate_after == 6
+
+
+def test_cache_is_bounded_lru() -> None:
+    from slotgraph.config.compile import CACHE_SIZE, clear_compile_cache
+
+    clear_compile_cache()
+    first = compile_config(spec_dag() | {"config_id": "lru-0"})
+    assert compile_config(spec_dag() | {"config_id": "lru-0"}) is first
+    for n in range(1, CACHE_SIZE + 1):
+        compile_config(spec_dag() | {"config_id": f"lru-{n}"})
+    again = compile_config(spec_dag() | {"config_id": "lru-0"})
+    assert again is not first and again.fingerprint == first.fingerprint

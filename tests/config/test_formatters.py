@@ -6,6 +6,8 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from slotgraph.config import ConfigValidationError, compile_formatter
 from slotgraph.config.formatters import default_formatter, formatter_problems
@@ -135,3 +137,15 @@ def test_bad_specs_are_config_errors(spec: Any, code: str, fragment: str) -> Non
 @pytest.mark.parametrize("value", [None, 0, -1, 1.5, "", "x", [1], {"a": 1}, object(), True])
 def test_formatters_never_raise(spec: Any, value: Any) -> None:
     assert isinstance(compile_formatter(spec)(value), str)
+
+
+@given(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(),
+        st.lists(st.integers(), max_size=3), st.dates(), st.datetimes(), st.times(),
+    )
+)  # fmt: skip
+def test_formatters_never_raise_property(value: Any) -> None:
+    for spec in ("date", "time", None, {"type": "plural", "one": "a", "other": "b"},
+                 {"type": "none_sub", "text": "t"}, "lambda v: f'{int(v) + 1}'"):  # fmt: skip
+        assert isinstance(compile_formatter(spec)(value), str)
