@@ -61,6 +61,8 @@ class Session:
         self.event_data: dict[str, Any] = dict(event_data or {})
         self.channel = channel if channel is not None else agent.channel
         self.clock: Clock = clock or _system_clock
+        self._owned_store = store is None
+        """Without a store the session's own fields are the record: no load, no save, no copies."""
         self.store: SessionStore = store if store is not None else InMemoryStore()
         self.engine: Engine = engine if engine is not None else DagEngine(seed=seed)
         self.debug = debug
@@ -130,6 +132,8 @@ class Session:
         )
 
     async def _load(self) -> None:
+        if self._owned_store:
+            return
         found = await self.store.load(self.id)
         if found is None:
             return
@@ -154,7 +158,7 @@ class Session:
                 engine=self.engine,
                 model=self.model,
                 instruction=self.agent.instruction,
-                sm=copy.deepcopy(self._sm),
+                sm=self._sm,  # never mutated: the loop and the engine build new dicts
                 history=tuple(self._history),
                 user=user,
                 session_id=self.id,
@@ -166,7 +170,8 @@ class Session:
             )
             out = await run_turn(inputs)
             record = {"sm": out.sm, "history": out.history, "ended": out.ended, "turns": self._turns + 1}
-            self._version = await self.store.save(self.id, record, self._version)
+            if not self._owned_store:
+                self._version = await self.store.save(self.id, record, self._version)
             self._sm, self._history, self._ended, self._turns = (
                 out.sm,
                 out.history,

@@ -30,8 +30,18 @@ class SessionStore(Protocol):
         ...
 
 
+def _copy_record(record: dict[str, Any]) -> dict[str, Any]:
+    out = {k: copy.deepcopy(v) for k, v in record.items() if k != "history"}
+    out["history"] = list(record.get("history") or [])
+    return out
+
+
 class InMemoryStore:
-    """Records in a dict owned by this object (deep-copied in and out, so callers never share state)."""
+    """Records in a dict owned by this object.
+
+    ``sm`` is deep-copied in and out, so callers never share state; ``history`` holds frozen messages and is
+    copied shallowly (a new list), which keeps a turn's cost independent of the conversation's length.
+    """
 
     def __init__(self) -> None:
         self._records: dict[str, tuple[dict[str, Any], int]] = {}
@@ -40,7 +50,7 @@ class InMemoryStore:
         found = self._records.get(session_id)
         if found is None:
             return None
-        return copy.deepcopy(found[0]), found[1]
+        return _copy_record(found[0]), found[1]
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
         current = self._records.get(session_id, (None, 0))[1]
@@ -49,5 +59,5 @@ class InMemoryStore:
                 f"session {session_id!r}: stored version is {current}, this turn started from "
                 f"{expected_version} — another turn of the same session was saved first; reload and retry"
             )
-        self._records[session_id] = (copy.deepcopy(record), current + 1)
+        self._records[session_id] = (_copy_record(record), current + 1)
         return current + 1
