@@ -168,10 +168,10 @@ def test_guarantees_hold_over_random_conversations(raw: dict[str, Any], data: st
                 elif call["name"] in dag.executor_tasks:
                     task = dag.task_by_name[dag.executor_tasks[call["name"]]]
                     success = data.draw(st.booleans(), label=f"{task.name} succeeds")
-                    result = {"ok": success, "o": "x"} if success else {"ok": False}
+                    outcome: dict[str, Any] = {"ok": success, "o": "x"} if success else {"ok": False}
                     if success and data.draw(st.integers(0, 5)) == 0:
-                        result = {"ok": True}  # missing output key: a failure
-                    sm = routed(after_tool(sm, dag, call["name"], call["args"], result), before)
+                        outcome = {"ok": True}  # missing output key: a failure
+                    sm = routed(after_tool(sm, dag, call["name"], call["args"], outcome), before)
                 else:
                     break  # an exhaustion call (escalate): the host hands over
                 action = invoke("")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .host import Host
 from .toy import NO_READBACK, toy_dag
 
@@ -73,7 +75,7 @@ def test_section_13_happy_path() -> None:
     assert host.sm == before
 
 
-def _turn_2_with_failure(max_retries: int) -> tuple[Host, dict[str, object]]:
+def _turn_2_with_failure(max_retries: int) -> tuple[Host, dict[str, Any]]:
     host = Host(
         toy_dag(readback=NO_READBACK, check_max_retries=max_retries),
         executor_results={

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from slotgraph.config import compile_config
 from slotgraph.engine import compute_hidden_tools
 
 from .toy import toy_dag
 
+Row = dict[str, Any]
 ALL = {
     "check_availability",
     "confirm_pending",
@@ -20,9 +23,9 @@ ALL = {
 
 
 def visible(
-    dag: object, filled: dict, pending: dict, *, fresh: bool = False, deferred: dict | None = None
-) -> set:
-    hidden = compute_hidden_tools(dag, filled, pending, deferred or {}, fresh_pending=fresh)  # type: ignore[arg-type]
+    dag: CompiledDag, filled: Row, pending: Row, *, fresh: bool = False, deferred: Row | None = None
+) -> set[str]:
+    hidden = compute_hidden_tools(dag, filled, pending, deferred or {}, fresh_pending=fresh)
     assert hidden == sorted(hidden)
     assert set(hidden) <= ALL | {"set_reservation_basics", "set_phone", "t"}
     return ALL - set(hidden)
@@ -75,7 +78,7 @@ def test_inactive_and_multi_slot_setters_45() -> None:
         }
     )
 
-    def vis(filled: dict, pending: dict, fresh: bool = False) -> set:
+    def vis(filled: Row, pending: Row, fresh: bool = False) -> set[str]:
         hidden = compute_hidden_tools(dag, filled, pending, {}, fresh_pending=fresh)
         return {"set_reservation_basics", "set_phone"} - set(hidden)
 
