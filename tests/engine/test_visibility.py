@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from slotgraph.config import compile_config
+from slotgraph.config import CompiledDag, compile_config
 from slotgraph.engine import compute_hidden_tools
 
 from .toy import toy_dag
