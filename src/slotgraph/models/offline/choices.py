@@ -1,0 +1,97 @@
+"""Choosing among enum values: exact words, misspellings (``rapidfuzz``), and everyday synonyms.
+
+Each enum value is split into words ("annual_checkup" → annual, checkup). A word the user said scores for
+every value containing it, weighted by how distinctive it is (a word shared by two values counts half), so
+"queen" picks ``standard_queen`` and "the suite" picks ``family_suite``. Misspelt words ("vacination")
+match by similarity. A small table of everyday synonyms links common phrasings to generic words that enum
+values tend to use ("stolen" → theft, "flu shot" → vaccination); it is keyed by those generic words, never
+by a particular agent's values, and applies to any enum that uses them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from rapidfuzz import fuzz
+
+from slotgraph.models.offline.spans import Found
+
+__all__ = ["SYNONYMS", "match_choice"]
+
+# generic concept word → phrasings people use for it (matched on word boundaries, lower case).
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "theft": ("stolen", "stole", "steal", "robbed", "robbery", "burglary", "broke in", "break-in",
+              "broken into"),
+    "collision": ("crash", "crashed", "accident", "rear-ended", "rear ended", "hit", "backed into", "fender",
+                  "bumped", "collided", "ran into"),
+    "vandalism": ("vandalized", "vandalised", "keyed", "graffiti", "smashed", "slashed"),
+    "weather": ("hail", "storm", "flood", "flooding", "tornado", "hurricane", "wind", "lightning", "snow"),
+    "glass": ("windshield", "windscreen", "window", "cracked", "chipped"),
+    "fire": ("burned", "burnt", "flames", "smoke"),
+    "vaccination": ("shot", "vaccine", "jab", "immunization", "immunisation", "booster", "flu shot"),
+    "annual": ("yearly", "annual", "routine", "regular"),
+    "checkup": ("check-up", "check up", "physical", "wellness"),
+    "sick": ("sick", "ill", "unwell", "fever", "cold", "flu", "cough", "pain"),
+    "follow": ("follow-up", "follow up", "followup", "check back"),
+    "therapy": ("pt", "physio", "physiotherapy", "rehab"),
+    "suite": ("suite",),
+    "twin": ("two beds", "two single", "separate beds", "twin"),
+    "standard": ("regular", "basic", "cheapest"),
+    "deluxe": ("luxury", "upgraded", "nicer"),
+    "economy": ("cheapest", "basic", "budget"),
+    "premium": ("luxury", "fancy", "best"),
+}  # fmt: skip
+_STOP = frozenset(
+    {"a", "an", "the", "of", "and", "or", "to", "in", "my", "for", "is", "it", "one", "please", "i", "i'm",
+     "need", "want", "like", "just", "would", "id", "i'd", "take", "type", "room"}
+)  # fmt: skip
+_WORD_RE = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
+
+
+def _value_words(value: Any) -> list[str]:
+    return [w for w in re.split(r"[_\-\s]+", str(value).lower()) if w]
+
+
+def _said(word: str, text: str, said_words: Sequence[str], joined: str) -> float:
+    """How strongly ``word`` (from an enum value) was said: 1 for the word, its synonyms, or a near miss."""
+    if word in said_words or (len(word) > 4 and word in joined):
+        return 1.0
+    # A longer phrase is more specific: "flu shot" (vaccination) beats "flu" (sick).
+    lengths = [len(p.split()) for p in SYNONYMS.get(word, ()) if re.search(rf"\b{re.escape(p)}\b", text)]
+    if lengths:
+        return 0.85 + 0.05 * max(lengths)
+    if len(word) >= 5:
+        best = max((fuzz.ratio(word, w) for w in said_words if len(w) >= 4), default=0.0)
+        if best >= 80:
+            return 0.8
+    return 0.0
+
+
+def match_choice(text: str, values: Sequence[Any]) -> Found | None:
+    """The enum value the text points at, or None when nothing (or a tie) is found."""
+    lowered = text.lower()
+    said_words = [w for w in _WORD_RE.findall(lowered) if w not in _STOP]
+    if not said_words:
+        return None
+    joined = "".join(said_words)
+    counts: dict[str, int] = {}
+    for value in values:
+        for word in set(_value_words(value)):
+            counts[word] = counts.get(word, 0) + 1
+    scored: list[tuple[float, int, Any]] = []
+    for index, value in enumerate(values):
+        score = 0.0
+        for word in _value_words(value):
+            if word in _STOP:
+                continue
+            score += _said(word, lowered, said_words, joined) / counts[word]
+        if score > 0:
+            scored.append((score, -index, value))
+    if not scored:
+        return None
+    scored.sort(reverse=True)
+    if len(scored) > 1 and scored[0][0] == scored[1][0]:
+        return None
+    return Found(scored[0][2], 0, 0)  # no span: the words stay available to free-text parameters

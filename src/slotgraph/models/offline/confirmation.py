@@ -1,0 +1,40 @@
+"""Yes and no, for readback (``confirm_pending`` / ``reject_pending``) and boolean parameters.
+
+The word lists extend the spec's ``_AFFIRMATIVES`` / ``_CORRECTION_SIGNALS`` (§7.3). Only the beginning of
+the reply decides: "yes, that's right" is a yes, "no, thankfully" a no, "that's not right" a no.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["is_affirmative", "is_negative"]
+
+_YES_RE = re.compile(
+    r"^(?:yes|yeah|yea|yep|yup|ya|correct|right|sure|sounds good|sounds great|ok|okay|perfect|great|exactly|"
+    r"confirmed|confirm|absolutely|definitely|that's right|that is right|that's correct|that is correct|"
+    r"looks good|looks right|all good|that works|works for me|good|fine|affirmative|indeed|of course|"
+    r"uh-huh|mhm|yes please|please do|go ahead|do it)\b",
+    re.I,
+)
+_NO_RE = re.compile(
+    r"^(?:no|nope|nah|negative|wrong|incorrect|not (?:right|correct|quite|really)|"
+    r"that's (?:not|wrong|incorrect)|that is (?:not|wrong|incorrect)|nobody|no one|none|neither|never)\b",
+    re.I,
+)
+_NEGATED_YES_RE = re.compile(r"\b(?:not|isn't|wasn't|n't)\b", re.I)
+
+
+def _lead(text: str) -> str:
+    return re.sub(r"^[\s,.!]*(?:oh|um+|uh+|well|hmm+)\b[\s,.!]*", "", text.strip(), flags=re.I)
+
+
+def is_affirmative(text: str) -> bool:
+    """True when the reply starts with a yes and is not a negated one ("right" but not "not right")."""
+    lead = _lead(text)
+    return bool(_YES_RE.match(lead)) and not _NO_RE.match(lead) and not _NEGATED_YES_RE.search(lead[:20])
+
+
+def is_negative(text: str) -> bool:
+    """True when the reply starts with a no ("no", "nope", "that's wrong", "nobody was hurt")."""
+    return bool(_NO_RE.match(_lead(text)))

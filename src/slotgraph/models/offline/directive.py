@@ -1,0 +1,96 @@
+"""Reading the system instruction: the ``<system_directive>``, the options it lists, what it asks.
+
+The runtime appends the engine's message to the instruction as ``<system_directive>...</system_directive>``
+(spec §8.4). The offline model relays that text, reads the options it offers ("We have 6:00 PM, 7:30 PM...")
+and works out which visible parameter the question is about, to route an ambiguous reply ("the 3rd", a bare
+"Chen") to the parameter being asked for.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from slotgraph.models.offline.schema import Kind, Param
+from slotgraph.models.offline.spans import words
+
+__all__ = ["asked_params", "directive_text", "is_readback_instruction"]
+
+_OPEN, _CLOSE = "<system_directive>", "</system_directive>"
+_STOP = frozenset(
+    {
+        "a", "an", "the", "and", "or", "of", "to", "for", "in", "on", "at", "is", "are", "be", "will",
+        "would", "could", "you", "your", "we", "us", "our", "i", "me", "my", "it", "its", "this", "that",
+        "what", "which", "who", "how", "when", "where", "do", "does", "did", "please", "any", "if", "there",
+        "with", "by", "as", "from", "can", "may", "have", "has", "should", "just"
+    }
+)  # fmt: skip
+# Question words that point at a kind of value, whatever the parameter is called.
+_KIND_CUES: dict[Kind, frozenset[str]] = {
+    "date": frozenset({"date", "day", "when"}),
+    "time": frozenset({"time", "o'clock"}),
+    "integer": frozenset({"many", "number"}),
+    "number": frozenset({"much", "cost", "amount"}),
+    "phone": frozenset({"phone", "number", "reach", "call", "mobile"}),
+    "email": frozenset({"email", "e-mail"}),
+    "name": frozenset({"name"}),
+    "text": frozenset({"describe", "reason", "requests", "anything"}),
+    "boolean": frozenset(),
+    "choice": frozenset({"kind", "type", "which"}),
+    "identifier": frozenset({"number"}),
+}
+
+
+def directive_text(system_instruction: str) -> str | None:
+    """The text of the last ``<system_directive>`` block, stripped; None when there is none.
+
+    The protocol blocks mention the tag in prose ("relay the <system_directive>"), so the block is found
+    from its LAST closing tag backwards, never from the first opening one.
+    """
+    end = system_instruction.rfind(_CLOSE)
+    if end < 0:
+        return None
+    start = system_instruction.rfind(_OPEN, 0, end)
+    if start < 0:
+        return None
+    text = " ".join(system_instruction[start + len(_OPEN) : end].split())
+    return text or None
+
+
+def is_readback_instruction(system_instruction: str) -> bool:
+    """True when the instruction carries the readback protocol block."""
+    return "<readback_protocol>" in system_instruction
+
+
+def _stem(word: str) -> str:
+    word = word.removesuffix("'s")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param, ...]:
+    """The parameters the directive's question is about (several for "How many guests, on what date?").
+
+    A directive word scores 3 when it is a word of the parameter's name, 2 when it names one of its enum
+    values, 1 when it only appears in its description; a question word typical of the parameter's kind
+    ("when" for a date, "how many" for an integer) adds 1.
+    """
+    if not directive or not params:
+        return ()
+    said = {_stem(w) for w in words(directive) if w not in _STOP}
+    scores: list[tuple[int, Param]] = []
+    for param in params:
+        name = {_stem(w) for w in param.name_words if w not in _STOP}
+        values = {_stem(w.lower()) for v in param.enum for w in re.split(r"[_\s]+", str(v))} - name
+        described = {_stem(w) for w in param.words if w not in _STOP} - name - values
+        score = 3 * len(said & name) + 2 * len(said & values) + len(said & described)
+        score += len(said & _KIND_CUES[param.kind])
+        if param.kind == "boolean" and re.match(
+            r"\s*(was|were|is|are|did|do|does|has|have)\b", directive, re.I
+        ):
+            score += 1
+        scores.append((score, param))
+    best = max(score for score, _ in scores)
+    if best <= 0:
+        return ()
+    # Keep every parameter that scores at least half the best: a question may ask for two things at once.
+    return tuple(p for score, p in scores if score >= 2 and score * 2 >= best)

@@ -1,0 +1,52 @@
+"""Free-text answers (notes, requests, reasons, descriptions) and "nothing to add" replies.
+
+A reply meaning "nothing" ("none", "no allergies", "nothing, thanks", "no, nothing special") becomes the
+parameter's empty value — the word its description quotes ("'none' if there are none") or ``"none"``.
+Anything else is the text itself, minus leading filler ("um", "well", "so") and trailing politeness
+("please", "thanks"). Greetings and questions are not answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["clean_text", "is_nothing", "is_question_or_greeting"]
+
+_LEADING_FILLER_RE = re.compile(
+    r"^(?:(?:um+|uh+|er+|hmm+|well|so|oh|ok|okay|and|also|yes|yeah|sure|actually|like|basically)\b[\s,.-]*)+",
+    re.I,
+)
+_TRAILING_RE = re.compile(r"[\s,.!-]*(?:please|thanks|thank you|thx|cheers|i guess|i think)?[\s,.!]*$", re.I)
+_NOTHING_RE = re.compile(
+    r"^(?:no|none|nothing|nope|nah|not really|n/?a|no thanks|no thank you|we're good|we are good|all good|"
+    r"i'm good|that's all)"
+    r"(?:[\s,.!]+(?:no|none|nothing|special|at all|thanks|thank you|really|allergies|allergy|requests?|"
+    r"special requests?|needs|dietary (?:needs|restrictions)|restrictions|in particular|else|we're good|"
+    r"for us|from us|to add|that i know of|i'm good))*[\s.!]*$",
+    re.I,
+)
+_GREETING_RE = re.compile(
+    r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|hiya|yo)\b[\s,!.?]*(?:there)?[\s!.?]*$", re.I
+)
+
+
+def is_nothing(text: str) -> bool:
+    """True for replies that mean "nothing to add"."""
+    return bool(_NOTHING_RE.match(text.strip()))
+
+
+def is_question_or_greeting(text: str) -> bool:
+    """True for a bare greeting or a question (which is not an answer to record)."""
+    stripped = text.strip()
+    return bool(_GREETING_RE.match(stripped)) or stripped.endswith("?")
+
+
+def clean_text(text: str) -> str:
+    """``text`` without leading filler, trailing politeness, or surrounding punctuation and spaces."""
+    cleaned = " ".join(text.split()).strip(" ,.;:-")
+    previous = None
+    while previous != cleaned:
+        previous = cleaned
+        cleaned = _LEADING_FILLER_RE.sub("", cleaned).strip(" ,.;:-")
+        cleaned = _TRAILING_RE.sub("", cleaned).strip(" ,.;:-")
+    return cleaned

@@ -1,0 +1,70 @@
+"""``OfflineModel``: the runtime's model protocol on top of :func:`~slotgraph.models.offline.plan_turn`.
+
+On each call it looks at the last message of the conversation:
+
+- a user message with text → plan setter calls from it (or relay the directive when nothing is found);
+- anything else (a tool result, an event turn with no text, the model's own text) → no tool calls, only a
+  reply relaying the ``<system_directive>`` — or a neutral question when there is none.
+
+The session clock for relative dates comes from ``request.metadata["now"]`` (a ``datetime`` or an ISO
+string) when the runtime provides it, else from the model's own ``clock``. ``metadata["region"]`` overrides
+the default phone region.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from slotgraph.models.offline.planner import plan_turn
+from slotgraph.runtime.model import (
+    AssistantToolCalls,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    UserMessage,
+)
+
+__all__ = ["OfflineModel"]
+
+
+def _system_now() -> dt.datetime:
+    return dt.datetime.now().astimezone()
+
+
+def _now_from(metadata: Mapping[str, Any], clock: Callable[[], dt.datetime]) -> dt.datetime:
+    value = metadata.get("now")
+    if isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.datetime.fromisoformat(value)
+        except ValueError:
+            pass
+    return clock()
+
+
+class OfflineModel:
+    """The embedded default model: no network, no weights, deterministic (see ``docs/offline-model.md``)."""
+
+    def __init__(self, clock: Callable[[], dt.datetime] | None = None, *, region: str = "US") -> None:
+        self._clock = clock or _system_now
+        self._region = region
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        last = request.messages[-1] if request.messages else None
+        user_text = last.text if isinstance(last, UserMessage) and last.text.strip() else None
+        plan = plan_turn(
+            [tool.as_json() for tool in request.tools],
+            system_instruction=request.system_instruction,
+            user_text=user_text,
+            now=_now_from(request.metadata, self._clock),
+            region=str(request.metadata.get("region") or self._region),
+        )
+        already = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
+        calls = tuple(
+            ToolCall(id=f"offline-{already + index + 1}", name=name, args=args)
+            for index, (name, args) in enumerate(plan.tool_calls)
+        )
+        return ModelResponse(text=plan.text, tool_calls=calls)

@@ -1,0 +1,294 @@
+"""``plan_turn``: the offline model's whole decision for one model call, as a pure function of plain data.
+
+Inputs are what any model gets: the visible tools (name, description, JSON Schema), the system instruction
+(with its ``<system_directive>``) and the last user message. The output is a :class:`Plan`: setter calls
+and/or a reply text.
+
+Order of extraction, and why: the most recognisable values go first and their characters are masked, so a
+later, looser reader cannot reuse them — emails and phones (they contain digits and dots), reference codes,
+dates ("June 25th" must not become 25 guests), times, money, counts, choices, yes/no, names, and last the
+free text, which takes whatever is left. Ambiguous replies go to the parameter the directive asks about.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from slotgraph.models.offline.choices import match_choice
+from slotgraph.models.offline.confirmation import is_affirmative, is_negative
+from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
+from slotgraph.models.offline.dates import find_dates, parse_date_fallback
+from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
+from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
+from slotgraph.models.offline.freetext import clean_text, is_nothing, is_question_or_greeting
+from slotgraph.models.offline.names import find_name
+from slotgraph.models.offline.numbers import find_amounts, find_counts, unit_class
+from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
+from slotgraph.models.offline.spans import Found, mask
+from slotgraph.models.offline.times import find_times, offered_times
+
+__all__ = ["NEUTRAL_REPLY", "Plan", "plan_turn", "relay_text"]
+
+NEUTRAL_REPLY = "How can I help you?"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What the offline model does on one call: tool calls ``(name, args)`` and/or a reply."""
+
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    text: str | None = None
+
+
+@dataclass(slots=True)
+class _Work:
+    """Mutable scratch state of one extraction (local to one call, never shared)."""
+
+    text: str
+    values: dict[tuple[str, str], Any] = field(default_factory=dict)
+
+    def take(self, param: Param, value: Any, found: Found | None = None) -> None:
+        self.values[param.key] = value
+        if found is not None:
+            self.text = mask(self.text, [(found.start, found.end)])
+
+    def has(self, param: Param) -> bool:
+        return param.key in self.values
+
+
+def relay_text(system_instruction: str) -> str:
+    """The reply when nothing is called: the directive (or steer-back) text, else a neutral question."""
+    directive = directive_text(system_instruction)
+    if directive:
+        return directive
+    start, end = system_instruction.find("<steer_back>"), system_instruction.find("</steer_back>")
+    if 0 <= start < end:
+        steer = " ".join(system_instruction[start + len("<steer_back>") : end].split())
+        if steer:
+            return steer
+    return NEUTRAL_REPLY
+
+
+def _ordered(params: Sequence[Param], asked: Sequence[Param]) -> list[Param]:
+    return [p for p in params if p in asked] + [p for p in params if p not in asked]
+
+
+def _of_kind(params: Sequence[Param], kind: str) -> list[Param]:
+    return [p for p in params if p.kind == kind]
+
+
+def _fill_contacts(work: _Work, params: Sequence[Param], asked: Sequence[Param], region: str) -> None:
+    for param in _ordered(_of_kind(params, "email"), asked):
+        found = find_emails(work.text)
+        if found:
+            work.take(param, found[0].value, found[0])
+    for param in _ordered(_of_kind(params, "phone"), asked):
+        phones = find_phones(work.text, region=region, digits_only=wants_digits_only(param))
+        if phones:
+            work.take(param, phones[0].value, phones[0])
+    for param in _ordered(_of_kind(params, "identifier"), asked):
+        codes = find_identifiers(work.text, pattern=param.pattern)
+        if codes and (param.pattern or param in asked):
+            work.take(param, codes[0].value, codes[0])
+
+
+def _fill_dates(
+    work: _Work, params: Sequence[Param], asked: Sequence[Param], now: dt.datetime, region: str
+) -> None:
+    date_params = _ordered(_of_kind(params, "date"), asked)
+    for index, param in enumerate(date_params):
+        found = find_dates(work.text, now, past=param.past, region=region)
+        if found:
+            work.take(param, format_date(found[0].value, param), found[0])
+        elif param in asked and index == 0:
+            fallback = parse_date_fallback(clean_text(work.text), now, past=param.past)
+            if fallback is not None:
+                work.take(param, format_date(fallback, param))
+                work.text = mask(work.text, [(0, len(work.text))])
+    # Date-looking words never count as numbers or times, even when no date parameter is visible
+    # ("June 25th" is not 25 guests) — except ordinal words, which also pick options ("the first one").
+    leftovers = [
+        f for f in find_dates(work.text, now, region=region) if _has_date_anchor(work.text[f.start : f.end])
+    ]
+    work.text = mask(work.text, [(f.start, f.end) for f in leftovers])
+
+
+def _has_date_anchor(span: str) -> bool:
+    return bool(re.search(r"\d", span)) or not re.fullmatch(r"(?:on\s+)?the\s+[a-z\s-]+", span, re.I)
+
+
+def _fill_times(work: _Work, params: Sequence[Param], asked: Sequence[Param], directive: str | None) -> None:
+    options = offered_times(directive)
+    time_params = _ordered(_of_kind(params, "time"), asked)
+    for param in time_params:
+        bare = param in asked or bool(options) or len(time_params) == len(params)
+        context = f"{directive or ''} {param.text}"
+        found = find_times(work.text, options=options, context=context, evening=param.evening, bare=bare)
+        if found:
+            work.take(param, format_time(found[0].value, param), found[0])
+    explicit = [f for f in find_times(work.text) if f.value.explicit]
+    work.text = mask(work.text, [(f.start, f.end) for f in explicit])
+
+
+def _fill_amounts(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
+    for param in _ordered(_of_kind(params, "number"), asked):
+        found = find_amounts(work.text)
+        if found:
+            work.take(param, found[0].value, found[0])
+
+
+def _param_classes(param: Param) -> set[str]:
+    return {c for c in (unit_class(w) for w in param.words) if c is not None}
+
+
+def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Sequence[Param]) -> Param | None:
+    open_params = [p for p in params if not work.has(p)]
+    if not open_params:
+        return None
+    unit = unit_class(count.unit)
+    if unit is not None:
+        wanted = {"person": ["person", "adult"], "adult": ["adult", "person"], "week": ["night", "day"]}.get(
+            unit, [unit]
+        )
+        for cls in wanted:
+            matching = [p for p in open_params if cls in _param_classes(p)]
+            if matching:
+                return _ordered(matching, asked)[0]
+        if unit in {"night", "day", "week", "child"}:
+            return None
+    asked_open = [p for p in open_params if p in asked]
+    if asked_open:
+        return asked_open[0]
+    if len(params) == 1:
+        return open_params[0]
+    return None
+
+
+def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
+    int_params = _of_kind(params, "integer")
+    if not int_params:
+        return
+    counts = find_counts(work.text)
+    # Counts with a unit claim their parameter before bare numbers do.
+    for count in sorted(counts, key=lambda c: c.unit is None):
+        target = _count_target(count, int_params, work, asked)
+        if target is None:
+            continue
+        value = count.value * 7 if unit_class(count.unit) == "week" else count.value
+        work.take(target, value, count)
+    if not readback and is_nothing(work.text):
+        for param in int_params:
+            if param in asked and not work.has(param):
+                work.take(param, 0)
+                break
+
+
+def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
+    for param in _of_kind(params, "choice"):
+        if param in asked or readback:
+            found = match_choice(work.text, param.enum)
+            if found is not None:
+                work.take(param, found.value, found)
+
+
+def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
+    for param in _of_kind(params, "boolean"):
+        if param not in asked:
+            continue
+        if is_negative(work.text):
+            work.take(param, False)
+        elif is_affirmative(work.text):
+            work.take(param, True)
+
+
+def _fill_names(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
+    for param in _ordered(_of_kind(params, "name"), asked):
+        found = find_name(work.text, asked=param in asked and not readback)
+        if found is not None:
+            work.take(param, found.value, found)
+
+
+def _fill_text(work: _Work, params: Sequence[Param], asked: Sequence[Param], user_text: str) -> None:
+    if is_question_or_greeting(user_text):
+        return
+    for param in _of_kind(params, "text"):
+        if param not in asked:
+            continue
+        remaining = clean_text(work.text)
+        if not remaining:
+            continue
+        work.take(param, param.empty_value if is_nothing(remaining) else remaining)
+        work.text = mask(work.text, [(0, len(work.text))])
+
+
+def _extract(
+    user_text: str,
+    params: Sequence[Param],
+    asked: Sequence[Param],
+    directive: str | None,
+    now: dt.datetime,
+    region: str,
+    readback: bool,
+) -> dict[tuple[str, str], Any]:
+    work = _Work(user_text)
+    _fill_contacts(work, params, asked, region)
+    _fill_dates(work, params, asked, now, region)
+    _fill_times(work, params, asked, directive)
+    _fill_amounts(work, params, asked)
+    _fill_counts(work, params, asked, readback)
+    _fill_choices(work, params, asked, readback)
+    if not readback:  # during readback a yes/no answers the readback question
+        _fill_booleans(work, params, asked)
+    _fill_names(work, params, asked, readback)
+    if not readback:
+        _fill_text(work, params, asked, user_text)
+    return work.values
+
+
+def _calls(
+    setters: Sequence[Setter], values: Mapping[tuple[str, str], Any]
+) -> tuple[tuple[str, dict[str, Any]], ...]:
+    calls: list[tuple[str, dict[str, Any]]] = []
+    for setter in setters:
+        args = {p.name: values[p.key] for p in setter.params if p.key in values}
+        if args:
+            calls.append((setter.name, args))
+    return tuple(calls)
+
+
+def plan_turn(
+    tools: Sequence[Mapping[str, Any]],
+    *,
+    system_instruction: str,
+    user_text: str | None,
+    now: dt.datetime,
+    region: str = "US",
+) -> Plan:
+    """Plan one model call.
+
+    ``user_text`` is the last user message, or None when the model is called again after tools ran — then
+    the plan is only a reply relaying the directive. ``now`` is the session clock (relative dates);
+    ``region`` the default phone region (ISO 3166 code) and the day/month order of "03/04".
+    """
+    if user_text is None or not user_text.strip():
+        return Plan(text=relay_text(system_instruction))
+    setters = read_setters(tools)
+    names = {s.name for s in setters}
+    readback = CONFIRM_TOOL in names or REJECT_TOOL in names or is_readback_instruction(system_instruction)
+    directive = directive_text(system_instruction)
+    params = [p for s in setters for p in s.params]
+    asked = asked_params(directive, params)
+    values = _extract(user_text, params, asked, directive, now, region, readback)
+    calls = _calls(setters, values)
+    if readback and not calls:
+        if is_negative(user_text) and REJECT_TOOL in names:
+            calls = ((REJECT_TOOL, {}),)
+        elif is_affirmative(user_text) and CONFIRM_TOOL in names:
+            calls = ((CONFIRM_TOOL, {}),)
+    if calls:
+        return Plan(tool_calls=calls)
+    return Plan(text=relay_text(system_instruction))

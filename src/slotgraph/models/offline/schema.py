@@ -1,0 +1,157 @@
+"""What kind of value each visible tool parameter wants, read only from its JSON Schema.
+
+A parameter's kind comes from its type, ``format``, ``enum`` and ``pattern``, then from the words of its
+name and description (``date``, ``time``, ``phone``, ``email``, ``name``, ...). Nothing here knows a
+particular agent: a parameter called ``arrival_time`` and one called ``slot_time`` are both times because
+their names say so, and the same rules would read any other agent's tools.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from slotgraph.models.offline.spans import words
+
+__all__ = ["CONFIRM_TOOL", "REJECT_TOOL", "Kind", "Param", "Setter", "param_notes", "read_setters"]
+
+CONFIRM_TOOL = "confirm_pending"
+REJECT_TOOL = "reject_pending"
+
+Kind = Literal[
+    "integer", "number", "date", "time", "phone", "email", "name", "choice", "boolean", "identifier", "text"
+]
+
+_PAST_WORDS = frozenset(
+    {"birth", "born", "dob", "birthday", "incident", "happened", "occurred", "loss", "accident", "past"}
+)
+_EVENING_WORDS = frozenset({"dinner", "evening", "night", "tonight", "supper"})
+_NAME_WORDS = frozenset({"name", "surname", "firstname", "lastname", "fullname"})
+_IDENTIFIER_WORDS = frozenset({"number", "id", "code", "reference", "ref", "identifier", "account", "policy"})
+_SENTINEL_RE = re.compile(r"""['"]([A-Za-z/]+)['"]\s+(?:if|when)\b""")
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of a visible setter, with the kind of value it wants and how to format it."""
+
+    tool: str
+    name: str
+    kind: Kind
+    words: frozenset[str]
+    text: str = ""
+    name_words: frozenset[str] = frozenset()
+    enum: tuple[Any, ...] = ()
+    pattern: str | None = None
+    past: bool = False
+    evening: bool = False
+    empty_value: str = "none"
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.tool, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Setter:
+    """A visible tool with its parameters (no parameters for ``confirm_pending`` and the like)."""
+
+    name: str
+    params: tuple[Param, ...]
+
+
+def _json_type(schema: Mapping[str, Any]) -> str | None:
+    """The schema's type; for a union such as ``["integer", "null"]`` the first non-null member."""
+    declared = schema.get("type")
+    if isinstance(declared, list):
+        declared = next((t for t in declared if t != "null"), None)
+    if declared is None and isinstance(schema.get("anyOf"), list):
+        members = [m for m in schema["anyOf"] if isinstance(m, Mapping) and m.get("type") != "null"]
+        declared = members[0].get("type") if members else None
+    return str(declared) if declared is not None else None
+
+
+def param_notes(tool_description: str, names: Sequence[str]) -> dict[str, str]:
+    """Per-parameter notes written in the tool description ("party_size: the number of guests ...")."""
+    notes: dict[str, str] = {}
+    if not names:
+        return notes
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    marker = re.compile(rf"(?<![\w.])({alternatives})\s*(?::|\s-\s|\s—\s)\s*")
+    matches = list(marker.finditer(tool_description))
+    for index, match in enumerate(matches):
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(tool_description)
+        paragraph_end = tool_description.find("\n\n", match.end())
+        if 0 <= paragraph_end < end:
+            end = paragraph_end
+        notes.setdefault(match.group(1), tool_description[match.end() : end].strip())
+    return notes
+
+
+def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any]) -> Kind:
+    json_type = _json_type(schema)
+    fmt = str(schema.get("format") or "").lower()
+    text = " ".join(name_words + desc_words)
+    if schema.get("enum"):
+        return "choice"
+    if json_type == "boolean":
+        return "boolean"
+    if json_type == "integer":
+        return "integer"
+    if json_type == "number":
+        return "number"
+    if fmt == "date" or "date" in name_words or "yyyy-mm-dd" in text or "dob" in name_words:
+        return "date"
+    if fmt == "time" or "time" in name_words or "hh:mm" in text.replace(" ", ""):
+        return "time"
+    if fmt == "email" or "email" in name_words or "e-mail" in name_words:
+        return "email"
+    if {"phone", "mobile", "cell", "telephone"} & set(name_words):
+        return "phone"
+    if fmt in {"phone", "tel"} or {"phone", "mobile", "e.164", "e164"} & set(desc_words):
+        return "phone"
+    if _NAME_WORDS & set(name_words) and not _IDENTIFIER_WORDS & set(name_words):
+        return "name"
+    if schema.get("pattern") or _IDENTIFIER_WORDS & set(name_words):
+        return "identifier"
+    if "date" in desc_words or "day" in name_words:
+        return "date"
+    return "text"
+
+
+def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
+    name_words = [w for w in re.split(r"[_\-\s]+", name.lower()) if w]
+    description = str(schema.get("description") or note)
+    desc_words = words(description)
+    all_words = frozenset(name_words) | frozenset(desc_words)
+    sentinel = _SENTINEL_RE.search(description)
+    return Param(
+        tool=tool,
+        name=name,
+        kind=_kind(name_words, desc_words, schema),
+        words=all_words,
+        text=f"{name} {description}".lower(),
+        name_words=frozenset(name_words),
+        enum=tuple(schema.get("enum") or ()),
+        pattern=str(schema["pattern"]) if schema.get("pattern") else None,
+        past=bool(_PAST_WORDS & all_words),
+        evening=bool(_EVENING_WORDS & all_words),
+        empty_value=sentinel.group(1) if sentinel else "none",
+    )
+
+
+def read_setters(tools: Sequence[Mapping[str, Any]]) -> tuple[Setter, ...]:
+    """Every visible tool as a :class:`Setter` with typed parameters (schema order kept)."""
+    setters: list[Setter] = []
+    for tool in tools:
+        name = str(tool["name"])
+        parameters = tool.get("parameters") or {}
+        properties = parameters.get("properties") or {}
+        notes = param_notes(str(tool.get("description") or ""), list(properties))
+        params = tuple(
+            _param(name, pname, pschema or {}, notes.get(pname, "")) for pname, pschema in properties.items()
+        )
+        setters.append(Setter(name=name, params=params))
+    return tuple(setters)
