@@ -1,0 +1,26 @@
+"""The Python example of docs/runtime.md runs as written."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+
+
+def test_the_runtime_doc_example_runs(tmp_path: Path) -> None:
+    text = (ROOT / "docs" / "runtime.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```python\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+    assert blocks, "docs/runtime.md has no python example"
+    script = tmp_path / "example.py"
+    script.write_text(blocks[0], encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Welcome to Bella Notte! How many guests will be joining us?"
+    assert lines[2].startswith("True We have ")
+    assert lines[3] == "[('confirm_pending', 'engine'), ('find_available_times', 'engine')]"
