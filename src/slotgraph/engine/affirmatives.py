@@ -8,6 +8,7 @@ phrase is listed in its stripped form.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Final
 
 __all__ = [
@@ -43,7 +44,7 @@ CORRECTION_SIGNALS: Final = frozenset(
 )  # fmt: skip
 
 MAX_AFFIRMATIVE_WORDS: Final = 5
-_STRIP_PUNCT: Final = str.maketrans("", "", ".,;:!?\"'")
+_STRIP_PUNCT: Final = MappingProxyType(str.maketrans("", "", ".,;:!?\"'"))
 
 
 def _words(text: str) -> list[str]:

@@ -17,6 +17,7 @@ task inputs and requires, and count as met when another slot requires them.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag, CompiledSlot, CompiledTask
@@ -31,7 +32,7 @@ __all__ = [
     "task_succeeded",
 ]
 
-_EMPTY: Mapping[str, Any] = {}
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 def slot_active(dag: CompiledDag, name: str, filled: Mapping[str, Any]) -> bool:

@@ -101,7 +101,7 @@ def validate_state(sm: object) -> None:
     if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int)):
         raise _fail("_steer_back_turns", f"expected an int, got {turns!r}", "store an integer (0 to reset)")
     status = sm.get("status")
-    if status is not None and status not in STATUSES:
+    if status is not None and (not isinstance(status, str) or status not in STATUSES):
         raise _fail("status", f"unknown status {status!r}", f"use one of {sorted(STATUSES)}")
     message = sm.get("_system_message")
     if message is not None and not isinstance(message, str):
