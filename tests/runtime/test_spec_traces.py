@@ -178,3 +178,28 @@ def test_section_15_inline_correction_during_readback() -> None:
     assert session.state["filled"] == {"num_guests": 6}
     assert session.state["pending"] == {}
     model.assert_complete()
+
+
+def test_section_3_0a_gate_slot_keeps_the_users_first_message() -> None:
+    model = ScriptedModel(
+        [
+            ScriptedStep(
+                tool_calls=(call("set_num_guests", count=4),),
+                expect_tools={"set_num_guests", "set_date", "set_name", "end_session", "escalate"},
+                expect_in_instruction=["Number of guests → set_num_guests"],
+                label="gate closed: the engine is skipped",
+            ),
+            ScriptedStep(
+                tool_calls=(call("set_date", date="2026-07-18"),),
+                expect_in_instruction=["<user_context>", "4 people for next Friday"],
+                label="first call after the gate opened",
+            ),
+        ]
+    )
+    agent = toy_agent(model, Backend(), gate_slot="num_guests")
+    session = agent.session(clock=clock)
+    result = session.send("4 people for next Friday")
+    assert session.state["filled"]["num_guests"] == 4
+    assert "_gate_user_text" not in session.state
+    assert "We have 6 PM, 7:30 PM, 9 PM" in result.text  # the date completed the task's inputs: cascade
+    model.assert_complete()

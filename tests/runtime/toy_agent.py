@@ -15,9 +15,11 @@ def clock() -> datetime.datetime:
     return FIXED_NOW
 
 
-def toy_dag(*, readback: bool = False, availability_retries: int = 1) -> dict[str, Any]:
+def toy_dag(
+    *, readback: bool = False, availability_retries: int = 1, gate_slot: str | None = None
+) -> dict[str, Any]:
     """The §2 config. §13/§14 run without readback (values go straight to ``filled``); §15 with it."""
-    return {
+    dag: dict[str, Any] = {
         "slots": [
             {"name": "num_guests", "source": "user", "setter": "set_num_guests", "ask": "How many guests?",
              "hint": "Number of guests", "requires_readback": readback,
@@ -48,6 +50,9 @@ def toy_dag(*, readback: bool = False, availability_retries: int = 1) -> dict[st
         ],
         "confirm_transition_prefix": ["Wonderful!"],
     }  # fmt: skip
+    if gate_slot is not None:
+        dag["gate_slot"] = gate_slot
+    return dag
 
 
 class Backend:

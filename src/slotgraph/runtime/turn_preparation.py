@@ -6,9 +6,9 @@
   (§9.5). The framework suffix is removed, and the model sees only tools that cannot change slot state — no
   setters, no executors, no readback tools — which keeps ``end_session`` and any informational tools of the
   agent. The conversation cannot regress to slot filling.
-- **gate slot** unfilled (§3.0a): the engine is skipped; the model sees every setter with the collection
-  protocol and its tool-selection guide; the user's text is remembered (``_gate_user_text``) and given back as
-  ``<user_context>`` on the first invocation after the gate opens.
+- **gate slot** unfilled (§3.0a): the engine is skipped; the model sees every setter whose slot has no unmet
+  ``requires``, with the collection protocol and its tool-selection guide; the user's text is remembered
+  (``_gate_user_text``) and given back as ``<user_context>`` on the first invocation after the gate opens.
 - otherwise the engine runs; its ``hide_tools`` (plus every executor, always) are removed from the model's
   tools, and the phase suffix replaces the previous one after the sentinel.
 """
@@ -52,6 +52,16 @@ def _slot_tools(dag: CompiledDag) -> set[str]:
     return set(dag.setter_slots) | set(dag.executor_tasks) | set(READBACK_TOOLS)
 
 
+def _blocked_setters(dag: CompiledDag, sm: Mapping[str, Any]) -> set[str]:
+    """Setters none of whose slots can be set yet (every slot has an unmet ``requires``)."""
+    filled = sm.get("filled") or {}
+    blocked = set()
+    for setter, slots in dag.setter_slots.items():
+        if all(any(r not in filled for r in dag.slot(s).requires) for s in slots):
+            blocked.add(setter)
+    return blocked
+
+
 def _gate_closed(dag: CompiledDag, sm: Mapping[str, Any]) -> bool:
     gate = dag.gate_slot
     if gate is None:
@@ -80,7 +90,7 @@ def prepare_call(
         new_sm = dict(sm)
         if last_user_text:
             new_sm[GATE_TEXT_KEY] = last_user_text
-        hidden = set(dag.executor_tasks) | set(READBACK_TOOLS)
+        hidden = set(dag.executor_tasks) | set(READBACK_TOOLS) | _blocked_setters(dag, new_sm)
         visible = tuple(n for n in registry.names if n not in hidden)
         suffix = build_phase_suffix(dag, {}, new_sm, hidden=hidden)
         return Preparation(new_sm, {}, visible, inject_suffix(instruction, suffix), engine_ran=False)
