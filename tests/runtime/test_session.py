@@ -139,3 +139,27 @@ def test_usage_is_summed_over_the_turns_model_calls() -> None:
     result = toy_agent(model, Backend()).session(clock=clock).send("Chen")
     assert result.model_calls == 2
     assert result.usage.prompt_tokens > 0 and result.usage.completion_tokens > 0
+
+
+def test_a_second_turn_while_one_runs_is_refused() -> None:
+    class GatedModel:
+        def __init__(self) -> None:
+            self.entered = asyncio.Event()
+            self.release = asyncio.Event()
+
+        async def generate(self, request: ModelRequest) -> ModelResponse:
+            self.entered.set()
+            await self.release.wait()
+            return ModelResponse(text="done")
+
+    async def scenario() -> str:
+        model = GatedModel()
+        session = toy_agent(ScriptedModel([]), Backend()).session(clock=clock, model=model)
+        first = asyncio.create_task(session.asend("one"))
+        await model.entered.wait()
+        with pytest.raises(SessionError, match="already running"):
+            await session.asend("two")
+        model.release.set()
+        return (await first).text
+
+    assert asyncio.run(scenario()) == "done"
