@@ -352,3 +352,57 @@ def test_render_leaves_unknown_placeholders_and_reads_literal_braces() -> None:
 
     assert render("Hi {name}, {unknown} {{x}} {0}", {"name": "Chen"}) == "Hi Chen, {unknown} {x} {0}"
     assert render("{name.__class__}", {"name": "Chen"}) == "{name.__class__}"
+
+
+def test_cascade_fires_the_next_task_in_the_same_invocation_97() -> None:
+    """§9.7: a success whose outputs make another task ready fires it at once, its then_say leading."""
+    dag = compile_config(
+        {
+            "slots": [
+                {"name": "a", "setter": "set_a"},
+                {"name": "b", "source": "task:First"},
+                {"name": "c", "source": "task:Second"},
+            ],
+            "tasks": [
+                {
+                    "name": "First",
+                    "tool": "first",
+                    "inputs": ["a"],
+                    "outputs": {"b": "b"},
+                    "then_say": "Got {b}.",
+                },
+                {
+                    "name": "Second",
+                    "tool": "second",
+                    "inputs": ["b"],
+                    "outputs": {"c": "c"},
+                    "terminal": True,
+                },
+            ],
+        }
+    )
+    sm, action = after(dag, {"filled": {"a": 1}}, "First", {"b": 2})
+    assert action["message"] == "Got 2." and action["preempt"] is True
+    assert action["function_call"] == {"name": "second", "args": {"b": 2}}
+    sm, action = run(dag, after_tool(sm, dag, "second", {"b": 2}, {"c": 3}))
+    assert sm["status"] == "complete" and sm["filled"]["c"] == 3 and action["message"] is None
+
+
+def test_prerequisite_on_an_inactive_slot_does_not_block() -> None:
+    dag = compile_config(
+        {
+            "slots": [
+                {"name": "n", "setter": "set_n"},
+                {
+                    "name": "phone",
+                    "setter": "set_phone",
+                    "condition": "lambda filled: int(filled.get('n', 0)) >= 5",
+                },
+                {"name": "note", "setter": "set_note", "requires": ["phone"]},
+            ]
+        }
+    )
+    out = after_tool({"filled": {"n": 2}}, dag, "set_note", {"note": "hi"}, {"stored": True, "value": "hi"})
+    assert out["pending"] == {"note": "hi"}
+    out = after_tool({"filled": {"n": 7}}, dag, "set_note", {"note": "hi"}, {"stored": True, "value": "hi"})
+    assert out["_slot_errors"] == [{"slot": "note", "code": "prereq_not_met"}]
