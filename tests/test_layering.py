@@ -120,3 +120,12 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     bad.write_text("import os\nfrom slotgraph.runtime import x\n\ndef f():\n    import slotgraph.cli\n")
     names = [name for _, name in _imports(bad)]
     assert names == ["os", "slotgraph.runtime", "slotgraph.cli"]
+
+
+def test_top_level_exports_resolve_lazily() -> None:
+    import slotgraph
+
+    assert slotgraph.Agent.__name__ == "Agent"
+    assert set(slotgraph.__all__) >= {"Agent", "Session", "TurnResult", "ScriptedModel"}
+    with pytest.raises(AttributeError):
+        _ = slotgraph.NoSuchName  # type: ignore[attr-defined]

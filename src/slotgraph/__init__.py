@@ -8,9 +8,51 @@ Layers, imports pointing only downwards (see ``DESIGN.md`` and ``tests/test_laye
 - :mod:`slotgraph.expr` — the safe expression language (conditions, formatters, rules);
 - :mod:`slotgraph.config` — typed config models, loading, whole-config validation, compilation;
 - :mod:`slotgraph.engine` — the pure slot-filling DAG decision engine;
+- :mod:`slotgraph.runtime` — the agent loop that plays the host's part;
 - the edges: :mod:`slotgraph.adapters` (the spec-compatible entry), :mod:`slotgraph.cli`.
+
+The runtime's main names are available here (``from slotgraph import Agent``); they are imported lazily so
+that ``import slotgraph.expr`` stays as light as the expression language itself.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+_RUNTIME_EXPORTS = (
+    "Agent",
+    "Session",
+    "TurnResult",
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "ScriptedModel",
+    "ScriptedStep",
+    "ToolContext",
+    "call",
+)
+
+__all__ = ["__version__", *_RUNTIME_EXPORTS]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from slotgraph.runtime import (  # noqa: F401 - re-exported lazily below
+        Agent,
+        Model,
+        ModelRequest,
+        ModelResponse,
+        ScriptedModel,
+        ScriptedStep,
+        Session,
+        ToolContext,
+        TurnResult,
+        call,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RUNTIME_EXPORTS:
+        return getattr(importlib.import_module("slotgraph.runtime"), name)
+    raise AttributeError(f"module 'slotgraph' has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """The ``slotgraph`` application: one module per command, wired here and nowhere else.
 
-Commands are nouns or noun-verb groups: ``validate``, ``graph``, ``schema``, ``version`` today; ``chat``,
-``test``, ``serve`` and a ``models`` group (``models list``) plug in later with ``app.command(...)`` or
+Commands are nouns or noun-verb groups: ``validate``, ``graph``, ``schema``, ``version``, ``chat``;
+``test``, ``serve`` and a ``models`` group (``models list``) plug in with ``app.command(...)`` or
 ``app.add_typer(...)`` in :func:`create_app`. The app is built by a function, so nothing here is module
 state.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import typer
 
+from slotgraph.cli.chat import chat_command
 from slotgraph.cli.graph import graph_command
 from slotgraph.cli.schema import schema_command
 from slotgraph.cli.validate import validate_command
@@ -32,6 +33,7 @@ def create_app() -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     app.command("validate")(validate_command)
+    app.command("chat")(chat_command)
     app.command("graph")(graph_command)
     app.command("schema")(schema_command)
     app.command("version")(version_command)
