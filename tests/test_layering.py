@@ -18,7 +18,9 @@ ALLOWED: dict[str, set[str]] = {
     "expr": {"expr"},
     "config": {"expr", "config"},
     "engine": {"expr", "config", "engine"},
-    "runtime": {"expr", "config", "engine", "runtime"},
+    # The runtime resolves "provider:model" specs through slotgraph.models (lazily, inside a function);
+    # backends import only the runtime's protocol types (slotgraph.runtime.model).
+    "runtime": {"expr", "config", "engine", "runtime", "models"},
     "models": {"expr", "config", "runtime", "models"},
     "stores": {"expr", "config", "engine", "runtime", "stores"},
 }
