@@ -72,7 +72,7 @@ _RELATIVE_DAYS = {
     "today": 0, "tonight": 0, "this morning": 0, "this afternoon": 0, "this evening": 0, "tomorrow": 1,
     "day after tomorrow": 2, "yesterday": -1, "last night": -1, "day before yesterday": -2,
 }  # fmt: skip
-_DATE_HINT_RE = re.compile(rf"\b(?:{_MONTH_ALT}|{_WEEKDAY_ALT}|week|weekend|month|ago)\b", re.I)
+_DATE_HINT_RE = re.compile(rf"\b(?:{_MONTH_ALT}|{_WEEKDAY_ALT}|weeks?|weekend|months?|years?|ago)\b", re.I)
 _TIME_LIKE_RE = re.compile(r"\d[:.]\d|\b(?:am|pm|o'?clock|noon|midnight)\b", re.I)
 
 

@@ -50,11 +50,13 @@ class _Work:
 
     text: str
     values: dict[tuple[str, str], Any] = field(default_factory=dict)
+    ends: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def take(self, param: Param, value: Any, found: Found | None = None) -> None:
         self.values[param.key] = value
         if found is not None:
             self.text = mask(self.text, [(found.start, found.end)])
+            self.ends[param.key] = found.end
 
     def has(self, param: Param) -> bool:
         return param.key in self.values
@@ -212,13 +214,33 @@ def _fill_names(work: _Work, params: Sequence[Param], asked: Sequence[Param], re
             work.take(param, found.value, found)
 
 
+_CLAUSE_RE = re.compile(r"\s*(?:,|;|\band\b|\balso\b|\bplus\b)\s*(.*[a-z]{3}.*)$", re.I | re.S)
+
+
+def _sibling_clause(work: _Work, param: Param, params: Sequence[Param]) -> str | None:
+    """The clause after a value just given to another parameter of the same setter ("Chen, no allergies")."""
+    ends = [
+        work.ends[p.key] for p in params if p.tool == param.tool and p is not param and p.key in work.ends
+    ]
+    if not ends:
+        return None
+    clause = _CLAUSE_RE.match(work.text, max(ends))
+    return clause.group(1) if clause else None
+
+
 def _fill_text(work: _Work, params: Sequence[Param], asked: Sequence[Param], user_text: str) -> None:
     if is_question_or_greeting(user_text):
         return
     for param in _of_kind(params, "text"):
-        if param not in asked:
-            continue
-        remaining = clean_text(work.text)
+        # The asked parameter takes the free text left over; a text parameter that was not asked takes only
+        # a clause after a value just given to its sibling ("under Chen, no allergies" when a name was asked).
+        if param in asked:
+            remaining = clean_text(work.text)
+        else:
+            clause = _sibling_clause(work, param, params)
+            if clause is None:
+                continue
+            remaining = clean_text(clause)
         if not remaining:
             continue
         work.take(param, param.empty_value if is_nothing(remaining) else remaining)

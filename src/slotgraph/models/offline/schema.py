@@ -90,10 +90,10 @@ def param_notes(tool_description: str, names: Sequence[str]) -> dict[str, str]:
     return notes
 
 
-def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any]) -> Kind:
+def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any], raw: str) -> Kind:
     json_type = _json_type(schema)
     fmt = str(schema.get("format") or "").lower()
-    text = " ".join(name_words + desc_words)
+    text = " ".join(name_words) + " " + raw.lower()
     if schema.get("enum"):
         return "choice"
     if json_type == "boolean":
@@ -130,7 +130,7 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     return Param(
         tool=tool,
         name=name,
-        kind=_kind(name_words, desc_words, schema),
+        kind=_kind(name_words, desc_words, schema, description),
         words=all_words,
         text=f"{name} {description}".lower(),
         name_words=frozenset(name_words),

@@ -1,0 +1,144 @@
+"""``plan_turn``: which setters are called with what, in collection and readback, and what is said."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from slotgraph.models.offline import NEUTRAL_REPLY, Plan, plan_turn
+
+NOW = dt.datetime(2026, 7, 13, 18, 0)
+BASICS = {
+    "name": "set_reservation_basics",
+    "description": "Record the party size and/or the preferred date.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "party_size": {"type": "integer", "description": "Number of guests in the party."},
+            "preferred_date": {"type": "string", "description": "Preferred date in YYYY-MM-DD format."},
+        },
+    },
+}
+GUEST = {
+    "name": "set_guest_info",
+    "description": "Record the name and any special requests.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "guest_name": {"type": "string", "description": "Name the reservation is under."},
+            "special_requests": {"type": "string", "description": "Allergies or requests; 'none' if none."},
+        },
+    },
+}
+TIME = {
+    "name": "set_selected_time",
+    "description": "Record the chosen time.",
+    "parameters": {"type": "object", "properties": {"time": {"type": "string", "description": "HH:MM"}}},
+}
+CONFIRM = {"name": "confirm_pending", "description": "", "parameters": {"type": "object", "properties": {}}}
+REJECT = {"name": "reject_pending", "description": "", "parameters": {"type": "object", "properties": {}}}
+
+
+def _si(directive: str | None, *, readback: bool = False) -> str:
+    block = (
+        "<readback_protocol>...</readback_protocol>"
+        if readback
+        else "<slot_filling_protocol>...</slot_filling_protocol>"
+    )
+    return block + (f"\n<system_directive>\n{directive}\n</system_directive>" if directive else "")
+
+
+def _plan(tools: list[dict[str, Any]], directive: str | None, user: str | None, **kw: Any) -> Plan:
+    return plan_turn(tools, system_instruction=_si(directive, **kw), user_text=user, now=NOW)
+
+
+def test_one_call_per_setter_with_every_parameter_that_got_a_value() -> None:
+    plan = _plan([BASICS, GUEST], "How many guests, and on what date?", "4 people next Friday")
+    assert plan == Plan(
+        tool_calls=(("set_reservation_basics", {"party_size": 4, "preferred_date": "2026-07-17"}),)
+    )
+
+
+def test_only_setters_whose_parameters_got_values_are_called() -> None:
+    plan = _plan([BASICS, GUEST, TIME], "What name should I put it under?", "Chen")
+    assert plan.tool_calls == (("set_guest_info", {"guest_name": "Chen"}),)
+    assert plan.text is None
+
+
+def test_several_setters_from_one_message() -> None:
+    plan = _plan([BASICS, GUEST], "How many guests, and what name?", "party of 3 under Okafor")
+    assert plan.tool_calls == (
+        ("set_reservation_basics", {"party_size": 3}),
+        ("set_guest_info", {"guest_name": "Okafor"}),
+    )
+
+
+def test_nothing_understood_relays_the_directive() -> None:
+    assert _plan([BASICS], "How many guests?", "hi there") == Plan(text="How many guests?")
+
+
+def test_after_tools_ran_the_model_only_relays() -> None:
+    assert _plan([BASICS], "Just to confirm — 4 guests. Is that correct?", None) == Plan(
+        text="Just to confirm — 4 guests. Is that correct?"
+    )
+    assert _plan([BASICS], None, None) == Plan(text=NEUTRAL_REPLY)
+
+
+def test_steer_back_is_relayed_when_there_is_no_directive() -> None:
+    plan = plan_turn(
+        [BASICS], system_instruction="<steer_back>Ask for the date.</steer_back>", user_text=None, now=NOW
+    )
+    assert plan.text == "Ask for the date."
+
+
+def test_readback_yes_no_and_correction() -> None:
+    tools = [CONFIRM, REJECT, BASICS]
+    directive = "Just to confirm — 4 guests, on July 17th. Is that correct?"
+    assert _plan(tools, directive, "yes", readback=True).tool_calls == (("confirm_pending", {}),)
+    assert _plan(tools, directive, "no", readback=True).tool_calls == (("reject_pending", {}),)
+    assert _plan(tools, directive, "no, make it 6", readback=True).tool_calls == (
+        ("set_reservation_basics", {"party_size": 6}),
+    )
+    assert _plan(tools, directive, "what?", readback=True) == Plan(text=directive)
+
+
+def test_readback_is_recognised_from_the_tools_even_without_the_protocol_block() -> None:
+    plan = _plan([CONFIRM, REJECT], "Is that correct?", "yep")
+    assert plan.tool_calls == (("confirm_pending", {}),)
+
+
+def test_free_text_goes_to_the_asked_parameter_only() -> None:
+    assert _plan([GUEST], "Any special requests?", "a window table").tool_calls == (
+        ("set_guest_info", {"special_requests": "a window table"}),
+    )
+    assert _plan([GUEST], "Any special requests?", "nothing, thanks").tool_calls == (
+        ("set_guest_info", {"special_requests": "none"}),
+    )
+    assert _plan([GUEST], "How can I help?", "a window table").tool_calls == ()
+
+
+def test_offered_times_are_matched() -> None:
+    plan = _plan([TIME], "We have 17:30, 19:00, 20:30. Which time works best for you?", "7 please")
+    assert plan.tool_calls == (("set_selected_time", {"time": "19:00"}),)
+
+
+def test_names_of_parameters_do_not_matter_only_their_meaning() -> None:
+    renamed = {
+        "name": "record_headcount",
+        "description": "Record the headcount.",
+        "parameters": {
+            "type": "object",
+            "properties": {"attendees": {"type": "integer", "description": "How many people attend."}},
+        },
+    }
+    assert _plan([renamed], "How many people are coming?", "about twenty people").tool_calls == (
+        ("record_headcount", {"attendees": 20}),
+    )
+
+
+def test_plans_are_deterministic() -> None:
+    args = ([BASICS, GUEST], "How many guests, and on what date?", "two of us on the 3rd")
+    assert _plan(*args) == _plan(*args)
+    assert _plan(*args).tool_calls == (
+        ("set_reservation_basics", {"party_size": 2, "preferred_date": "2026-08-03"}),
+    )
