@@ -163,3 +163,14 @@ def test_a_second_turn_while_one_runs_is_refused() -> None:
         return (await first).text
 
     assert asyncio.run(scenario()) == "done"
+
+
+def test_the_model_gets_the_session_clock_and_channel_in_its_request_metadata() -> None:
+    """Backends such as the offline model resolve "tomorrow" against the session clock, not their own."""
+    model = ScriptedModel([ScriptedStep(text="hi")])
+    session = toy_agent(model, Backend()).session(clock=clock, channel="MOBILE")
+    session.send("hello")
+    metadata = model.requests[0].metadata
+    assert metadata["now"] == clock()
+    assert metadata["channel"] == "MOBILE"
+    assert metadata["session_id"] == session.id

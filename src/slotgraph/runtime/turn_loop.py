@@ -171,7 +171,12 @@ async def _call_model(
         system_instruction=instruction,
         messages=tuple(out.history),
         tools=inputs.registry.schemas(visible),
-        metadata={"session_id": inputs.session_id, "model_call": out.model_calls + 1},
+        metadata={
+            "session_id": inputs.session_id,
+            "model_call": out.model_calls + 1,
+            "now": inputs.now,
+            "channel": inputs.channel,
+        },
     )
     response = await inputs.model.generate(request)
     out.model_calls += 1
