@@ -43,10 +43,26 @@ def _time_and_name() -> list[ScriptedStep]:
             tool_calls=(call("set_selected_time", time="19:30"),), expect_hidden={"set_reservation_basics"}
         ),
         ScriptedStep(text="7:30 PM — is that right?", expect_in_instruction=["at 7:30 PM"]),
+        # Grouped (deferred) readback, spec §7a: the name is noted silently, then both are confirmed together.
         ScriptedStep(tool_calls=(call("set_guest_info", guest_name="Chen"),)),
-        ScriptedStep(text="Under the name Chen, correct?", expect_in_instruction=["under the name Chen"]),
+        ScriptedStep(
+            text="Any special requests or dietary needs?",
+            expect_in_instruction=[
+                "<deferred_collection>\nThe value(s) just collected (guest_name) are noted",
+                "Instead, proceed to ask: Do you have any special requests or dietary needs",
+            ],
+            expect_hidden={"confirm_pending", "reject_pending"},
+        ),
         ScriptedStep(tool_calls=(call("set_guest_info", special_requests="None"),)),
-        ScriptedStep(text="No special requests — correct?", expect_in_instruction=["no special requests"]),
+        ScriptedStep(
+            text="Let me confirm: under the name Chen, no special requests. Is that correct?",
+            expect_in_instruction=[
+                "<readback_scope>",
+                "  - name: under the name Chen\n  - special requests: no special requests",
+                "Just to confirm — under the name Chen, no special requests. Is that correct?",
+            ],
+            expect_hidden={"confirm_pending", "reject_pending", "set_guest_info"},
+        ),
     ]
 
 
@@ -64,12 +80,12 @@ def _collect_until_booking(session: Session) -> None:
     session.send("Half past seven")
     assert session.state["pending"] == {"selected_time": "19:30"}
     assert session.send("yes").text == "Perfect! What name should I put the reservation under?"
-    session.send("Chen")
-    assert session.send("Yes").text.endswith(
-        "Do you have any special requests or dietary needs we should know about?"
-    )
+    named = session.send("Chen")
+    assert not named.preempted and named.text == "Any special requests or dietary needs?"
+    assert session.state["pending"] == {} and session.state["deferred"] == {"guest_name": "Chen"}
     session.send("No, nothing")
-    assert session.state["pending"] == {"special_requests": "None"}
+    assert session.state["pending"] == {"guest_name": "Chen", "special_requests": "None"}
+    assert session.state["deferred"] == {}
 
 
 def test_a_full_booking() -> None:

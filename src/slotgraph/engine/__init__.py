@@ -11,21 +11,29 @@ Public names:
   :class:`Announce`, :class:`AllDone`) — the pure decision (§3.1);
 * :func:`after_tool`, :func:`confirm_pending`, :func:`reject_pending` — tool-result routing (§6a, §7.1);
 * :func:`begin_turn` — the start of a user turn (``before_agent_callback``);
+* :func:`fill_slots` — programmatic slot filling (§12.2); :func:`gate_open` — the gate-slot verdict (§3.0a);
+* :func:`find_next_question`, :func:`deferred_eligible` — the question finder and the §7a.2 eligibility;
+* :data:`LOGGER_NAME` — the logger of the ``[slot-filling:<tag>]`` lines (§19);
 * :func:`build_readback`, :func:`is_affirmative`, :func:`starts_affirmative`, :func:`compute_hidden_tools`;
 * errors: :class:`EngineError`, :class:`EngineStateError`, :class:`EngineInputError`.
 """
 
 from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
 from slotgraph.engine.affirmatives import is_affirmative, starts_affirmative
-from slotgraph.engine.dag import compute_dag_state
+from slotgraph.engine.dag import compute_dag_state, find_next_question
 from slotgraph.engine.errors import EngineError, EngineInputError, EngineStateError
+from slotgraph.engine.fill import fill_slots
+from slotgraph.engine.gate import gate_open
+from slotgraph.engine.invocation import LOGGER_NAME, format_line
 from slotgraph.engine.pipeline import EngineResult, default_choose, run_engine
 from slotgraph.engine.readback import build_readback
 from slotgraph.engine.routing import after_tool, confirm_pending, reject_pending
+from slotgraph.engine.stages.promotion import deferred_eligible
 from slotgraph.engine.turn import begin_turn
 from slotgraph.engine.visibility import compute_hidden_tools
 
 __all__ = [
+    "LOGGER_NAME",
     "AllDone",
     "Announce",
     "Ask",
@@ -43,6 +51,11 @@ __all__ = [
     "compute_hidden_tools",
     "confirm_pending",
     "default_choose",
+    "deferred_eligible",
+    "fill_slots",
+    "find_next_question",
+    "format_line",
+    "gate_open",
     "is_affirmative",
     "reject_pending",
     "run_engine",

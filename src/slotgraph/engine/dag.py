@@ -25,6 +25,7 @@ from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagA
 
 __all__ = [
     "compute_dag_state",
+    "find_next_question",
     "requires_met",
     "slot_active",
     "task_ready",
@@ -101,3 +102,19 @@ def compute_dag_state(
             continue
         return Announce(slot=slot.name) if slot.is_announce else Ask(slot=slot.name)
     return AllDone()
+
+
+def find_next_question(
+    dag: CompiledDag,
+    filled: Mapping[str, Any],
+    pending: Mapping[str, Any] = _EMPTY,
+    deferred: Mapping[str, Any] = _EMPTY,
+) -> CompiledSlot | None:
+    """The spec's ``_find_next_question``: the first *user* slot (announces are not questions) that is not in
+    ``filled``/``pending``/``deferred``, is active and has its requires met (§7a.4, §7a.6, §7.6)."""
+    for slot in dag.slots:
+        if not slot.is_user or slot.name in filled or slot.name in pending or slot.name in deferred:
+            continue
+        if slot.is_active(filled) and requires_met(dag, slot, filled):
+            return slot
+    return None

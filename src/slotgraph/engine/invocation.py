@@ -1,22 +1,33 @@
-"""Per-invocation context shared by the pipeline stages, and the stage outcome type.
+"""Per-invocation context shared by the pipeline stages, the stage outcome type, and the trace (spec §19).
 
 An :class:`Invocation` lives for one engine call. It owns ``sm`` — the invocation's *working copy* of the
 state (never the caller's dict) — and the facts earlier stages established for later ones (was pending fresh,
-was the readback confirmed inline, which messages accumulated). Nothing here outlives the call, so two
-sessions on two threads never share anything.
+was the readback confirmed inline, which message segments accumulated). Nothing here outlives the call, so
+two sessions on two threads never share anything.
 
-A stage either returns ``None`` (carry on) or a :class:`Reply` (the invocation ends with this reply).
+A stage either returns ``None`` (carry on) or a :class:`Reply` (the invocation ends with this reply). A
+reply's text is made of :class:`Segment` s, each remembering the config location it came from, so the rich
+response parts of that location (§8a) can be resolved later.
+
+:class:`Trace` is the structured event log of spec §19: every ``emit(tag, ...)`` becomes a ``_debug_log``
+entry when debug is on, and a ``[slot-filling:<tag>] k='v' ...`` line on the ``slotgraph.engine`` logger when
+that logger is enabled for INFO. When neither is on, ``emit`` returns at once (no formatting at all), and call
+sites that would build costly data check :attr:`Trace.active` first.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from slotgraph.config.compiled import CompiledDag
+from slotgraph.config.compiled import NO_RESPONSES, CompiledDag, Responses
 
-__all__ = ["Choose", "FunctionCall", "Invocation", "Reply", "Trace"]
+__all__ = ["LOGGER_NAME", "Choose", "FunctionCall", "Invocation", "Reply", "Segment", "Trace", "format_line"]
+
+LOGGER_NAME: Final = "slotgraph.engine"
+_LOGGER: Final = logging.getLogger(LOGGER_NAME)  # a logger object, not state: configuration lives in logging
 
 Choose = Callable[[Sequence[str]], str]
 """Picks one string from a non-empty sequence (the engine's only source of variety, injected)."""
@@ -34,6 +45,18 @@ class FunctionCall:
 
 
 @dataclass(frozen=True, slots=True)
+class Segment:
+    """One piece of a reply's text and the rich response parts configured at the same location (§8a).
+
+    ``question`` marks a user slot's ``ask`` (its parts are stashed as ``stash_question``).
+    """
+
+    text: str
+    responses: Responses = NO_RESPONSES
+    question: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """How an invocation ends: a message (preempted or relayed) and/or a function call."""
 
@@ -43,18 +66,38 @@ class Reply:
     force_preempt: bool = False
     reason: str = ""
     """Which decision produced the reply (``fire``, ``slot_error``, ``auto_confirm``, ...), for the log."""
+    segments: tuple[Segment, ...] = ()
+    """Where the message came from, in order; empty when no location has response parts to offer."""
+
+
+def format_line(tag: str, data: Mapping[str, Any]) -> str:
+    """The spec's line format (§19.1): ``[slot-filling:tag] k='v' ...`` (values through ``repr``)."""
+    parts = " ".join(f"{k}={v!r}" for k, v in data.items())
+    return f"[slot-filling:{tag}]" + (f" {parts}" if parts else "")
 
 
 @dataclass(slots=True)
 class Trace:
-    """The opt-in structured event log (spec §19.4 ``_debug_log``). Records nothing unless enabled."""
+    """The structured event log of one invocation (spec §19): ``_debug_log`` entries and log lines."""
 
     enabled: bool = False
+    """Collect ``_debug_log`` entries (the ``debug`` input)."""
     entries: list[dict[str, Any]] = field(default_factory=list)
+    log: bool = field(default_factory=lambda: _LOGGER.isEnabledFor(logging.INFO))
+    """Emit log lines (decided once, when the trace is created)."""
+
+    @property
+    def active(self) -> bool:
+        """Whether anything is recorded at all; call sites building costly data check this first."""
+        return self.enabled or self.log
 
     def emit(self, tag: str, **data: Any) -> None:
+        if not (self.enabled or self.log):
+            return
         if self.enabled:
             self.entries.append({"tag": tag, **data})
+        if self.log:
+            _LOGGER.info("%s", format_line(tag, data))
 
 
 @dataclass(slots=True)
@@ -68,15 +111,24 @@ class Invocation:
     prior_pending: bool = False
     """``pending`` was non-empty when the previous invocation ended (from ``_last_state``)."""
     fresh_pending: bool = False
-    """``pending`` is non-empty now and was empty when the previous invocation ended (§4.3)."""
+    """``pending`` is non-empty now and was empty when the previous invocation ended, or values were just
+    promoted from ``deferred`` (§4.3, §7a.6)."""
     inline_confirmed: bool = False
     readback_transition: bool = False
     event_prefilled: bool = False
     force_preempt: bool = False
-    then_say: str | None = None
+    then_say: Segment | None = None
     """The rendered ``then_say`` of a non-terminal task that just succeeded (leads the next reply)."""
-    messages: list[str] = field(default_factory=list)
-    """Messages earlier stages produced that lead the final reply (announce texts, ``then_say``)."""
+    messages: list[Segment] = field(default_factory=list)
+    """Segments earlier stages produced that lead the final reply (announce texts)."""
+    fresh_deferred: list[str] = field(default_factory=list)
+    """Slots routed from ``pending`` to ``deferred`` in this invocation (§7a.1 step 2)."""
+    promoted: list[str] = field(default_factory=list)
+    """Slots promoted from ``deferred`` to ``pending`` in this invocation (group completion, §7a.3)."""
+    steer_back_directive: str | None = None
+    """The soft steer-back directive of this invocation (§7.6 tier 1)."""
+    steer_yield: bool = False
+    """This user turn is the yield after a hard steer-back: no tier applies (§7.6 step 3)."""
 
     @property
     def filled(self) -> dict[str, Any]:

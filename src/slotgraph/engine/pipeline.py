@@ -6,25 +6,30 @@
     returned unmodified and every config tool is hidden.
  2. **rejection** (§7.1.5) — a rejection recorded by ``reject_pending`` is applied before anything reads
     ``pending``, so the post-tool invocation does not read rejected values back.
- 3. **event pre-fill** (§12.1) — before change detection, so pre-filled slots count as progress.
+ 3. **event pre-fill** (§12.1, through ``fill_slots`` §12.2) — before change detection, so pre-filled slots
+    count as progress, and before the DAG, so the next question already skips them.
  4. **state change** (§5.4, §7.6) — compared with ``_last_state`` *before* this invocation changes anything:
     only what tools and the host did since the last invocation is "new" (clears slot retries, resets the
-    steer-back counter); consumes ``_readback_transition`` and ``_auto_confirm_pending``.
- 5. **user-turn count** (§7.6.1) — right after the reset, and before auto-confirm can end the invocation
-    (auto-confirm "already incremented" the counter).
- 6. **auto-promote / deferred routing** (§7.1.1, §7a) then **auto-deactivate** (§4.4) — the state is made
-    consistent before any decision reads it; fresh pending is judged on the promoted state.
+    steer-back counter, logs ``progress``); consumes ``_readback_transition`` and ``_auto_confirm_pending``.
+ 5. **user-turn count / yield** (§7.6.1, §7.6.3) — right after the reset, and before auto-confirm can end the
+    invocation (auto-confirm "already incremented" the counter); the turn after a hard steer-back is yielded.
+ 6. **auto-promote**, **deferred routing and group completion** (§7.1.1, §7a.1–7a.3), then
+    **auto-deactivate** (§4.4, also clears ``deferred``) — the state is made consistent before any decision
+    reads it; fresh pending is judged on the routed state (a group promotion counts as fresh, §7a.6).
  7. **auto-confirm** / **inline confirm** (§7.3, §7.3a) — need the consistent ``pending``; auto-confirm ends
     the invocation with ``function_call(confirm_pending)``.
  8. **slot errors** (§5b) — before the DAG: an invalid answer is re-asked, nothing fires on its account.
- 9. **steer-back** tiers (§7.6, seam).
+ 9. **steer-back** tiers (§7.6) — after slot errors (an error reply already steers), before the post-executor
+    and the DAG (a hard tier or an escalation ends the invocation; the soft tier only adds a directive).
 10. **post-executor** (§3.2, §5) — a task result is judged before the DAG so a cascade sees its outputs and a
     failure can clear slots.
-11. **DAG evaluation + announce cascade** (§3.1, §12.3) → the reply (§3.2, §7.1, §7.4).
+11. **DAG evaluation + announce cascade** (§3.1, §12.3), then **re-deferral** (§7a, ``re_deferred``: a task
+    about to fire sends values promoted from ``deferred`` back there) → the reply (§3.2, §7.1, §7.4).
 12. **tool visibility** (§4) — computed last, on the final state of the invocation (the spec lists it earlier;
     computing it after the post-executor means a slot cleared by a failed task is visible again, and a setter
     whose requirement a task output just met is visible, in the very invocation that changed them). Then the
-    SI-suffix / rich-response seams, and ``_last_state`` is rewritten for the next invocation.
+    SI suffix (§7a.4, §12.1) and rich responses (§8a) for the final reply, ``_last_state`` is rewritten for
+    the next invocation, and the ``invoke`` line (§19.2) is logged with the invocation counter ``n``.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.errors import EngineInputError
+from slotgraph.engine.gate import gate_open
 from slotgraph.engine.invocation import Choose, Invocation, Reply, Trace
 from slotgraph.engine.stages.announce import cascade_announces, evaluate
 from slotgraph.engine.stages.confirmation import apply_inline_confirm, try_auto_confirm
@@ -43,7 +49,7 @@ from slotgraph.engine.stages.decision import reply_for
 from slotgraph.engine.stages.hints import response_parts, si_suffix
 from slotgraph.engine.stages.post_executor import handle_post_executor
 from slotgraph.engine.stages.prefill import prefill_from_events
-from slotgraph.engine.stages.promotion import auto_promote, route_deferred
+from slotgraph.engine.stages.promotion import auto_promote, re_defer, route_deferred
 from slotgraph.engine.stages.rejection import apply_rejection
 from slotgraph.engine.stages.slot_errors import handle_slot_errors
 from slotgraph.engine.stages.state_change import detect_state_change
@@ -89,6 +95,7 @@ def _action(reply: Reply, hide_tools: list[str], **extra: Any) -> dict[str, Any]
         "reason": reply.reason,
         "steer_back_directive": None,
         "event_prefilled": False,
+        "gate_open": True,
         **extra,
     }
 
@@ -120,6 +127,32 @@ def _check_inputs(dag: object, last_user_text: object, event_data: object, chann
         )
 
 
+def _invoke_data(
+    inv: Invocation, reply: Reply, count: int, phase: str, fresh: bool, hidden: list[str]
+) -> dict[str, Any]:
+    """The ``invoke`` line (§19.2): the state snapshot and what was decided."""
+    data: dict[str, Any] = {
+        "n": count,
+        "phase": phase,
+        "filled": sorted(inv.filled),
+        "pending": sorted(inv.pending),
+        "deferred": sorted(inv.deferred),
+        "fresh": fresh,
+        "hidden": hidden,
+    }
+    if reply.function_call is not None:
+        data["fired"] = reply.function_call.name
+    elif reply.reason == "readback":
+        data["rb"] = sorted(inv.pending)
+    elif reply.reason in ("next_question", "steer_back_hard"):
+        data["asking"] = reply.message
+    elif reply.reason in ("done", "task_complete"):
+        data["done"] = True
+    data["preempted"] = reply.preempt
+    data["reason"] = reply.reason
+    return data
+
+
 def _run(inv: Invocation) -> Reply:
     """Stages 2–11; returns the reply. The order is explained in the module docstring."""
     if apply_rejection(inv.sm):
@@ -130,7 +163,7 @@ def _run(inv: Invocation) -> Reply:
     auto_promote(inv)
     route_deferred(inv)
     deactivate_conditional_slots(inv)
-    inv.fresh_pending = bool(inv.pending) and not inv.prior_pending
+    inv.fresh_pending = bool(inv.pending) and (not inv.prior_pending or bool(inv.promoted))
     reply = try_auto_confirm(inv)
     if reply is not None:
         return reply
@@ -140,6 +173,7 @@ def _run(inv: Invocation) -> Reply:
         if reply is not None:
             return reply
     action = cascade_announces(inv, evaluate(inv))
+    re_defer(inv, action)
     return reply_for(inv, action)
 
 
@@ -173,9 +207,11 @@ def run_engine(
         trace=trace,
         event_data=event_data,
     )
+    count = int(work.get("_invocation_count") or 0) + 1
+    work["_invocation_count"] = count
     reply = _run(inv)
     terminal = work["status"] in TERMINAL_STATUSES
-    fresh = bool(inv.pending) and not inv.prior_pending and not inv.inline_confirmed
+    fresh = bool(inv.pending) and inv.fresh_pending and not inv.inline_confirmed
     hide = compute_hidden_tools(
         dag, inv.filled, inv.pending, inv.deferred, fresh_pending=fresh, terminal=terminal
     )
@@ -183,15 +219,17 @@ def run_engine(
     action = _action(
         reply,
         hide,
-        si_suffix=si_suffix(inv),
+        si_suffix=si_suffix(inv, reply),
         inline_confirmed=inv.inline_confirmed,
         response=response_parts(inv, reply),
         phase=phase,
-        event_prefilled=inv.event_prefilled,
+        steer_back_directive=inv.steer_back_directive,
+        event_prefilled=bool(work.get("_event_prefilled_this_turn")),
+        gate_open=gate_open(dag, work),
     )
     work["_system_message"] = reply.message or ""
     work["_last_state"] = snapshot(work)
     work.update(derived_mappings(dag))
-    trace.emit("invoke", phase=phase, filled=sorted(inv.filled), pending=sorted(inv.pending), hidden=hide,
-               reason=reply.reason)  # fmt: skip
+    if trace.active:
+        trace.emit("invoke", **_invoke_data(inv, reply, count, phase, fresh, hide))
     return EngineResult(sm=work, action=action, debug_log=tuple(trace.entries))

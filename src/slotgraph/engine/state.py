@@ -120,6 +120,14 @@ def validate_state(sm: object) -> None:
     payloads = sm.get("_pending_payloads")
     if payloads is not None and not isinstance(payloads, list):
         raise _fail("_pending_payloads", f"expected a list, got {type(payloads).__name__}", "store a list")
+    promoted = sm.get("_promoted_from_deferred")
+    if promoted is not None and (
+        not isinstance(promoted, list) or not all(isinstance(n, str) for n in promoted)
+    ):
+        raise _fail("_promoted_from_deferred", f"expected a list of slot names, got {promoted!r}", "drop it")
+    count = sm.get("_invocation_count")
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+        raise _fail("_invocation_count", f"expected a non-negative int, got {count!r}", "drop it (restarts)")
 
 
 def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
@@ -146,6 +154,9 @@ def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
     payloads = sm.get("_pending_payloads")
     if payloads is not None:
         out["_pending_payloads"] = list(payloads)
+    promoted = sm.get("_promoted_from_deferred")
+    if promoted is not None:
+        out["_promoted_from_deferred"] = list(promoted)
     if isinstance(sm.get("_debug_log"), list):
         out["_debug_log"] = list(sm["_debug_log"])
     return out

@@ -1,20 +1,25 @@
 """Announce cascade (spec §12.3, §3.3): deliver consecutive announce slots in one invocation.
 
-Minimal implementation: while the DAG's next action is an announce, its ``message`` (rendered from
-``filled``) is queued, its completion bit ``filled[name] = True`` is set, and the DAG is evaluated again.
-An announce with ``preempt: True`` makes the reply preempt with ``force_preempt`` (it must reach the user
-verbatim even on the first turn); ``preempt: False`` leaves the text as guidance for the model. Rich
-``response`` parts for announces arrive with §8a in the follow-up issue.
+While the DAG's next action is an announce (an active announce slot whose ``requires`` are met, not yet
+filled), its ``message`` — rendered from ``filled`` — is queued as a segment carrying the slot's ``response``
+/``channel_responses``, its completion bit ``filled[name] = True`` is set, and the DAG is evaluated again. The
+loop ends at the first non-announce action (fire, question, readback, all done), so a welcome followed by the
+first question delivers both in one reply, texts concatenated in order.
+
+Delivery mode: an announce with ``preempt: true`` (the default) must reach the user verbatim, even on the very
+first turn: the reply preempts with ``force_preempt``. With ``preempt: false`` the text is guidance (the
+reply's ``message``, relayed by the model as ``<system_directive>``) and the model runs — unless something
+else in the same reply preempts (a task fire).
 """
 
 from __future__ import annotations
 
 from slotgraph.engine.actions import Announce, DagAction
 from slotgraph.engine.dag import compute_dag_state
-from slotgraph.engine.invocation import Invocation
+from slotgraph.engine.invocation import Invocation, Segment
 from slotgraph.engine.text import render
 
-__all__ = ["cascade_announces"]
+__all__ = ["cascade_announces", "evaluate"]
 
 
 def cascade_announces(inv: Invocation, action: DagAction) -> DagAction:
@@ -22,8 +27,9 @@ def cascade_announces(inv: Invocation, action: DagAction) -> DagAction:
         if not isinstance(action, Announce):
             return action
         slot = inv.dag.slot_by_name[action.slot]
-        if slot.message:
-            inv.messages.append(render(slot.message, inv.filled))
+        text = render(slot.message, inv.filled) if slot.message else ""
+        if text or not slot.responses.empty:
+            inv.messages.append(Segment(text, slot.responses))
         if slot.preempt:
             inv.force_preempt = True
         inv.filled[slot.name] = True

@@ -13,6 +13,9 @@
 * **all done** — whatever messages led (``then_say``), preempted.
 
 Announce messages queued by the cascade always lead; an announce with ``preempt: True`` forces preemption.
+Every piece of text is a :class:`~slotgraph.engine.invocation.Segment` that remembers its config location, so
+the rich response parts of that location can be resolved (§8a); the transition prefix and the readback are
+plain text.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 from typing import assert_never
 
 from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
-from slotgraph.engine.invocation import FunctionCall, Invocation, Reply
+from slotgraph.engine.invocation import FunctionCall, Invocation, Reply, Segment
 from slotgraph.engine.readback import build_readback
 from slotgraph.engine.text import DEFAULT_TRANSITION_PREFIX, join, question_for
 
@@ -34,6 +37,24 @@ def _transition_prefix(inv: Invocation) -> str:
     return inv.choose(list(prefixes))
 
 
+def _reply(
+    lead: list[Segment],
+    *,
+    reason: str,
+    preempt: bool,
+    force_preempt: bool,
+    function_call: FunctionCall | None = None,
+) -> Reply:
+    return Reply(
+        message=join([seg.text for seg in lead]),
+        function_call=function_call,
+        preempt=preempt,
+        force_preempt=force_preempt,
+        reason=reason,
+        segments=tuple(lead),
+    )
+
+
 def reply_for(inv: Invocation, action: DagAction) -> Reply:
     lead = list(inv.messages)
     then_say = inv.then_say
@@ -43,14 +64,12 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
         case Fire():
             if inv.inline_confirmed:
                 inv.trace.emit("fire_held", task=action.task)
-                return Reply(
-                    message=join(lead), preempt=inv.force_preempt, force_preempt=force, reason="fire_held"
-                )
+                return _reply(lead, preempt=inv.force_preempt, force_preempt=force, reason="fire_held")
             if then_say:
                 lead.append(then_say)
             inv.trace.emit("fire", task=action.task, tool=action.tool)
-            return Reply(
-                message=join(lead),
+            return _reply(
+                lead,
                 function_call=FunctionCall(action.tool, dict(action.args)),
                 preempt=True,
                 force_preempt=force,
@@ -59,25 +78,23 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
         case AwaitReadback():
             if then_say:
                 lead.append(then_say)
-            lead.append(build_readback(inv.dag, inv.pending, action.slots))
-            return Reply(message=join(lead), preempt=preempt, force_preempt=force, reason="readback")
+            lead.append(Segment(build_readback(inv.dag, inv.pending, action.slots)))
+            return _reply(lead, preempt=preempt, force_preempt=force, reason="readback")
         case Ask():
-            question = question_for(inv.dag.slot_by_name[action.slot], inv.filled)
-            if then_say and not then_say.rstrip().endswith("?"):
+            slot = inv.dag.slot_by_name[action.slot]
+            if then_say and not then_say.text.rstrip().endswith("?"):
                 lead.append(then_say)
             if inv.readback_transition and then_say is None:
-                question = f"{_transition_prefix(inv)} {question}"
+                lead.append(Segment(_transition_prefix(inv)))
                 preempt = True
-            lead.append(question)
-            return Reply(message=join(lead), preempt=preempt, force_preempt=force, reason="next_question")
+            lead.append(Segment(question_for(slot, inv.filled), slot.responses, question=True))
+            return _reply(lead, preempt=preempt, force_preempt=force, reason="next_question")
         case Announce():  # resolved by the cascade before this point; deliver plainly if one remains
-            return Reply(message=join(lead), preempt=preempt, force_preempt=force, reason="announce")
+            return _reply(lead, preempt=preempt, force_preempt=force, reason="announce")
         case AllDone():
             if then_say:
                 lead.append(then_say)
-            message = join(lead)
-            return Reply(
-                message=message, preempt=preempt and message is not None, force_preempt=force, reason="done"
-            )
+            say = join([seg.text for seg in lead]) is not None or any(not seg.responses.empty for seg in lead)
+            return _reply(lead, preempt=preempt and say, force_preempt=force, reason="done")
         case _:
             assert_never(action)

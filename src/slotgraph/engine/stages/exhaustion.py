@@ -1,15 +1,16 @@
 """Exhaustion (spec §5.3, §5b.3 step 2b): the last word when retries are used up.
 
-Shared by task failures and slot validation errors (and, later, steer-back): the ``on_exhaust.say`` message
+Shared by task failures, slot validation errors and steer-back: the ``on_exhaust.say`` message
 rendered from ``filled``, ``on_exhaust.then`` resolved to a function call with its ``{slot}`` placeholders
 filled, and ``status`` set to ``"escalated"``. Without an ``on_exhaust`` (or without its ``say``) the default
 message :data:`~slotgraph.engine.text.DEFAULT_EXHAUST_MESSAGE` is used; without ``then`` there is no call.
+The reply's segment carries ``on_exhaust.response``/``on_exhaust.channel_responses`` (§8a).
 """
 
 from __future__ import annotations
 
-from slotgraph.config.compiled import Exhaust
-from slotgraph.engine.invocation import FunctionCall, Invocation, Reply
+from slotgraph.config.compiled import NO_RESPONSES, Exhaust
+from slotgraph.engine.invocation import FunctionCall, Invocation, Reply, Segment
 from slotgraph.engine.state import ESCALATED
 from slotgraph.engine.text import DEFAULT_EXHAUST_MESSAGE, render, render_value
 
@@ -27,4 +28,7 @@ def exhaust(inv: Invocation, on_exhaust: Exhaust | None, *, reason: str) -> Repl
     if on_exhaust is not None and on_exhaust.then is not None:
         call = FunctionCall(on_exhaust.then.tool, render_value(dict(on_exhaust.then.args), filled))
     inv.sm["status"] = ESCALATED
-    return Reply(message=say, function_call=call, preempt=True, reason=reason)
+    responses = on_exhaust.responses if on_exhaust is not None else NO_RESPONSES
+    return Reply(
+        message=say, function_call=call, preempt=True, reason=reason, segments=(Segment(say, responses),)
+    )

@@ -1,22 +1,113 @@
-"""System-instruction hints and rich responses (spec §7a.4, §8.4, §8a): seams for the follow-up issue.
+"""System-instruction hints and rich responses of one invocation (spec §7a.4, §8.4, §12.1, §8a).
 
-:func:`si_suffix` will assemble ``<readback_scope>`` and ``<deferred_collection>``; :func:`response_parts`
-will resolve ``response``/``channel_responses`` and stash non-preempted payloads in ``_pending_payloads``.
-Until then there are no hints (``""``) and no rich parts (``None``): hosts fall back to ``message`` as text.
+:func:`si_suffix` — the engine's part of the instruction suffix, in this order:
+
+* ``<system_directive>`` with the reply's message when an event pre-fill happened this turn (§12.1: the host
+  then uses the engine's suffix instead of its own directive, and the directive already names the right next
+  question because the DAG saw the pre-filled slot);
+* ``<deferred_collection>`` when values were just routed to ``deferred`` and nothing is pending (§7a.4):
+  "The value(s) just collected (guest_name) are noted and will be confirmed later together with related
+  information. Do NOT read them back or ask for confirmation now. Instead, proceed to ask: <next question>";
+* ``<readback_scope>`` while values promoted from ``deferred`` are pending: every pending value, one per line
+  as ``  - <label>: <formatted value>`` (label: the slot's ``label``, else its name; value through the
+  readback formatter).
+
+:func:`response_parts` — §8a. Each segment of the reply resolves its location's parts for the channel
+(``channel_*[channel]``, else the default ``response``), every string rendered with ``{slot}`` from ``filled``
+(recursively); a segment without parts stands for ``[{"type": "text", "text": ...}]``. When at least one
+segment has parts: a preempting reply carries them all as the action's ``response`` (``preempt_dispatch``);
+otherwise the configured parts are stashed in ``sm["_pending_payloads"]`` for the host's after-model step
+(``stash_question`` when they all belong to the question being asked, else ``stash_unconditional``). Without
+parts the action's ``response`` is ``None`` (``none``). The stash always reflects the latest invocation: a
+preempting or part-less invocation clears an older stash, so stale cards are never appended.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from slotgraph.engine.dag import find_next_question
 from slotgraph.engine.invocation import Invocation, Reply
+from slotgraph.engine.readback import format_value
+from slotgraph.engine.stages.promotion import PROMOTED_KEY
+from slotgraph.engine.text import question_for, render_value
 
-__all__ = ["response_parts", "si_suffix"]
+__all__ = ["PAYLOADS_KEY", "response_parts", "si_suffix"]
+
+PAYLOADS_KEY = "_pending_payloads"
 
 
-def si_suffix(inv: Invocation) -> str:
-    return ""
+def _tag(name: str, body: str) -> str:
+    return f"<{name}>\n{body}\n</{name}>"
+
+
+def deferred_collection(inv: Invocation) -> str:
+    names = ", ".join(inv.fresh_deferred)
+    body = (
+        f"The value(s) just collected ({names}) are noted and will be confirmed later together with related "
+        "information. Do NOT read them back or ask for confirmation now."
+    )
+    slot = find_next_question(inv.dag, inv.filled, inv.pending, inv.deferred)
+    if slot is not None:
+        body += f" Instead, proceed to ask: {question_for(slot, inv.filled)}"
+    return _tag("deferred_collection", body)
+
+
+def readback_scope(inv: Invocation) -> str:
+    dag = inv.dag
+    order = [s.name for s in dag.slots if s.name in inv.pending]
+    order += sorted(n for n in inv.pending if n not in dag.slot_by_name)
+    lines = []
+    for name in order:
+        slot = dag.slot_by_name.get(name)
+        label = slot.label if slot is not None and slot.label else name
+        lines.append(f"  - {label}: {format_value(dag, name, inv.pending[name])}")
+    body = "You MUST confirm ALL of the following values together in a single readback -- do NOT omit any:\n"
+    return _tag("readback_scope", body + "\n".join(lines))
+
+
+def si_suffix(inv: Invocation, reply: Reply) -> str:
+    parts: list[str] = []
+    if inv.sm.get("_event_prefilled_this_turn") and reply.message:
+        parts.append(_tag("system_directive", reply.message))
+    if inv.fresh_deferred and not inv.pending:
+        parts.append(deferred_collection(inv))
+    if inv.pending and inv.sm.get(PROMOTED_KEY):
+        parts.append(readback_scope(inv))
+    return "\n\n".join(parts)
 
 
 def response_parts(inv: Invocation, reply: Reply) -> list[dict[str, Any]] | None:
+    """The action's ``response`` (see module doc); stashes non-preempted parts as a side effect on ``sm``."""
+    channel = inv.sm.get("channel")
+    combined: list[dict[str, Any]] = []
+    stash: list[dict[str, Any]] = []
+    rich = False
+    questions_only = True
+    for seg in reply.segments:
+        parts = seg.responses.resolve(channel) if not seg.responses.empty else None
+        if parts:
+            rendered = [render_value(dict(part), inv.filled) for part in parts]
+            combined.extend(rendered)
+            stash.extend(rendered)
+            rich = True
+            questions_only = questions_only and seg.question
+        elif seg.text:
+            combined.append({"type": "text", "text": seg.text})
+    if not rich:
+        _set_stash(inv, [])
+        inv.trace.emit("payload_route", path="none", count=0)
+        return None
+    if reply.preempt:
+        _set_stash(inv, [])
+        inv.trace.emit("payload_route", path="preempt_dispatch", count=len(combined))
+        return combined
+    _set_stash(inv, stash)
+    path = "stash_question" if questions_only else "stash_unconditional"
+    inv.trace.emit("payload_route", path=path, count=len(stash))
     return None
+
+
+def _set_stash(inv: Invocation, parts: list[dict[str, Any]]) -> None:
+    if parts or inv.sm.get(PAYLOADS_KEY):
+        inv.sm[PAYLOADS_KEY] = parts

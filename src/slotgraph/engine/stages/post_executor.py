@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 from slotgraph.engine.dag import task_result_ok
-from slotgraph.engine.invocation import Invocation, Reply
+from slotgraph.engine.invocation import Invocation, Reply, Segment
 from slotgraph.engine.stages.exhaustion import exhaust
 from slotgraph.engine.state import COMPLETE
 from slotgraph.engine.text import DEFAULT_RETRY_MESSAGE, render
@@ -39,10 +39,16 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
     if ok:
         inv.retries.pop(name, None)
         say = render(task.then_say, inv.filled) if task.then_say else None
+        segment = Segment(say or "", task.then_responses) if say or not task.then_responses.empty else None
         if task.terminal:
             inv.sm["status"] = COMPLETE
-            return Reply(message=say, preempt=say is not None, reason="task_complete")
-        inv.then_say = say
+            return Reply(
+                message=say,
+                preempt=segment is not None,
+                reason="task_complete",
+                segments=(segment,) if segment is not None else (),
+            )
+        inv.then_say = segment
         return None
     count = inv.retries.get(name, 0) + 1
     inv.retries[name] = count
@@ -57,4 +63,9 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
         inv.pending.pop(slot, None)
         inv.deferred.pop(slot, None)
     message = render(failure.retry_say, inv.filled) if failure.retry_say else DEFAULT_RETRY_MESSAGE
-    return Reply(message=message, preempt=True, reason="task_retry")
+    return Reply(
+        message=message,
+        preempt=True,
+        reason="task_retry",
+        segments=(Segment(message, failure.retry_responses),),
+    )

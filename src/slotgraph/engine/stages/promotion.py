@@ -1,16 +1,33 @@
-"""Auto-promotion and routing of pending values (spec §7.1 step 1, §7a.1 step 2).
+"""Auto-promotion and deferred routing of pending values (spec §7.1 step 1, §7a.1–7a.3, §19.2).
 
-Setters always write to ``pending``. A value whose slot does not require readback (or whose slot the config
-does not know) moves to ``filled`` here, before the DAG is evaluated. Deferred routing of readback values
-into grouped confirmation (§7a) plugs in here in the follow-up issue: :func:`route_deferred` is its seam and
-currently leaves ``pending`` as it is.
+Setters always write to ``pending``. Then, before any decision:
+
+1. :func:`auto_promote` — a value whose slot does not require readback (or whose slot the config does not
+   know) moves to ``filled``.
+2. :func:`route_deferred` — a value whose slot is *deferred-eligible* (§7a.2, :func:`deferred_eligible`) moves
+   from ``pending`` to ``deferred`` (collected silently, no readback now), unless it was itself promoted
+   from ``deferred`` for the grouped readback (``_promoted_from_deferred``: an inline correction of a grouped
+   value stays in the group's readback). Then every task with ``readback_inputs: true`` checks its group
+   (§7a.3): when each of its *active user-sourced* inputs is in ``filled``, ``pending`` or ``deferred`` and at
+   least one is deferred, the group is complete and its deferred values move to ``pending`` together for one
+   grouped readback; the promotion counts as fresh pending (§7a.6).
+3. :func:`re_defer` — after the DAG decided: if a task is about to fire while values promoted from
+   ``deferred`` wait in ``pending``, they go back to ``deferred`` (the fire is not held up by a readback of
+   values that are not its inputs; the group completes again on a later invocation), logged as
+   ``re_deferred``.
 """
 
 from __future__ import annotations
 
+from slotgraph.config.compiled import CompiledDag, CompiledSlot
+from slotgraph.engine.actions import DagAction, Fire
+from slotgraph.engine.dag import task_succeeded
 from slotgraph.engine.invocation import Invocation
 
-__all__ = ["auto_promote", "route_deferred"]
+__all__ = ["PROMOTED_KEY", "auto_promote", "deferred_eligible", "re_defer", "route_deferred"]
+
+PROMOTED_KEY = "_promoted_from_deferred"
+"""``sm`` key: the slots now in ``pending`` because their deferred group completed (a list of names)."""
 
 
 def auto_promote(inv: Invocation) -> list[str]:
@@ -24,6 +41,94 @@ def auto_promote(inv: Invocation) -> list[str]:
     return promoted
 
 
+def deferred_eligible(dag: CompiledDag, slot: CompiledSlot, task_results: dict[str, object]) -> bool:
+    """The four conditions of §7a.2 (``_compute_deferred_eligible``).
+
+    1. ``requires_readback: true``;
+    2. an input of at least one task with ``readback_inputs: true``;
+    3. not an input of any *incomplete* (not yet succeeded) task without ``readback_inputs`` — that task needs
+       the confirmed value to fire;
+    4. none of its ``requires`` is a task-sourced slot (it is gated by a task and confirmed after it fires).
+    """
+    if not slot.requires_readback or not slot.is_user:
+        return False
+    grouped = False
+    for task in dag.tasks:
+        if slot.name not in task.inputs:
+            continue
+        if task.readback_inputs:
+            grouped = True
+        elif not task_succeeded(task, task_results):
+            return False
+    if not grouped:
+        return False
+    for name in slot.requires:
+        required = dag.slot_by_name.get(name)
+        if required is not None and required.task_source is not None:
+            return False
+    return True
+
+
+def _promoted(inv: Invocation) -> list[str]:
+    """The still-pending slots of the grouped readback (names that left ``pending`` are dropped)."""
+    names = [n for n in inv.sm.get(PROMOTED_KEY) or () if n in inv.pending]
+    if names:
+        inv.sm[PROMOTED_KEY] = names
+    else:
+        inv.sm.pop(PROMOTED_KEY, None)
+    return names
+
+
 def route_deferred(inv: Invocation) -> None:
-    """Seam for deferred readback (§7a): no slot is deferred yet; ``deferred`` values are left untouched."""
-    return None
+    """Route eligible pending values to ``deferred``, then complete the groups that are complete (§7a.1–3)."""
+    dag, sm = inv.dag, inv.sm
+    promoted = set(_promoted(inv))
+    for name in list(inv.pending):
+        slot = dag.slot_by_name.get(name)
+        if slot is None or name in promoted or not slot.is_active(inv.filled):
+            continue
+        if deferred_eligible(dag, slot, sm["task_results"]):
+            inv.deferred[name] = inv.pending.pop(name)
+            inv.fresh_deferred.append(name)
+            inv.trace.emit("deferred", slot=name)
+    if inv.deferred:
+        _check_deferred_groups(inv)
+
+
+def _check_deferred_groups(inv: Invocation) -> None:
+    """``_check_deferred_groups`` (§7a.3): promote every complete group from ``deferred`` to ``pending``."""
+    dag, filled = inv.dag, inv.filled
+    for task in dag.tasks:
+        if not task.readback_inputs or task_succeeded(task, inv.sm["task_results"]):
+            continue
+        waiting: list[str] = []
+        complete = True
+        for name in task.inputs:
+            slot = dag.slot_by_name.get(name)
+            if slot is None or not slot.is_user or not slot.is_active(filled):
+                continue
+            if name in filled or name in inv.pending:
+                continue
+            if name in inv.deferred:
+                waiting.append(name)
+            else:
+                complete = False
+                break
+        if not complete or not waiting:
+            continue
+        for name in waiting:
+            inv.pending[name] = inv.deferred.pop(name)
+            inv.promoted.append(name)
+        inv.sm[PROMOTED_KEY] = [*(inv.sm.get(PROMOTED_KEY) or ()), *waiting]
+        inv.trace.emit("deferred_group_complete", task=task.name, slots=waiting)
+
+
+def re_defer(inv: Invocation, action: DagAction) -> None:
+    """A task is about to fire: values promoted from ``deferred`` go back there (§19.2 ``re_deferred``)."""
+    if not isinstance(action, Fire):
+        return
+    for name in _promoted(inv):
+        inv.deferred[name] = inv.pending.pop(name)
+        inv.trace.emit("re_deferred", slot=name, task=action.task)
+    inv.sm.pop(PROMOTED_KEY, None)
+    inv.promoted.clear()

@@ -5,13 +5,15 @@ slot's ``validation.max_retries`` the slot is exhausted and the invocation ends 
 once (earlier messages of the batch are dropped: escalation supersedes them). Otherwise the message is
 ``validation.errors[code]`` rendered from ``filled``, or — when the code has no configured message — an
 apology followed by the slot's question again (:func:`~slotgraph.engine.text.default_error_message`).
-Identical messages are said once; the rest are joined with a space. A slot without
+Identical messages are said once; the rest are joined with a space. Each message keeps the location's rich
+parts (``validation.error_responses[code]`` / ``channel_error_responses``, §8a). A slot without
 ``validation.max_retries`` is never exhausted here (steer-back bounds that stall).
 """
 
 from __future__ import annotations
 
-from slotgraph.engine.invocation import Invocation, Reply
+from slotgraph.config.compiled import NO_RESPONSES
+from slotgraph.engine.invocation import Invocation, Reply, Segment
 from slotgraph.engine.stages.exhaustion import exhaust
 from slotgraph.engine.text import default_error_message, join, render
 
@@ -23,7 +25,7 @@ def handle_slot_errors(inv: Invocation) -> Reply | None:
     inv.sm["_slot_errors"] = []
     if not errors:
         return None
-    messages: list[str] = []
+    messages: list[Segment] = []
     for err in errors:
         name = str(err["slot"])
         code = str(err.get("code") or "invalid")
@@ -38,6 +40,9 @@ def handle_slot_errors(inv: Invocation) -> Reply | None:
             return exhaust(inv, validation.on_exhaust, reason="slot_error_exhaust")
         template = validation.errors.get(code) if validation is not None else None
         message = render(template, inv.filled) if template else default_error_message(slot, name, inv.filled)
-        if message not in messages:
-            messages.append(message)
-    return Reply(message=join(messages), preempt=True, reason="slot_error")
+        responses = validation.error_responses.get(code, NO_RESPONSES) if validation is not None else None
+        if all(m.text != message for m in messages):
+            messages.append(Segment(message, responses or NO_RESPONSES))
+    return Reply(
+        message=join([m.text for m in messages]), preempt=True, reason="slot_error", segments=tuple(messages)
+    )

@@ -26,6 +26,21 @@ def _section(last: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _progress(last: Mapping[str, Any], sm: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The ``progress`` line (§19.2): ``pending+`` newly pending, ``confirmed`` pending → filled, ``task+``
+    newly filled without having been pending (task outputs, pre-fills, announces),
+    ``rejected`` pending → gone."""
+    before_filled, before_pending = _section(last, "filled"), _section(last, "pending")
+    filled, pending = sm["filled"], sm["pending"]
+    new_filled = [n for n in filled if n not in before_filled]
+    return {
+        "pending+": [n for n in pending if n not in before_pending],
+        "confirmed": [n for n in new_filled if n in before_pending],
+        "task+": [n for n in new_filled if n not in before_pending],
+        "rejected": [n for n in before_pending if n not in pending and n not in filled],
+    }
+
+
 def detect_state_change(inv: Invocation) -> bool:
     """Returns whether the state changed since the previous invocation."""
     sm = inv.sm
@@ -47,7 +62,8 @@ def detect_state_change(inv: Invocation) -> bool:
     if _section(last, "deferred") != sm["deferred"]:
         changed = True
     if changed:
-        inv.trace.emit("progress", filled=sorted(inv.filled), pending=sorted(inv.pending))
+        if inv.trace.active:
+            inv.trace.emit("progress", **_progress(last, sm))
         if not auto_confirmed:
             sm["_steer_back_turns"] = 0
     return changed
