@@ -1,0 +1,279 @@
+"""Checking expectations against what a turn (or the whole conversation) did.
+
+Each check returns :class:`~slotgraph.evals.results.Failure` values naming the expectation's place in the
+file (``turns[2].expect.tool_calls[0]``) with the expected and the actual value side by side.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from slotgraph.evals.format import ConversationExpect, TextExpect, ToolCallExpect, TurnExpect
+from slotgraph.evals.matching import MISSING, find_mismatch, lookup_path, render
+from slotgraph.evals.results import Failure
+from slotgraph.runtime import (
+    EndSessionEvent,
+    Event,
+    PayloadEvent,
+    StateSnapshotEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TransferEvent,
+)
+
+__all__ = ["ConversationFacts", "TurnFacts", "check_conversation", "check_turn"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFacts:
+    """What one turn did, as the checks read it."""
+
+    index: int
+    events: tuple[Event, ...]
+    text: str
+    model_calls: int
+    refusals: int
+    state: Mapping[str, Any]
+    visible_tools: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationFacts:
+    """What the whole conversation did."""
+
+    events: tuple[Event, ...]
+    state: Mapping[str, Any]
+    model_calls: int
+    ended: bool
+    task_tools: Mapping[str, str]
+    """DAG task name → executor tool name."""
+
+
+def _calls(events: Iterable[Event]) -> list[ToolCallEvent]:
+    return [e for e in events if isinstance(e, ToolCallEvent)]
+
+
+def _results(events: Iterable[Event]) -> dict[str, ToolResultEvent]:
+    return {e.call_id: e for e in events if isinstance(e, ToolResultEvent)}
+
+
+def _call_problem(
+    want: ToolCallExpect, got: ToolCallEvent, results: Mapping[str, ToolResultEvent]
+) -> str | None:
+    if got.name != want.name:
+        return f"name {got.name}"
+    if want.origin is not None and got.origin != want.origin:
+        return f"origin {got.origin}"
+    if want.args is not None:
+        problem = find_mismatch(want.args, dict(got.args))
+        if problem is not None:
+            return f"args: {problem}"
+    if want.result is not None:
+        result = results.get(got.call_id)
+        problem = find_mismatch(want.result, result.result if result is not None else MISSING)
+        if problem is not None:
+            return f"result: {problem}"
+    return None
+
+
+def _show_call(call: ToolCallEvent) -> str:
+    return f"{call.name}({render(dict(call.args))}) [{call.origin}]"
+
+
+def _show_want(want: ToolCallExpect) -> str:
+    parts = [want.name + (f"({render(want.args)} ⊆)" if want.args is not None else "(…)")]
+    if want.origin:
+        parts.append(f"[{want.origin}]")
+    if want.result is not None:
+        parts.append(f"→ {render(want.result)} ⊆")
+    return " ".join(parts)
+
+
+def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]:
+    failures: list[Failure] = []
+    calls = _calls(facts.events)
+    results = _results(facts.events)
+    actual = "; ".join(_show_call(c) for c in calls) or "no tool calls"
+    used: set[int] = set()
+    cursor = 0
+    for index, want in enumerate(expect.tool_calls):
+        start = cursor if expect.ordered else 0
+        match = next(
+            (
+                i
+                for i in range(start, len(calls))
+                if i not in used and _call_problem(want, calls[i], results) is None
+            ),
+            None,
+        )
+        if match is None:
+            same_name = [c for c in calls if c.name == want.name]
+            detail = actual
+            if same_name:
+                why = _call_problem(want, same_name[0], results)
+                detail = f"{actual} (closest: {_show_call(same_name[0])}: {why})"
+            elif expect.ordered and any(c.name == want.name for c in calls[:start]):
+                detail = f"{actual} (out of order)"
+            failures.append(Failure(facts.index, f"{base}.tool_calls[{index}]", _show_want(want), detail))
+            continue
+        used.add(match)
+        cursor = match + 1
+    if expect.only and not failures and len(used) != len(calls):
+        extra = [_show_call(c) for i, c in enumerate(calls) if i not in used]
+        failures.append(Failure(facts.index, f"{base}.only", "no other tool calls", "; ".join(extra)))
+    for index, name in enumerate(expect.not_called):
+        if any(c.name == name for c in calls):
+            failures.append(Failure(facts.index, f"{base}.not_called[{index}]", f"{name} not called", actual))
+    return failures
+
+
+def _check_state(
+    wanted: Mapping[str, Any], states: Sequence[Mapping[str, Any]], turn: int | None, base: str
+) -> list[Failure]:
+    failures: list[Failure] = []
+    for path, want in wanted.items():
+        problems = []
+        for state in states:
+            got = lookup_path(state, path)
+            problem = "missing" if got is MISSING else find_mismatch(want, got)
+            if problem is None:
+                break
+            problems.append(render(got))
+        else:
+            shown = (
+                problems[-1] if len(problems) == 1 else f"{problems[-1]} (at end; {len(states)} states seen)"
+            )
+            failures.append(Failure(turn, f"{base}.{path}", render(want), shown))
+    return failures
+
+
+def _check_text(want: str | TextExpect, text: str, turn: int, base: str) -> list[Failure]:
+    spec = TextExpect(contains=[want]) if isinstance(want, str) else want
+    failures: list[Failure] = []
+    shown = repr(text)
+    lowered = text.casefold()
+    for i, part in enumerate(spec.contains):
+        if part.casefold() not in lowered:
+            failures.append(Failure(turn, f"{base}.contains[{i}]", f"contains {part!r}", shown))
+    for i, part in enumerate(spec.not_contains):
+        if part.casefold() in lowered:
+            failures.append(Failure(turn, f"{base}.not_contains[{i}]", f"does not contain {part!r}", shown))
+    if spec.regex is not None and re.search(spec.regex, text) is None:
+        failures.append(Failure(turn, f"{base}.regex", f"matches /{spec.regex}/", shown))
+    if spec.equals is not None and text != spec.equals:
+        failures.append(Failure(turn, f"{base}.equals", repr(spec.equals), shown))
+    return failures
+
+
+def _check_visibility(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]:
+    failures: list[Failure] = []
+    if not (expect.visible_tools or expect.hidden_tools):
+        return failures
+    if not facts.visible_tools:
+        failures.append(
+            Failure(
+                facts.index, f"{base}.visible_tools", "at least one model call", "the model was not called"
+            )
+        )
+        return failures
+    for i, name in enumerate(expect.visible_tools):
+        for n, tools in enumerate(facts.visible_tools, 1):
+            if name not in tools:
+                failures.append(
+                    Failure(
+                        facts.index,
+                        f"{base}.visible_tools[{i}]",
+                        f"{name} visible in model call {n}",
+                        f"visible: {sorted(tools)}",
+                    )
+                )
+                break
+    for i, name in enumerate(expect.hidden_tools):
+        for n, tools in enumerate(facts.visible_tools, 1):
+            if name in tools:
+                failures.append(
+                    Failure(
+                        facts.index,
+                        f"{base}.hidden_tools[{i}]",
+                        f"{name} hidden in model call {n}",
+                        f"visible: {sorted(tools)}",
+                    )
+                )
+                break
+    return failures
+
+
+def _handed_over(events: Iterable[Event]) -> bool:
+    return any(
+        isinstance(e, TransferEvent) or (isinstance(e, EndSessionEvent) and e.escalated) for e in events
+    )
+
+
+def _flag(want: bool | None, got: bool, turn: int | None, where: str, what: str) -> list[Failure]:
+    if want is None or want == got:
+        return []
+    return [Failure(turn, where, f"{what}: {want}", f"{what}: {got}")]
+
+
+def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]:
+    """Every unmet expectation of one turn; ``base`` is the expectation's place (``turns[2].expect``)."""
+    turn = facts.index
+    failures = _check_tool_calls(expect, facts, base)
+    failures += _check_state(expect.state, [facts.state], turn, f"{base}.state")
+    if expect.state_during:
+        snapshots = [e.state for e in facts.events if isinstance(e, StateSnapshotEvent)]
+        failures += _check_state(expect.state_during, [*snapshots, facts.state], turn, f"{base}.state_during")
+    for i, path in enumerate(expect.absent):
+        got = lookup_path(facts.state, path)
+        if got is not MISSING:
+            failures.append(Failure(turn, f"{base}.absent[{i}]", f"{path} absent", render(got)))
+    if expect.status is not None:
+        failures += _check_state({"status": expect.status}, [facts.state], turn, base)
+    if expect.text is not None:
+        failures += _check_text(expect.text, facts.text, turn, f"{base}.text")
+    failures += _flag(expect.preempted, facts.model_calls == 0, turn, f"{base}.preempted", "preempted")
+    if expect.model_calls is not None and expect.model_calls != facts.model_calls:
+        failures.append(Failure(turn, f"{base}.model_calls", str(expect.model_calls), str(facts.model_calls)))
+    failures += _check_visibility(expect, facts, base)
+    ended = any(isinstance(e, EndSessionEvent | TransferEvent) for e in facts.events)
+    failures += _flag(expect.ended, ended, turn, f"{base}.ended", "ended")
+    failures += _flag(expect.transfer, _handed_over(facts.events), turn, f"{base}.transfer", "handed over")
+    if expect.refusals is not None and expect.refusals != facts.refusals:
+        failures.append(Failure(turn, f"{base}.refusals", str(expect.refusals), str(facts.refusals)))
+    parts = [dict(e.part) for e in facts.events if isinstance(e, PayloadEvent)]
+    for i, want in enumerate(expect.payloads):
+        if not any(find_mismatch(want, part) is None for part in parts):
+            failures.append(Failure(turn, f"{base}.payloads[{i}]", render(want) + " ⊆", render(parts)))
+    return failures
+
+
+def check_conversation(
+    expect: ConversationExpect, facts: ConversationFacts, base: str = "expect"
+) -> list[Failure]:
+    """Every unmet whole-conversation expectation."""
+    failures: list[Failure] = []
+    if expect.status is not None:
+        failures += _check_state({"status": expect.status}, [facts.state], None, base)
+    failures += _check_state(expect.state, [facts.state], None, f"{base}.state")
+    fired = [c for c in _calls(facts.events) if c.origin == "engine"]
+    shown = "; ".join(_show_call(c) for c in fired) or "no engine tool calls"
+    for i, task in enumerate(expect.tasks):
+        tool = task.tool or facts.task_tools.get(task.task or "", task.task or "")
+        label = task.task or task.tool or ""
+        hits = [c for c in fired if c.name == tool]
+        if not any(task.args is None or find_mismatch(task.args, dict(c.args)) is None for c in hits):
+            want = label + (f"({render(task.args)} ⊆)" if task.args is not None else "")
+            failures.append(Failure(None, f"{base}.tasks[{i}]", f"fired {want}", shown))
+    for i, name in enumerate(expect.not_fired):
+        tool = facts.task_tools.get(name, name)
+        if any(c.name == tool for c in fired):
+            failures.append(Failure(None, f"{base}.not_fired[{i}]", f"{name} never fired", shown))
+    if expect.max_model_calls is not None and facts.model_calls > expect.max_model_calls:
+        failures.append(
+            Failure(None, f"{base}.max_model_calls", f"≤ {expect.max_model_calls}", str(facts.model_calls))
+        )
+    failures += _flag(expect.ended, facts.ended, None, f"{base}.ended", "ended")
+    return failures

@@ -1,0 +1,281 @@
+"""The scenario format: typed models of a conversation test, validated at load, published as JSON Schema.
+
+A scenario names an agent, the session's setup (``event_data``, ``channel``, a fixed clock ``now``, a
+``seed``, environment knobs ``env``), the model that plays the LLM, and a list of turns — user text, a
+platform event or injected variables — each with optional scripted model steps and expectations. Whole
+conversation expectations (``expect``) and a simulated user (``user_sim``) are optional. Golden files of the
+original platform are converted into the same models (:mod:`slotgraph.evals.golden`), so one runner and one
+set of matchers serve both. See ``docs/evals.md``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "ConversationExpect",
+    "Scenario",
+    "ScriptStep",
+    "ScriptToolCall",
+    "TaskExpect",
+    "TextExpect",
+    "ToolCallExpect",
+    "Turn",
+    "TurnExpect",
+    "UserSimulation",
+    "scenario_json_schema",
+]
+
+Origin = Literal["model", "engine"]
+Status = Literal["in_progress", "complete", "escalated"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ScriptToolCall(_Strict):
+    """A tool call the scripted model makes."""
+
+    name: str = Field(description="The tool name.")
+    args: dict[str, Any] = Field(default_factory=dict, description="The call's arguments.")
+
+
+class ScriptStep(_Strict):
+    """One scripted model response (a ScriptedStep): text and/or tool calls, with checks on the request."""
+
+    text: str | None = Field(default=None, description="The text the model says.")
+    tool_calls: list[ScriptToolCall] = Field(default_factory=list, description="Tool calls the model makes.")
+    expect_tools: list[str] | None = Field(
+        default=None, description="The exact set of visible tools for this call."
+    )
+    expect_hidden: list[str] = Field(default_factory=list, description="Tools that must be hidden.")
+    expect_in_instruction: list[str] = Field(
+        default_factory=list, description="Substrings the system instruction must contain."
+    )
+    label: str = Field(default="", description="A name for failure messages.")
+
+
+class ToolCallExpect(_Strict):
+    """An expected tool call of the turn: name, args as a subset, who made it, its result as a subset."""
+
+    name: str = Field(description="The tool name.")
+    args: dict[str, Any] | None = Field(
+        default=None, description="A subset of the call's arguments (numbers compared by value)."
+    )
+    origin: Origin | None = Field(
+        default=None, description="'model' (the LLM called it) or 'engine' (a task fire...)."
+    )
+    result: dict[str, Any] | None = Field(default=None, description="A subset of the tool's result.")
+
+
+class TextExpect(_Strict):
+    """Checks on the agent's text. ``contains``/``not_contains`` ignore case; ``regex`` does not."""
+
+    contains: list[str] = Field(default_factory=list, description="Substrings the text must contain.")
+    not_contains: list[str] = Field(default_factory=list, description="Substrings it must not contain.")
+    regex: str | None = Field(
+        default=None, description="A regular expression the text must match (re.search)."
+    )
+    equals: str | None = Field(default=None, description="The exact text.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _listify(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = dict(data)
+            for key in ("contains", "not_contains"):
+                if isinstance(data.get(key), str):
+                    data[key] = [data[key]]
+        return data
+
+
+class TurnExpect(_Strict):
+    """What must hold after one turn."""
+
+    tool_calls: list[ToolCallExpect] = Field(
+        default_factory=list, description="Tool calls that must happen in the turn."
+    )
+    ordered: bool = Field(
+        default=False, description="The expected tool calls must happen in the listed order."
+    )
+    only: bool = Field(default=False, description="No tool calls other than the listed ones may happen.")
+    not_called: list[str] = Field(default_factory=list, description="Tools that must not be called.")
+    state: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Dotted state paths (e.g. 'filled.party_size', 'status') → expected value (a subset).",
+    )
+    state_during: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Like 'state', but holds at the end of the turn OR after any tool call in it.",
+    )
+    absent: list[str] = Field(default_factory=list, description="Dotted state paths that must not exist.")
+    text: str | TextExpect | None = Field(
+        default=None, description="A substring of the agent's text, or checks."
+    )
+    preempted: bool | None = Field(default=None, description="The model was not called at all this turn.")
+    model_calls: int | None = Field(
+        default=None, ge=0, description="The exact number of model calls this turn."
+    )
+    visible_tools: list[str] = Field(
+        default_factory=list, description="Tools visible to the model in every model call of the turn."
+    )
+    hidden_tools: list[str] = Field(
+        default_factory=list, description="Tools hidden from the model in every model call of the turn."
+    )
+    ended: bool | None = Field(
+        default=None, description="The session ended this turn (end_session or transfer)."
+    )
+    transfer: bool | None = Field(
+        default=None, description="Handed over to a human: a transfer, or end_session with session_escalated."
+    )
+    refusals: int | None = Field(default=None, ge=0, description="The number of refused model tool calls.")
+    payloads: list[dict[str, Any]] = Field(
+        default_factory=list, description="Rich response parts expected (each a subset of a payload part)."
+    )
+    status: Status | None = Field(default=None, description="The session status after the turn.")
+
+
+class Turn(_Strict):
+    """One turn: user text, a platform event, or injected variables (applied before the turn is played)."""
+
+    user: str | None = Field(default=None, description="What the user says.")
+    event: str | None = Field(
+        default=None, description="A platform event, e.g. 'welcome' (a turn without text)."
+    )
+    event_data: dict[str, Any] | None = Field(
+        default=None, description="Event data merged in before this turn."
+    )
+    variables: dict[str, Any] | None = Field(
+        default=None, description="Injected session variables; only 'event_data' is a session variable here."
+    )
+    model: list[ScriptStep] | None = Field(
+        default=None, description="Scripted model responses for this turn (needs model: scripted)."
+    )
+    expect: TurnExpect = Field(default_factory=TurnExpect, description="What must hold after the turn.")
+    note: str = Field(default="", description="Free text shown in reports.")
+
+    @model_validator(mode="after")
+    def _one_input(self) -> Turn:
+        if self.user is not None and self.event is not None:
+            raise ValueError("a turn has either 'user' text or an 'event', not both")
+        if self.user is None and self.event is None and self.variables is None and self.event_data is None:
+            raise ValueError("a turn needs 'user' text, an 'event', or 'variables'/'event_data' to inject")
+        if self.variables is not None:
+            unknown = sorted(set(self.variables) - {"event_data"})
+            if unknown:
+                raise ValueError(
+                    f"cannot inject variables {unknown}: only 'event_data' is a session variable "
+                    "(slot state is set through tools and events, not injected)"
+                )
+            if not isinstance(self.variables.get("event_data", {}), dict):
+                raise ValueError("variables.event_data must be a mapping")
+        return self
+
+    @property
+    def kind(self) -> Literal["user", "event", "variables"]:
+        if self.user is not None:
+            return "user"
+        if self.event is not None:
+            return "event"
+        return "variables"
+
+    def injected_event_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = dict((self.variables or {}).get("event_data") or {})
+        data.update(self.event_data or {})
+        return data
+
+
+class TaskExpect(_Strict):
+    """A task that fired during the conversation (by task name or executor tool), its args as a subset."""
+
+    task: str | None = Field(default=None, description="The DAG task name, e.g. 'BookReservation'.")
+    tool: str | None = Field(default=None, description="The executor tool name, e.g. 'book_reservation'.")
+    args: dict[str, Any] | None = Field(default=None, description="A subset of the arguments it fired with.")
+
+    @model_validator(mode="after")
+    def _one_name(self) -> TaskExpect:
+        if (self.task is None) == (self.tool is None):
+            raise ValueError("give exactly one of 'task' (the DAG task name) or 'tool' (its executor)")
+        return self
+
+
+class ConversationExpect(_Strict):
+    """What must hold at the end of the whole conversation."""
+
+    status: Status | None = Field(default=None, description="The final session status.")
+    tasks: list[TaskExpect] = Field(default_factory=list, description="Tasks that fired, with their args.")
+    not_fired: list[str] = Field(default_factory=list, description="Task or tool names that never fired.")
+    max_model_calls: int | None = Field(
+        default=None, ge=0, description="An upper bound on model calls in total."
+    )
+    state: dict[str, Any] = Field(default_factory=dict, description="Dotted state paths → expected values.")
+    ended: bool | None = Field(default=None, description="The session has ended.")
+
+
+class UserSimulation(_Strict):
+    """A simulated user: an LLM plays ``persona`` pursuing ``goal`` until done or ``max_turns``."""
+
+    persona: str = Field(description="Who the user is and how they talk.")
+    goal: str = Field(description="What the user wants to achieve; the scenario's 'expect' scores it.")
+    max_turns: int = Field(default=12, ge=1, description="The user speaks at most this many times.")
+    model: str | None = Field(
+        default=None, description="The model playing the user (e.g. 'scripted:FILE.json')."
+    )
+    k: int = Field(default=1, ge=1, description="Repeated runs for pass^k.")
+    opening: str | None = Field(
+        default=None, description="The user's first message (else the model writes it)."
+    )
+
+
+class Scenario(_Strict):
+    """A conversation test of one agent."""
+
+    name: str | None = Field(default=None, description="The scenario's name (default: the file name).")
+    description: str = Field(default="", description="What the scenario shows.")
+    agent: str = Field(description="The agent directory or agent.yaml, relative to the scenario file.")
+    model: str | None = Field(
+        default=None,
+        description="'scripted' (per-turn 'model' steps), 'replay' (the expected tool calls), 'offline', or "
+        "a 'provider:model' spec. Default: scripted when a turn has steps, else the agent's model.",
+    )
+    event_data: dict[str, Any] = Field(default_factory=dict, description="The session's initial event data.")
+    channel: str | None = Field(default=None, description="The session channel (e.g. 'voice').")
+    now: datetime.datetime | None = Field(
+        default=None, description="A fixed session clock, e.g. 2026-07-10T18:00:00."
+    )
+    seed: int | None = Field(default=0, description="The engine's seed (confirm-transition prefixes).")
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Environment variables set while the scenario runs (tool knobs)."
+    )
+    tags: list[str] = Field(default_factory=list, description="Free labels, matched by -k.")
+    turns: list[Turn] = Field(default_factory=list, description="The conversation, in order.")
+    expect: ConversationExpect = Field(
+        default_factory=ConversationExpect, description="Whole-conversation expectations."
+    )
+    user_sim: UserSimulation | None = Field(
+        default=None, description="Play the user with an LLM instead of 'turns'."
+    )
+
+    @model_validator(mode="after")
+    def _has_conversation(self) -> Scenario:
+        if not self.turns and self.user_sim is None:
+            raise ValueError("a scenario needs 'turns' (a scripted conversation) or 'user_sim'")
+        if self.turns and self.user_sim is not None:
+            raise ValueError("give either 'turns' or 'user_sim', not both")
+        return self
+
+    @property
+    def has_script(self) -> bool:
+        return any(turn.model is not None for turn in self.turns)
+
+
+def scenario_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a scenario file (``slotgraph test --schema``)."""
+    schema = Scenario.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "Slotgraph scenario"
+    return schema

@@ -1,0 +1,233 @@
+"""Import of the original platform's golden evaluations (``evaluations/<Name>/<Name>.json``), unchanged.
+
+A golden is ``{"golden": {"turns": [{"steps": [...]}, ...]}}`` (a bare ``{"turns": [...]}`` is accepted
+too). Each step is a ``userInput`` — ``text``, ``variables`` (``event_data``) or ``event``
+(``{"event": "welcome"}``) — or an ``expectation``:
+
+* ``toolCall`` ``{tool, args}``: a call of that tool in the turn, ``args`` a subset (numbers by value);
+* ``updatedVariables`` ``{sm: {...}}``: a recursive subset of the state at the end of the turn OR after any
+  tool call in it (the state snapshot after each tool);
+* ``agentResponse`` ``{chunks: [{text}]}``: each chunk's text is contained in the agent's text (any case);
+* ``agentTransfer``: the conversation was handed over (a transfer, or ``end_session`` escalated);
+* ``note``: kept for reports.
+
+Goldens run with the replay model (:mod:`slotgraph.evals.replay`), fed each turn's expected tool calls.
+Goldens carry dates, so the session clock is set from ``--today`` or from an optional
+``evaluations/slotgraph.yaml`` (``agent``, ``today``, ``channel``, ``seed``) next to them. Without ``--agent``
+the agent is the settings file's ``agent`` or the nearest directory above holding an ``agent.yaml``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from slotgraph.evals.errors import ScenarioFormatError
+from slotgraph.evals.format import Scenario, TextExpect, ToolCallExpect, Turn, TurnExpect
+
+__all__ = ["SETTINGS_FILE", "GoldenSettings", "golden_scenario", "golden_settings"]
+
+SETTINGS_FILE = "slotgraph.yaml"
+_SETTINGS_KEYS = {"agent", "today", "channel", "seed"}
+_STEP_KEYS = {"userInput", "expectation"}
+_INPUT_KEYS = {"text", "variables", "event"}
+_EXPECT_KEYS = {"toolCall", "updatedVariables", "agentResponse", "agentTransfer", "note"}
+
+
+@dataclass(frozen=True, slots=True)
+class GoldenSettings:
+    """Run settings for a directory of goldens (``evaluations/slotgraph.yaml``)."""
+
+    agent: Path | None = None
+    today: datetime.date | None = None
+    channel: str | None = None
+    seed: int | None = 0
+
+
+def _nearest_agent(start: Path) -> Path | None:
+    for folder in [start, *start.parents]:
+        if (folder / "agent.yaml").is_file():
+            return folder
+    return None
+
+
+def golden_settings(file: Path) -> GoldenSettings:
+    """The settings for a golden file: ``evaluations/slotgraph.yaml`` if present, else defaults."""
+    evaluations = file.parent.parent
+    settings_file = evaluations / SETTINGS_FILE
+    agent = _nearest_agent(evaluations.resolve())
+    if not settings_file.is_file():
+        return GoldenSettings(agent=agent)
+    try:
+        data = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as err:
+        raise ScenarioFormatError(settings_file, "", f"cannot read the golden settings: {err}") from None
+    if not isinstance(data, dict):
+        raise ScenarioFormatError(
+            settings_file, "<top>", "the settings are a mapping", "write 'today: YYYY-MM-DD'"
+        )
+    unknown = sorted(set(data) - _SETTINGS_KEYS)
+    if unknown:
+        raise ScenarioFormatError(
+            settings_file, unknown[0], f"unknown key {unknown[0]!r}", f"use one of {sorted(_SETTINGS_KEYS)}"
+        )
+    today = data.get("today")
+    if today is not None and not isinstance(today, datetime.date):
+        raise ScenarioFormatError(settings_file, "today", f"not a date: {today!r}", "write today: YYYY-MM-DD")
+    seed = data.get("seed", 0)
+    if seed is not None and not isinstance(seed, int):
+        raise ScenarioFormatError(settings_file, "seed", f"not a whole number: {seed!r}", "write seed: 0")
+    if "agent" in data:
+        agent = (evaluations / str(data["agent"])).resolve()
+    return GoldenSettings(agent=agent, today=today, channel=data.get("channel"), seed=seed)
+
+
+class _Reader:
+    """Walks one golden file, raising located errors."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+
+    def fail(self, where: str, message: str, fix: str) -> ScenarioFormatError:
+        return ScenarioFormatError(self.file, where, message, fix)
+
+    def mapping(self, value: Any, where: str, allowed: set[str] | None = None) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(
+                where, f"expected an object, got {type(value).__name__}", "write a JSON object {...}"
+            )
+        if allowed is not None:
+            unknown = sorted(set(value) - allowed)
+            if unknown:
+                raise self.fail(
+                    f"{where}.{unknown[0]}", f"unknown key {unknown[0]!r}", f"use one of {sorted(allowed)}"
+                )
+        return value
+
+    def listing(self, value: Any, where: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.fail(where, f"expected a list, got {type(value).__name__}", "write a JSON list [...]")
+        return value
+
+    def turn(self, raw: Any, where: str) -> Turn:
+        steps = self.listing(self.mapping(raw, where).get("steps"), f"{where}.steps")
+        user: str | None = None
+        event: str | None = None
+        variables: dict[str, Any] | None = None
+        calls: list[ToolCallExpect] = []
+        state: dict[str, Any] = {}
+        chunks: list[str] = []
+        transfer: bool | None = None
+        notes: list[str] = []
+        for n, step in enumerate(steps):
+            at = f"{where}.steps[{n}]"
+            body = self.mapping(step, at, _STEP_KEYS)
+            if "userInput" in body:
+                got = self.mapping(body["userInput"], f"{at}.userInput", _INPUT_KEYS)
+                if "text" in got:
+                    if not isinstance(got["text"], str):
+                        raise self.fail(f"{at}.userInput.text", "the text is not a string", "write a string")
+                    user = got["text"]
+                if "event" in got:
+                    raw_event = got["event"]
+                    name = raw_event.get("event") if isinstance(raw_event, Mapping) else raw_event
+                    if not isinstance(name, str) or not name:
+                        raise self.fail(
+                            f"{at}.userInput.event", "the event has no name", 'write {"event": "welcome"}'
+                        )
+                    event = name
+                if "variables" in got:
+                    found = self.mapping(got["variables"], f"{at}.userInput.variables", {"event_data"})
+                    self.mapping(found.get("event_data", {}), f"{at}.userInput.variables.event_data")
+                    variables = {**(variables or {}), **found}
+            if "expectation" in body:
+                self.expectation(body["expectation"], f"{at}.expectation", calls, state, chunks, notes)
+                transfer = True if "agentTransfer" in body["expectation"] else transfer
+        if user is not None and event is not None:
+            raise self.fail(where, "the turn has both user text and an event", "split them into two turns")
+        if user is None and event is None and variables is None:
+            raise self.fail(where, "the turn has no userInput", 'add {"userInput": {"text": "..."}}')
+        expect = TurnExpect(
+            tool_calls=calls,
+            state_during=state,
+            text=TextExpect(contains=chunks) if chunks else None,
+            transfer=transfer,
+        )
+        return Turn(user=user, event=event, variables=variables, expect=expect, note=" ".join(notes))
+
+    def expectation(
+        self,
+        raw: Any,
+        where: str,
+        calls: list[ToolCallExpect],
+        state: dict[str, Any],
+        chunks: list[str],
+        notes: list[str],
+    ) -> None:
+        body = self.mapping(raw, where, _EXPECT_KEYS)
+        if "toolCall" in body:
+            call = self.mapping(body["toolCall"], f"{where}.toolCall", {"tool", "args"})
+            tool = call.get("tool")
+            if not isinstance(tool, str) or not tool:
+                raise self.fail(f"{where}.toolCall.tool", "the tool name is missing", 'write "tool": "set_x"')
+            args = self.mapping(call.get("args", {}), f"{where}.toolCall.args")
+            calls.append(ToolCallExpect(name=tool.rsplit("/", 1)[-1], args=dict(args)))
+        if "updatedVariables" in body:
+            updated = self.mapping(body["updatedVariables"], f"{where}.updatedVariables", {"sm"})
+            sm = self.mapping(updated.get("sm", {}), f"{where}.updatedVariables.sm")
+            state.update(sm)
+        if "agentResponse" in body:
+            response = self.mapping(body["agentResponse"], f"{where}.agentResponse", {"chunks", "role"})
+            for n, chunk in enumerate(
+                self.listing(response.get("chunks", []), f"{where}.agentResponse.chunks")
+            ):
+                text = self.mapping(chunk, f"{where}.agentResponse.chunks[{n}]").get("text")
+                if not isinstance(text, str):
+                    raise self.fail(
+                        f"{where}.agentResponse.chunks[{n}].text",
+                        "the chunk has no text",
+                        'write {"text": "..."}',
+                    )
+                chunks.append(text)
+        if "agentTransfer" in body:
+            self.mapping(body["agentTransfer"], f"{where}.agentTransfer")
+        if "note" in body:
+            notes.append(str(body["note"]))
+
+
+def golden_scenario(
+    data: Any,
+    file: Path,
+    *,
+    agent: Path,
+    today: datetime.date | None,
+    settings: GoldenSettings | None = None,
+) -> Scenario:
+    """Convert a golden's JSON into a :class:`~slotgraph.evals.format.Scenario` run by the replay model."""
+    reader = _Reader(file)
+    top = reader.mapping(data, "<top>")
+    base = "golden.turns"
+    if "golden" in top:
+        turns_raw = reader.mapping(top["golden"], "golden").get("turns")
+    else:
+        turns_raw, base = top.get("turns"), "turns"
+    turns = [reader.turn(raw, f"{base}[{i}]") for i, raw in enumerate(reader.listing(turns_raw, base))]
+    if not turns:
+        raise reader.fail(base, "the golden has no turns", "add at least one turn with a userInput")
+    settings = settings or GoldenSettings()
+    name = top.get("displayName") if isinstance(top.get("displayName"), str) else None
+    now = datetime.datetime.combine(today, datetime.time(12, 0)) if today is not None else None
+    return Scenario(
+        name=name or file.stem,
+        agent=str(agent),
+        model="replay",
+        now=now,
+        channel=settings.channel,
+        seed=settings.seed,
+        turns=turns,
+    )

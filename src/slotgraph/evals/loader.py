@@ -1,0 +1,224 @@
+"""Finding and loading test cases: scenario YAML files and the platform's golden JSON files.
+
+Discovery (for a directory argument): YAML files (``*.yaml``/``*.yml``) below a directory named
+``scenarios``, and golden files ``evaluations/<Name>/<Name>.json``. A file named explicitly is always loaded
+(YAML as a scenario, JSON as a golden). A malformed file becomes a :class:`LoadFailure` with a located
+message (file, path inside it, what is wrong, how to fix it); the other files still run.
+"""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import json
+import types
+import typing
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from slotgraph.evals.errors import ScenarioFormatError
+from slotgraph.evals.format import Scenario
+from slotgraph.evals.golden import GoldenSettings, golden_scenario, golden_settings
+
+__all__ = ["Case", "LoadFailure", "discover", "load_cases", "load_scenario", "location_of", "parse_scenario"]
+
+_YAML_SUFFIXES = {".yaml", ".yml"}
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A loaded test: its scenario (goldens are converted), where it came from, and its kind."""
+
+    name: str
+    source: Path
+    scenario: Scenario
+    base_dir: Path
+    kind: str = "scenario"
+
+    @property
+    def agent_path(self) -> Path:
+        return (self.base_dir / self.scenario.agent).resolve()
+
+
+@dataclass(frozen=True, slots=True)
+class LoadFailure:
+    """A file that could not be loaded, with the located error."""
+
+    source: Path
+    error: ScenarioFormatError
+
+    @property
+    def name(self) -> str:
+        return self.source.stem
+
+
+def _is_golden(path: Path) -> bool:
+    return (
+        path.suffix == ".json" and path.parent.name == path.stem and path.parent.parent.name == "evaluations"
+    )
+
+
+def _under_scenarios(path: Path, root: Path) -> bool:
+    return "scenarios" in path.relative_to(root).parts[:-1] or root.name == "scenarios"
+
+
+def discover(paths: Sequence[Path]) -> list[Path]:
+    """The test files named by ``paths`` (files as given, directories walked), sorted, without repeats.
+
+    Raises FileNotFoundError for a path that does not exist.
+    """
+    found: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise FileNotFoundError(str(path))
+        if path.is_file():
+            found.append(path)
+            continue
+        for file in sorted(path.rglob("*")):
+            if not file.is_file() or any(part.startswith(".") for part in file.relative_to(path).parts):
+                continue
+            if (file.suffix in _YAML_SUFFIXES and _under_scenarios(file, path)) or _is_golden(file):
+                found.append(file)
+    unique: dict[Path, None] = {}
+    for file in found:
+        unique.setdefault(file, None)
+    return list(unique)
+
+
+# --- located pydantic errors ------------------------------------------------------------------------------
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    origin = typing.get_origin(annotation)
+    if origin in (list, typing.Union, types.UnionType):
+        for arg in typing.get_args(annotation):
+            found = _model_of(arg)
+            if found is not None:
+                return found
+    return None
+
+
+def location_of(loc: Sequence[int | str]) -> tuple[str, type[BaseModel] | None]:
+    """A pydantic error location as ``turns[2].expect.tool_calls[0]``, and the model found at it."""
+    text = ""
+    model: type[BaseModel] | None = Scenario
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+            continue
+        fields = model.model_fields if model is not None else {}
+        if part not in fields:
+            if (model is not None and part == model.__name__) or part in {"str", "int", "dict[str,any]"}:
+                continue  # a union branch's name, not a key
+            text += ("." if text else "") + part
+            model = None
+            continue
+        text += ("." if text else "") + part
+        model = _model_of(fields[part].annotation)
+    return text, model
+
+
+def _from_validation(file: Path, err: ValidationError) -> ScenarioFormatError:
+    first = err.errors()[0]
+    loc = tuple(first["loc"])
+    if first["type"] == "extra_forbidden":
+        where, parent = location_of(loc[:-1])
+        key = str(loc[-1])
+        allowed = sorted(parent.model_fields) if parent is not None else []
+        close = difflib.get_close_matches(key, allowed, n=1)
+        fix = f"rename it to {close[0]!r}" if close else f"use one of {allowed}"
+        location = f"{where}.{key}" if where else key
+        return ScenarioFormatError(file, location, f"unknown key {key!r}", fix)
+    where, _ = location_of(loc)
+    message = str(first["msg"]).removeprefix("Value error, ")
+    fixes = {
+        "missing": "add it",
+        "string_type": "write a string",
+        "int_type": "write a whole number",
+        "bool_type": "write true or false",
+        "dict_type": "write a mapping (key: value)",
+        "list_type": "write a list (- item)",
+        "literal_error": "use one of the allowed values",
+        "datetime_from_date_parsing": "write a date and time, e.g. 2026-07-10T18:00:00",
+    }
+    more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
+    return ScenarioFormatError(
+        file, where or "<top>", message + more, fixes.get(first["type"], "see docs/evals.md")
+    )
+
+
+def parse_scenario(data: Any, file: Path) -> Scenario:
+    """Validate plain data as a scenario; raise ScenarioFormatError with the location of the first problem."""
+    if not isinstance(data, dict):
+        raise ScenarioFormatError(
+            file,
+            "<top>",
+            f"a scenario is a mapping, got {type(data).__name__}",
+            "start with 'agent:' and 'turns:'",
+        )
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as err:
+        raise _from_validation(file, err) from None
+
+
+def load_scenario(file: Path) -> Scenario:
+    """Read and validate one scenario YAML file."""
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ScenarioFormatError(file, "", f"cannot read the file ({err.strerror or err})") from None
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ScenarioFormatError(
+            file, where, f"invalid YAML: {err.problem}", "fix the YAML syntax"
+        ) from None
+    except yaml.YAMLError as err:
+        raise ScenarioFormatError(file, "", f"invalid YAML: {err}", "fix the YAML syntax") from None
+    return parse_scenario(data, file)
+
+
+def _load_golden(file: Path, agent: Path | None, today: datetime.date | None) -> Case:
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ScenarioFormatError(file, "", f"cannot read the file ({err.strerror or err})") from None
+    except json.JSONDecodeError as err:
+        raise ScenarioFormatError(
+            file, f"line {err.lineno}, column {err.colno}", f"invalid JSON: {err.msg}", "fix the JSON syntax"
+        ) from None
+    settings: GoldenSettings = golden_settings(file)
+    agent_path = agent or settings.agent
+    if agent_path is None:
+        raise ScenarioFormatError(
+            file, "", "no agent to run this golden against", "pass --agent PATH (the agent directory)"
+        )
+    scenario = golden_scenario(
+        data, file, agent=agent_path.resolve(), today=today or settings.today, settings=settings
+    )
+    return Case(scenario.name or file.stem, file, scenario, file.parent, kind="golden")
+
+
+def load_cases(
+    files: Iterable[Path], *, agent: Path | None = None, today: datetime.date | None = None
+) -> list[Case | LoadFailure]:
+    """Load every file; goldens run against ``agent`` (else the nearest agent directory above them)."""
+    cases: list[Case | LoadFailure] = []
+    for file in files:
+        try:
+            if file.suffix == ".json":
+                cases.append(_load_golden(file, agent, today))
+            else:
+                scenario = load_scenario(file)
+                cases.append(Case(scenario.name or file.stem, file, scenario, file.parent))
+        except ScenarioFormatError as err:
+            cases.append(LoadFailure(file, err))
+    return cases

@@ -1,0 +1,157 @@
+"""What a run produced: failures, per-turn records, per-scenario results and the run's totals.
+
+All values are frozen dataclasses; the report writers (terminal, JUnit, HTML) read only these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from slotgraph.runtime import Event, Usage
+
+__all__ = ["Failure", "Outcome", "RunSummary", "ScenarioResult", "TurnRecord"]
+
+Outcome = Literal["passed", "failed", "skipped"]
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One unmet expectation: the turn (1-based, None for the whole conversation), where the expectation is
+    written (``turns[2].expect.tool_calls[0]``), and the expected and actual values side by side."""
+
+    turn: int | None
+    expectation: str
+    expected: str
+    actual: str
+
+    def headline(self) -> str:
+        where = f"turn {self.turn}" if self.turn is not None else "conversation"
+        return f"{where}: {self.expectation}"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One played turn: input, events, the tools visible in each model call, cost and failures."""
+
+    index: int
+    kind: str
+    user_text: str
+    events: tuple[Event, ...]
+    text: str
+    model_calls: int
+    usage: Usage
+    refusals: int
+    status: str
+    visible_tools: tuple[tuple[str, ...], ...]
+    latency_s: float
+    failures: tuple[Failure, ...] = ()
+    note: str = ""
+
+    @property
+    def preempted(self) -> bool:
+        """The model was not called (the engine spoke for it); variable-only turns are not turns played."""
+        return self.kind != "variables" and self.model_calls == 0
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioResult:
+    """The outcome of one scenario (or golden, or one simulated run)."""
+
+    name: str
+    source: Path
+    outcome: Outcome
+    turns: tuple[TurnRecord, ...] = ()
+    failures: tuple[Failure, ...] = ()
+    skip_reason: str = ""
+    error: str = ""
+    kind: str = "scenario"
+
+    @property
+    def played(self) -> tuple[TurnRecord, ...]:
+        return tuple(t for t in self.turns if t.kind != "variables")
+
+    @property
+    def model_calls(self) -> int:
+        return sum(t.model_calls for t in self.turns)
+
+    @property
+    def preempted_turns(self) -> int:
+        return sum(1 for t in self.played if t.preempted)
+
+    @property
+    def refusals(self) -> int:
+        return sum(t.refusals for t in self.turns)
+
+    @property
+    def tokens(self) -> int:
+        return sum(t.usage.total_tokens for t in self.turns)
+
+    @property
+    def latency_s(self) -> float:
+        return sum(t.latency_s for t in self.turns)
+
+    @property
+    def all_failures(self) -> tuple[Failure, ...]:
+        return tuple(f for t in self.turns for f in t.failures) + self.failures
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """All results of one ``slotgraph test`` run, with its totals."""
+
+    results: tuple[ScenarioResult, ...] = field(default_factory=tuple)
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for r in self.results if r.outcome == outcome)
+
+    @property
+    def passed(self) -> int:
+        return self.count("passed")
+
+    @property
+    def failed(self) -> int:
+        return self.count("failed")
+
+    @property
+    def skipped(self) -> int:
+        return self.count("skipped")
+
+    @property
+    def pass_rate(self) -> float:
+        ran = self.passed + self.failed
+        return self.passed / ran if ran else 0.0
+
+    def _ran(self) -> Sequence[ScenarioResult]:
+        return [r for r in self.results if r.outcome != "skipped"]
+
+    @property
+    def model_calls(self) -> int:
+        return sum(r.model_calls for r in self._ran())
+
+    @property
+    def turns(self) -> int:
+        return sum(len(r.played) for r in self._ran())
+
+    @property
+    def preempted_turns(self) -> int:
+        return sum(r.preempted_turns for r in self._ran())
+
+    @property
+    def refusals(self) -> int:
+        return sum(r.refusals for r in self._ran())
+
+    @property
+    def tokens(self) -> int:
+        return sum(r.tokens for r in self._ran())
+
+    @property
+    def latency_s(self) -> float:
+        return sum(r.latency_s for r in self._ran())
+
+    def tally(self) -> str:
+        """The last line of a run: ``N passed, M failed`` (plus ``, K skipped`` when any)."""
+        line = f"{self.passed} passed, {self.failed} failed"
+        return line + (f", {self.skipped} skipped" if self.skipped else "")

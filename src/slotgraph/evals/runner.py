@@ -1,0 +1,304 @@
+"""Running a case: load its agent, build the model that plays the LLM, play the turns, check expectations.
+
+The model for a case is, in order: the run's ``--model`` override, the scenario's ``model``, ``scripted``
+when a turn has scripted steps, else the agent's own model. ``scripted`` plays each turn's steps,
+``replay`` the turn's expected model tool calls (:mod:`slotgraph.evals.replay`), ``offline`` the embedded
+offline model on the session clock; any other spec goes to :func:`slotgraph.runtime.resolve_model`. Every
+model is wrapped in a :class:`~slotgraph.evals.turn_models.RecordingModel` so expectations can read the
+tools visible in each model call.
+
+A turn that raises (a scripted step not met, a turn after the session ended, a model error) is a failure of
+that turn and ends the case; the turns before it keep their records.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from slotgraph.evals.expectations import ConversationFacts, TurnFacts, check_conversation, check_turn
+from slotgraph.evals.format import Scenario, Turn
+from slotgraph.evals.loader import Case, LoadFailure
+from slotgraph.evals.replay import ReplayCall, ReplayModel
+from slotgraph.evals.results import Failure, Outcome, ScenarioResult, TurnRecord
+from slotgraph.evals.simulation import simulate
+from slotgraph.evals.turn_models import RecordingModel, TurnScriptModel
+from slotgraph.runtime import (
+    Agent,
+    Event,
+    Model,
+    ScriptedStep,
+    Session,
+    ToolCall,
+    Usage,
+    resolve_model,
+)
+
+__all__ = ["CaseRunner", "RunOptions", "build_model", "fixed_clock"]
+
+Clock = Callable[[], datetime.datetime]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """Settings of one run that apply to every case."""
+
+    model: str | None = None
+    """Overrides every case's model (scripted steps are then ignored)."""
+    today: datetime.date | None = None
+    """The session date for cases without a fixed ``now`` (goldens get it at load)."""
+    user_model: str | None = None
+    """The model playing simulated users (overrides ``user_sim.model``)."""
+
+
+def fixed_clock(now: datetime.datetime) -> Clock:
+    """A clock that always says ``now``."""
+
+    def clock() -> datetime.datetime:
+        return now
+
+    return clock
+
+
+@contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """Set environment variables (tool knobs) for the duration of a case, then restore them."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
+
+
+def build_model(spec: str, clock: Clock | None) -> Model:
+    """The model a spec names: ``scripted``, ``replay``, ``offline`` or anything the runtime resolves."""
+    if spec == "scripted":
+        return TurnScriptModel()
+    if spec == "replay":
+        return ReplayModel()
+    if spec == "offline":
+        from slotgraph.models.offline import OfflineModel
+
+        return OfflineModel(clock=clock)
+    return resolve_model(spec)
+
+
+def _steps(turn: Turn, index: int) -> list[ScriptedStep]:
+    steps = []
+    for n, step in enumerate(turn.model or []):
+        calls = tuple(
+            ToolCall(f"t{index}s{n}c{c}", tc.name, dict(tc.args)) for c, tc in enumerate(step.tool_calls)
+        )
+        steps.append(
+            ScriptedStep(
+                text=step.text,
+                tool_calls=calls,
+                expect_tools=frozenset(step.expect_tools) if step.expect_tools is not None else None,
+                expect_hidden=frozenset(step.expect_hidden),
+                expect_in_instruction=tuple(step.expect_in_instruction),
+                label=step.label or f"turn {index + 1} step {n + 1}",
+            )
+        )
+    return steps
+
+
+def _replay_calls(turn: Turn) -> list[ReplayCall]:
+    return [ReplayCall(c.name, dict(c.args or {})) for c in turn.expect.tool_calls if c.origin != "engine"]
+
+
+@dataclass
+class CaseRunner:
+    """Runs cases; loaded agents are kept for the runner's lifetime (one per resolved path)."""
+
+    options: RunOptions = field(default_factory=RunOptions)
+    _agents: dict[Path, Agent] = field(default_factory=dict)
+
+    def agent(self, path: Path) -> Agent:
+        if path not in self._agents:
+            self._agents[path] = Agent.load(path)
+        return self._agents[path]
+
+    def clock(self, scenario: Scenario) -> Clock | None:
+        if scenario.now is not None:
+            return fixed_clock(scenario.now)
+        if self.options.today is not None:
+            return fixed_clock(datetime.datetime.combine(self.options.today, datetime.time(12, 0)))
+        return None
+
+    def model_spec(self, scenario: Scenario, agent: Agent) -> str:
+        spec = self.options.model or scenario.model
+        if spec is None:
+            spec = "scripted" if scenario.has_script else agent.model_spec
+        if not spec:
+            raise ValueError(
+                "no model for this scenario: set 'model:' (scripted, replay, offline) or give the agent one"
+            )
+        return spec
+
+    def run(self, case: Case | LoadFailure) -> ScenarioResult:
+        """Play one case (a simulated-user case is played by :mod:`slotgraph.evals.simulation`)."""
+        if isinstance(case, LoadFailure):
+            err = case.error
+            failure = Failure(None, err.location or "<file>", err.fix or "a valid file", err.message)
+            return ScenarioResult(case.name, case.source, "failed", failures=(failure,), error=str(err))
+        with _environment(case.scenario.env):
+            try:
+                agent = self.agent(case.agent_path)
+                spec = self.model_spec(case.scenario, agent)
+                clock = self.clock(case.scenario)
+                model = build_model(spec, clock)
+            except Exception as err:  # an agent or model that cannot be built fails this case only
+                failure = Failure(None, "agent", f"{case.agent_path} loads", f"{type(err).__name__}: {err}")
+                return ScenarioResult(case.name, case.source, "failed", failures=(failure,), kind=case.kind)
+            if case.scenario.user_sim is not None:
+                return self._simulate(case, agent, spec, clock)
+            return self._play(case, agent, model, clock)
+
+    def _simulate(self, case: Case, agent: Agent, spec: str, clock: Clock | None) -> ScenarioResult:
+        sim = case.scenario.user_sim
+        assert sim is not None
+        user_spec = self.options.user_model or sim.model
+        if not user_spec:
+            return ScenarioResult(
+                case.name,
+                case.source,
+                "skipped",
+                kind="simulation",
+                skip_reason="a simulated user needs a model: pass --user-model SPEC or set user_sim.model",
+            )
+        if user_spec.startswith("scripted:"):  # a script file next to the scenario
+            user_spec = "scripted:" + str(case.base_dir / user_spec.removeprefix("scripted:"))
+        resolved = user_spec
+        return simulate(
+            case.name,
+            case.source,
+            case.scenario,
+            agent,
+            agent_model=lambda: build_model(spec, clock),
+            user_model=lambda: build_model(resolved, clock),
+            clock=clock,
+        )
+
+    def _play(self, case: Case, agent: Agent, model: Model, clock: Clock | None) -> ScenarioResult:
+        scenario = case.scenario
+        recorder = RecordingModel(model)
+        session = agent.session(
+            event_data=scenario.event_data,
+            channel=scenario.channel,
+            clock=clock,
+            seed=scenario.seed,
+            model=recorder,
+        )
+        records: list[TurnRecord] = []
+        all_events: list[Event] = []
+        for index, turn in enumerate(scenario.turns):
+            record = self._turn(session, recorder, turn, index)
+            records.append(record)
+            all_events.extend(record.events)
+            if record.failures and record.failures[-1].expectation == f"turns[{index}]":
+                break
+        else:
+            facts = ConversationFacts(
+                events=tuple(all_events),
+                state=session.state,
+                model_calls=sum(r.model_calls for r in records),
+                ended=session.ended,
+                task_tools={task.name: task.tool for task in agent.dag.tasks},
+            )
+            failures = tuple(check_conversation(scenario.expect, facts))
+            outcome: Outcome = "failed" if failures or any(r.failures for r in records) else "passed"
+            return ScenarioResult(case.name, case.source, outcome, tuple(records), failures, kind=case.kind)
+        return ScenarioResult(case.name, case.source, "failed", tuple(records), kind=case.kind)
+
+    def _turn(self, session: Session, recorder: RecordingModel, turn: Turn, index: int) -> TurnRecord:
+        inner = recorder.inner
+        if isinstance(inner, TurnScriptModel):
+            inner.begin_turn(_steps(turn, index))
+        elif isinstance(inner, ReplayModel):
+            inner.begin_turn(_replay_calls(turn))
+        injected = turn.injected_event_data()
+        first_request = len(recorder.requests)
+        started = time.perf_counter()
+        label = (
+            turn.user if turn.user is not None else (f"<event {turn.event}>" if turn.event else "<variables>")
+        )
+        try:
+            if turn.kind == "variables":
+                session.event_data.update(injected)
+                return TurnRecord(
+                    index + 1,
+                    "variables",
+                    label,
+                    (),
+                    "",
+                    0,
+                    Usage(),
+                    0,
+                    session.status,
+                    (),
+                    0.0,
+                    note=turn.note,
+                )
+            if turn.kind == "event":
+                result = session.send_event(str(turn.event), event_data=injected or None)
+            else:
+                session.event_data.update(injected)
+                result = session.send(str(turn.user))
+        except Exception as err:  # the turn could not be played: a failure of this turn, the case stops
+            latency = time.perf_counter() - started
+            failure = Failure(index + 1, f"turns[{index}]", "the turn plays", f"{type(err).__name__}: {err}")
+            visible = tuple(r.tool_names for r in recorder.requests[first_request:])
+            calls = len(recorder.requests) - first_request
+            return TurnRecord(
+                index + 1,
+                turn.kind,
+                label,
+                (),
+                "",
+                calls,
+                Usage(),
+                0,
+                session.status,
+                visible,
+                latency,
+                (failure,),
+                turn.note,
+            )
+        latency = time.perf_counter() - started
+        visible = tuple(r.tool_names for r in recorder.requests[first_request:])
+        facts = TurnFacts(
+            index + 1, result.events, result.text, result.model_calls, result.refusals, result.state, visible
+        )
+        failures = check_turn(turn.expect, facts, f"turns[{index}].expect")
+        if isinstance(inner, TurnScriptModel):
+            try:
+                inner.end_turn()
+            except Exception as err:  # steps left unused: the model was called fewer times than scripted
+                failures.append(
+                    Failure(index + 1, f"turns[{index}].model", "every scripted step used", str(err))
+                )
+        return TurnRecord(
+            index + 1,
+            turn.kind,
+            label,
+            result.events,
+            result.text,
+            result.model_calls,
+            result.usage,
+            result.refusals,
+            result.status,
+            visible,
+            latency,
+            tuple(failures),
+            turn.note,
+        )
