@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from slotgraph.adapters.cxas import slot_filling_engine
+from slotgraph.adapters.cxas import clear_config_memo, slot_filling_engine
 from slotgraph.config import clear_compile_cache, compile_config
 from slotgraph.engine import run_engine
 
@@ -201,6 +201,7 @@ def main(runs: int = 3000, cold_runs: int = 200) -> None:
 
         def cold(data: dict[str, Any] = data) -> object:
             clear_compile_cache()
+            clear_config_memo()
             return slot_filling_engine(data)
 
         def warm(data: dict[str, Any] = data) -> object:

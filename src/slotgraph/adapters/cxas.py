@@ -1,37 +1,102 @@
-"""The spec-compatible engine entry (DESIGN.md "Public contracts" 1; spec §3, §6a, §7.1).
+"""The spec-compatible engine entry (DESIGN.md "Public contracts" 1; spec §3, §6a, §7.1, §12.2).
 
 The original platform's tool interface, on plain data:
 
 * :func:`slot_filling_engine` ``(input_data) -> {"action": {...}, "sm": {...}}`` — ``input_data`` carries
   ``raw_config`` (the DAG config exactly as the spec writes it), ``sm``, ``last_user_text`` (``""`` on
-  post-tool and first-turn invocations) and optionally ``event_data``, ``debug``, ``channel``. With ``debug``
-  the result also has ``_debug_log`` (a list of ``{"tag": ..., ...}`` entries, spec §19.4);
+  post-tool and first-turn invocations) and optionally ``event_data``, ``debug``, ``channel`` and ``seed``
+  (alias ``random_seed``). With ``debug`` the result also has ``_debug_log`` (a list of ``{"tag": ..., ...}``
+  entries, spec §19.4);
 * :func:`after_tool` ``(sm, raw_config, tool_name, args, result) -> sm`` — tool-result routing (§6a);
-* :func:`confirm_pending` / :func:`reject_pending` ``(sm) -> sm`` — the readback tools (§7.1).
+* :func:`confirm_pending` / :func:`reject_pending` ``(sm) -> sm`` — the readback tools (§7.1);
+* :func:`fill_slots` ``(sm, config, values, skip_readback=True)`` ``-> {"filled", "skipped", ...}`` — the
+  spec's programmatic fill (§12.2), which updates ``sm`` **in place** (the one documented exception).
 
-The input ``sm`` is never mutated; the returned one is new. The raw config is compiled through
-:func:`slotgraph.config.compile_config` (cached by content, so repeated calls with the same config compile
-once). Config problems raise :class:`slotgraph.config.ConfigValidationError`; any other malformed input raises
+Except :func:`fill_slots`, the input ``sm`` is never mutated; the returned one is new. Config problems raise
+:class:`slotgraph.config.ConfigValidationError`; any other malformed input raises
 :class:`slotgraph.engine.EngineInputError` / :class:`~slotgraph.engine.EngineStateError` with a ``code`` and a
-fix. The transition prefix is chosen deterministically (the first of ``confirm_transition_prefix``), so the
-same input always gives the same output — a host wanting variety calls :func:`slotgraph.engine.run_engine`
-with its own ``choose``.
+fix.
+
+**Variety.** The engine's only random choice is the ``confirm_transition_prefix`` (§7.4); the engine itself
+takes a ``choose`` function and never imports :mod:`random`. Here, ``seed`` (any int or string) makes it
+reproducible: the prefix is drawn by ``random.Random(seed).choice``, so the same input always gives the same
+output (tests). Without a seed the adapter draws from a fresh ``random.Random()`` seeded by the operating
+system, so production replies vary as the spec intends.
+
+**Config memo.** ``compile_config`` is keyed by content (sha256 of canonical JSON), which costs about half a
+warm call on a realistic config. Hosts pass the very same config object on every call, so this module keeps a
+small bounded memo keyed by the object's identity that *verifies content* on every hit: it holds the object
+(its id cannot be reused) and a deep snapshot taken when the entry was made, and serves the compiled DAG only
+when ``raw_config == snapshot`` (a C-speed comparison). A config mutated in place no longer equals its
+snapshot and is recompiled through the content-keyed cache. The memo is the adapter's only process-wide
+state; it holds no session data, only compiled configs, and :func:`clear_config_memo` empties it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import copy
+import random
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
 
 from slotgraph.config import CompiledDag, compile_config
 from slotgraph.engine import EngineInputError, run_engine
 from slotgraph.engine import after_tool as _after_tool
 from slotgraph.engine import confirm_pending as _confirm_pending
+from slotgraph.engine import fill_slots as _fill_slots
 from slotgraph.engine import reject_pending as _reject_pending
 
-__all__ = ["after_tool", "confirm_pending", "reject_pending", "slot_filling_engine"]
+__all__ = [
+    "after_tool",
+    "clear_config_memo",
+    "confirm_pending",
+    "fill_slots",
+    "reject_pending",
+    "slot_filling_engine",
+]
 
-_KNOWN_KEYS = frozenset({"raw_config", "sm", "last_user_text", "event_data", "debug", "channel"})
+_KNOWN_KEYS = frozenset(
+    {"raw_config", "sm", "last_user_text", "event_data", "debug", "channel", "seed", "random_seed"}
+)
+MEMO_SIZE: Final = 16
+
+
+class _ConfigMemo:
+    """Identity-keyed, content-verified memo of compiled configs (see the module docstring). Thread-safe."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[int, tuple[Mapping[str, Any], Any, CompiledDag]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, raw: Mapping[str, Any]) -> CompiledDag | None:
+        with self._lock:
+            item = self._items.get(id(raw))
+        if item is None or item[0] is not raw or raw != item[1]:
+            return None
+        return item[2]
+
+    def put(self, raw: Mapping[str, Any], dag: CompiledDag) -> None:
+        snapshot = copy.deepcopy(raw)
+        with self._lock:
+            self._items[id(raw)] = (raw, snapshot, dag)
+            self._items.move_to_end(id(raw))
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+_MEMO: Final = _ConfigMemo(MEMO_SIZE)
+
+
+def clear_config_memo() -> None:
+    """Forget every memoised config (tests, benchmarks; ``clear_compile_cache`` does not reach this memo)."""
+    _MEMO.clear()
 
 
 def _compiled(raw_config: Any, where: str) -> CompiledDag:
@@ -44,7 +109,36 @@ def _compiled(raw_config: Any, where: str) -> CompiledDag:
             where=where,
             fix="pass the dict the {config_id}_dag tool returns (slots, tasks, ...)",
         )
-    return compile_config(raw_config)
+    dag = _MEMO.get(raw_config)
+    if dag is None:
+        dag = compile_config(raw_config)
+        _MEMO.put(raw_config, dag)
+    return dag
+
+
+def _choose(input_data: Mapping[str, Any], where: str) -> Callable[[Sequence[str]], str]:
+    if "seed" in input_data and "random_seed" in input_data:
+        raise EngineInputError(
+            "both 'seed' and 'random_seed' given",
+            code="invalid_seed",
+            where=where,
+            fix="pass one of them ('random_seed' is an alias of 'seed')",
+        )
+    seed = input_data.get("seed", input_data.get("random_seed"))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | str)):
+        raise EngineInputError(
+            f"'seed' must be an int or a string, got {seed!r}",
+            code="invalid_seed",
+            where=where,
+            fix="pass e.g. 'seed': 42, or leave it out for varied replies",
+        )
+
+    def choose(options: Sequence[str]) -> str:
+        # Created on use: seeding from the OS costs microseconds, and most invocations never choose.
+        rng = random.Random(seed) if seed is not None else random.Random()
+        return rng.choice(list(options))
+
+    return choose
 
 
 def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
@@ -92,6 +186,7 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
         event_data=input_data.get("event_data"),
         channel=input_data.get("channel"),
         debug=debug,
+        choose=_choose(input_data, where),
     )
     out: dict[str, Any] = {"action": result.action, "sm": result.sm}
     if debug:
@@ -114,3 +209,31 @@ def confirm_pending(sm: dict[str, Any]) -> dict[str, Any]:
 def reject_pending(sm: dict[str, Any]) -> dict[str, Any]:
     """The ``reject_pending`` tool: the rejection is recorded and applied at the next invocation/turn."""
     return _reject_pending(sm)
+
+
+def fill_slots(
+    sm: dict[str, Any], config: Any, values: Mapping[str, Any], skip_readback: bool = True
+) -> dict[str, Any]:
+    """The spec's ``fill_slots`` (§12.2): fill ``values`` into ``sm`` **in place**; the DAG advances on the
+    next engine invocation.
+
+    This is the one function of Slotgraph that mutates its input: it is the spec's contract (callers do
+    ``fill_slots(callback_context.state["sm"], config, {...})`` and read the state afterwards). The work is
+    done by the pure :func:`slotgraph.engine.fill_slots`; its new state then replaces the contents of ``sm``.
+    ``config`` is the raw config dict (or a compiled DAG).
+
+    Returns ``{"filled": [names], "skipped": [names], "skipped_reasons": {name: reason}}`` with reasons
+    ``"unknown"`` (not in the config), ``"already_filled"`` and ``"inactive"`` (its condition is false).
+    ``skip_readback=True`` writes to ``filled``; ``False`` writes to ``pending`` (read back next invocation).
+    """
+    if not isinstance(sm, dict):
+        raise EngineInputError(
+            f"sm must be the session's state dict, got {type(sm).__name__}",
+            code="invalid_state",
+            where="fill_slots(sm)",
+            fix="pass callback_context.state['sm'] (a dict); it is updated in place",
+        )
+    new_sm, report = _fill_slots(sm, _compiled(config, "fill_slots(config)"), values, skip_readback)
+    sm.clear()
+    sm.update(new_sm)
+    return report
