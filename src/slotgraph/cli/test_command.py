@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Annotated
@@ -53,6 +54,9 @@ def _print_result(console: Console, result: ScenarioResult) -> None:
     console.print(
         f"{mark[result.outcome]} {escape(result.name)} [dim]{escape(str(result.source))}[/dim]{detail}"
     )
+    if result.error:
+        console.print(f"    [red]{escape(result.error)}[/red]")
+        return
     for failure in result.all_failures:
         console.print(f"    [bold]{escape(failure.headline())}[/bold]")
         turn = next((t for t in result.turns if t.index == failure.turn), None)
@@ -75,6 +79,13 @@ def _write(path: Path, text: str, what: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as err:
         usage_error(f"cannot write {path}: {err.strerror or err}", fix=f"choose a writable {what} path")
+
+
+def _quiet_runtime_warnings() -> None:
+    """Refusals are expected in scenarios and reported as results; keep the runtime's log off the terminal."""
+    library = logging.getLogger("slotgraph")
+    if not library.handlers:
+        library.addHandler(logging.NullHandler())
 
 
 def _parse_today(value: str | None) -> datetime.date | None:
@@ -145,6 +156,7 @@ def test_command(
             fix="scenario YAML files live under a 'scenarios' directory, "
             "goldens at evaluations/<Name>/<Name>.json",
         )
+    _quiet_runtime_warnings()
     runner = CaseRunner(RunOptions(model=model, today=day, user_model=user_model))
     results: list[ScenarioResult] = []
     progress = Progress(

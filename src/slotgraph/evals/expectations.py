@@ -18,6 +18,7 @@ from slotgraph.runtime import (
     EndSessionEvent,
     Event,
     PayloadEvent,
+    RefusalEvent,
     StateSnapshotEvent,
     ToolCallEvent,
     ToolResultEvent,
@@ -53,7 +54,10 @@ class ConversationFacts:
 
 
 def _calls(events: Iterable[Event]) -> list[ToolCallEvent]:
-    return [e for e in events if isinstance(e, ToolCallEvent)]
+    """The tool calls that ran: a refused call (a RefusalEvent with its id) never happened."""
+    events = tuple(events)
+    refused = {e.call_id for e in events if isinstance(e, RefusalEvent)}
+    return [e for e in events if isinstance(e, ToolCallEvent) and e.call_id not in refused]
 
 
 def _results(events: Iterable[Event]) -> dict[str, ToolResultEvent]:
@@ -124,6 +128,12 @@ def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
     if expect.only and not failures and len(used) != len(calls):
         extra = [_show_call(c) for i, c in enumerate(calls) if i not in used]
         failures.append(Failure(facts.index, f"{base}.only", "no other tool calls", "; ".join(extra)))
+    refused = [e.name for e in facts.events if isinstance(e, RefusalEvent)]
+    for index, name in enumerate(expect.refused):
+        if name not in refused:
+            failures.append(
+                Failure(facts.index, f"{base}.refused[{index}]", f"{name} refused", f"refused: {refused}")
+            )
     for index, name in enumerate(expect.not_called):
         if any(c.name == name for c in calls):
             failures.append(Failure(facts.index, f"{base}.not_called[{index}]", f"{name} not called", actual))

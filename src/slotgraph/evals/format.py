@@ -97,13 +97,18 @@ class TurnExpect(_Strict):
     """What must hold after one turn."""
 
     tool_calls: list[ToolCallExpect] = Field(
-        default_factory=list, description="Tool calls that must happen in the turn."
+        default_factory=list, description="Tool calls that must run in the turn (refused calls never ran)."
     )
     ordered: bool = Field(
         default=False, description="The expected tool calls must happen in the listed order."
     )
     only: bool = Field(default=False, description="No tool calls other than the listed ones may happen.")
-    not_called: list[str] = Field(default_factory=list, description="Tools that must not be called.")
+    not_called: list[str] = Field(
+        default_factory=list, description="Tools that must not run (a refused call did not run)."
+    )
+    refused: list[str] = Field(
+        default_factory=list, description="Tools whose model calls were refused (hidden, unknown, executor)."
+    )
     state: dict[str, Any] = Field(
         default_factory=dict,
         description="Dotted state paths (e.g. 'filled.party_size', 'status') → expected value (a subset).",
@@ -154,6 +159,10 @@ class Turn(_Strict):
     )
     model: list[ScriptStep] | None = Field(
         default=None, description="Scripted model responses for this turn (needs model: scripted)."
+    )
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Environment variables set from this turn on (tool knobs); an empty value unsets one.",
     )
     expect: TurnExpect = Field(default_factory=TurnExpect, description="What must hold after the turn.")
     note: str = Field(default="", description="Free text shown in reports.")

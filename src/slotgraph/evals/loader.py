@@ -148,10 +148,11 @@ def _from_validation(file: Path, err: ValidationError) -> ScenarioFormatError:
         "literal_error": "use one of the allowed values",
         "datetime_from_date_parsing": "write a date and time, e.g. 2026-07-10T18:00:00",
     }
+    fix = fixes.get(first["type"], "see docs/evals.md")
+    if first["type"] == "string_type" and isinstance(first.get("input"), bool):
+        fix = 'quote it, e.g. "yes" (YAML reads unquoted yes/no/on/off as true/false)'
     more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
-    return ScenarioFormatError(
-        file, where or "<top>", message + more, fixes.get(first["type"], "see docs/evals.md")
-    )
+    return ScenarioFormatError(file, where or "<top>", message + more, fix)
 
 
 def parse_scenario(data: Any, file: Path) -> Scenario:

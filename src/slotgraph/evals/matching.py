@@ -2,7 +2,8 @@
 
 The rules (documented in ``docs/evals.md``):
 
-* a mapping matches when every expected key is present and matches (extra actual keys are fine);
+* a mapping matches when every expected key is present and matches (extra actual keys are fine); an empty
+  mapping matches only an empty one (``pending: {}`` means nothing is pending);
 * a list matches a list of the same length whose items match pairwise;
 * numbers match by value (``4 == 4.0``); booleans are not numbers (``True != 1``); a string never equals a
   number (``"4" != 4``: a tool that receives a string where the schema says integer is a real difference);
@@ -36,6 +37,8 @@ def find_mismatch(expected: Any, actual: Any, where: str = "") -> str | None:
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             return f"expected a mapping{at}, got {render(actual)}"
+        if not expected and actual:
+            return f"expected an empty mapping{at}, got {render(actual)}"
         for key, value in expected.items():
             child = f"{where}.{key}" if where else str(key)
             if key not in actual:

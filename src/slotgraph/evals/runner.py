@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,11 +65,20 @@ def fixed_clock(now: datetime.datetime) -> Clock:
     return clock
 
 
+def _set_env(values: Mapping[str, str]) -> None:
+    for key, value in values.items():
+        if value:
+            os.environ[key] = value
+        else:
+            os.environ.pop(key, None)
+
+
 @contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """Set environment variables (tool knobs) for the duration of a case, then restore them."""
-    saved = {key: os.environ.get(key) for key in values}
-    os.environ.update(values)
+def _environment(scenario: Scenario) -> Iterator[None]:
+    """Set the scenario's environment variables (tool knobs) for the case, then restore every one touched."""
+    keys = set(scenario.env).union(*(turn.env for turn in scenario.turns))
+    saved = {key: os.environ.get(key) for key in keys}
+    _set_env(scenario.env)
     try:
         yield
     finally:
@@ -151,7 +160,7 @@ class CaseRunner:
             err = case.error
             failure = Failure(None, err.location or "<file>", err.fix or "a valid file", err.message)
             return ScenarioResult(case.name, case.source, "failed", failures=(failure,), error=str(err))
-        with _environment(case.scenario.env):
+        with _environment(case.scenario):
             try:
                 agent = self.agent(case.agent_path)
                 spec = self.model_spec(case.scenario, agent)
@@ -227,6 +236,7 @@ class CaseRunner:
         elif isinstance(inner, ReplayModel):
             inner.begin_turn(_replay_calls(turn))
         injected = turn.injected_event_data()
+        _set_env(turn.env)
         first_request = len(recorder.requests)
         started = time.perf_counter()
         label = (
