@@ -1,0 +1,155 @@
+"""``slotgraph serve PATH...``: host agents over HTTP (the API, SSE and the web playground) with uvicorn.
+
+One process by default; ``--workers N`` (N > 1) starts N uvicorn worker processes that each build the app
+from :data:`slotgraph.server.factory.APP_FACTORY`, with the settings handed over in the environment — they
+share sessions only through a durable store, so ``memory://`` is refused with several workers. The API key
+comes from ``--api-key`` or ``SLOTGRAPH_API_KEY``. Needs the ``server`` extra (FastAPI, uvicorn).
+
+Exit codes: 0 after a clean shutdown, 1 an agent cannot be loaded, 2 usage error (options, store, extra).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from slotgraph.cli.exit_codes import ExitCode
+from slotgraph.cli.output import stderr_console
+
+__all__ = ["Runner", "serve", "serve_command"]
+
+Runner = Callable[..., Any]
+"""``uvicorn.run`` or a stand-in with its signature (tests)."""
+
+_SERVER_HINT = "install the server extra: pip install 'slotgraph[server]'"
+
+
+def _fail(message: str, code: ExitCode, fix: str = "") -> int:
+    console = stderr_console()
+    console.print(f"[red]error:[/red] {escape(message)}")
+    if fix:
+        console.print(f"  fix: {escape(fix)}")
+    return int(code)
+
+
+def serve(
+    paths: Sequence[Path],
+    *,
+    store: str = "memory://",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    api_key: str | None = None,
+    model: str | None = None,
+    max_body_bytes: int | None = None,
+    run: Runner | None = None,
+) -> int:
+    """Load the agents and run the server until it is stopped; returns the exit code."""
+    try:
+        import uvicorn
+
+        from slotgraph.server import (
+            ServerConfigError,
+            ServerSettings,
+            WorkerConfig,
+            create_app,
+            load_hosted_agents,
+            open_session_store,
+        )
+        from slotgraph.server.factory import APP_FACTORY
+        from slotgraph.server.settings import API_KEY_ENV, DEFAULT_MAX_BODY_BYTES
+        from slotgraph.server.store_factory import is_memory_url
+    except ImportError:
+        return _fail(
+            "the server needs FastAPI and uvicorn, which are not installed", ExitCode.USAGE, _SERVER_HINT
+        )
+    runner: Runner = run if run is not None else uvicorn.run
+    if workers < 1:
+        return _fail(f"--workers must be at least 1, got {workers}", ExitCode.USAGE)
+    if workers > 1 and is_memory_url(store):
+        return _fail(
+            f"--workers {workers} cannot share the in-memory store: each process would have its own sessions",
+            ExitCode.USAGE,
+            "pass --store sqlite:///sessions.db (or a redis:// / postgresql:// URL), or use --workers 1",
+        )
+    key = api_key if api_key is not None else (os.environ.get(API_KEY_ENV) or None)
+    limit = max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES
+    try:
+        settings = ServerSettings(api_key=key, max_body_bytes=limit)
+    except ServerConfigError as err:
+        return _fail(err.message, ExitCode.USAGE, err.fix)
+    try:
+        agents = load_hosted_agents(paths, model=model)  # validated here, before any worker starts
+    except ServerConfigError as err:
+        return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
+    names = ", ".join(a.name for a in agents)
+    stderr_console().print(f"Serving {escape(names)} on http://{escape(host)}:{port}")
+    stderr_console().print(f"  store {escape(store)}, {workers} worker(s), API key {'on' if key else 'off'}")
+    if workers == 1:
+        try:
+            session_store = open_session_store(store)
+        except ServerConfigError as err:
+            return _fail(err.message, ExitCode.USAGE, err.fix)
+        app = create_app(agents, store=session_store, settings=settings)
+        runner(app, host=host, port=port, log_level="info")
+        return int(ExitCode.OK)
+    config = WorkerConfig(
+        agent_paths=tuple(str(p) for p in paths), store_url=store, model=model, max_body_bytes=limit
+    )
+    os.environ.update(config.to_env())
+    if key:
+        os.environ[API_KEY_ENV] = key
+    runner(APP_FACTORY, factory=True, host=host, port=port, workers=workers, log_level="info")
+    return int(ExitCode.OK)
+
+
+def serve_command(
+    paths: Annotated[
+        list[Path], typer.Argument(help="Agent directories (or agent.yaml files) to host.", metavar="PATH...")
+    ],
+    store: Annotated[
+        str,
+        typer.Option(
+            "--store", help="Session store URL: memory://, sqlite:///FILE, redis://..., postgresql://..."
+        ),
+    ] = "memory://",
+    host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", help="Worker processes (>1 needs a shared store: SQLite, Redis, PostgreSQL)."
+        ),
+    ] = 1,
+    api_key: Annotated[
+        str | None,
+        typer.Option(
+            "--api-key", help="Require this key on /v1 (Bearer or X-API-Key); default $SLOTGRAPH_API_KEY."
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="Model spec for every agent (default: each agent's own model)."),
+    ] = None,
+    max_body_bytes: Annotated[
+        int | None, typer.Option("--max-body-bytes", help="Largest request body accepted (default 65536).")
+    ] = None,
+) -> None:
+    """Serve agents over HTTP: the /v1 API, server-sent events and the web playground at /."""
+    code = serve(
+        paths,
+        store=store,
+        host=host,
+        port=port,
+        workers=workers,
+        api_key=api_key,
+        model=model,
+        max_body_bytes=max_body_bytes,
+    )
+    if code:
+        raise typer.Exit(code)

@@ -1,0 +1,87 @@
+"""Build the ASGI app: :func:`create_app` wires the routers, the guards and the error handlers.
+
+Nothing lives at module level: every app owns its session service (agents, store, in-process busy set),
+so two apps in one process never share anything. The store is closed when the app shuts down (if it has an
+``aclose()`` or ``close()``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from slotgraph.runtime import SessionStore
+from slotgraph.runtime.session import Clock
+from slotgraph.server.hosting import HostedAgent, check_unique
+from slotgraph.server.middleware import ApiKeyMiddleware, BodyLimitMiddleware
+from slotgraph.server.playground import playground_router
+from slotgraph.server.problems import install_problem_handlers
+from slotgraph.server.routes_agents import agents_router
+from slotgraph.server.routes_health import health_router
+from slotgraph.server.routes_sessions import sessions_router
+from slotgraph.server.sessions import SessionService
+from slotgraph.server.settings import ServerSettings
+from slotgraph.server.store_factory import DEFAULT_STORE_URL, open_session_store
+
+__all__ = ["create_app"]
+
+_DESCRIPTION = """Slotgraph hosts LLM agents whose control flow is deterministic.
+
+Create a session with an agent, send it messages, read its state. Errors are `application/problem+json`
+with a stable `code`. The web playground is at `/`."""
+
+
+async def _close(store: SessionStore) -> None:
+    for name in ("aclose", "close"):
+        method = getattr(store, name, None)
+        if callable(method):
+            outcome = method()
+            if inspect.isawaitable(outcome):
+                await outcome
+            return
+
+
+def create_app(
+    agents: Sequence[HostedAgent],
+    *,
+    store: SessionStore | None = None,
+    settings: ServerSettings | None = None,
+    clock: Clock | None = None,
+    seed: int | None = None,
+) -> FastAPI:
+    """The Slotgraph HTTP service for ``agents`` (see :func:`~slotgraph.server.hosting.load_hosted_agents`).
+
+    ``store`` defaults to an in-memory store; ``clock`` and ``seed`` make sessions reproducible (tests).
+    """
+    check_unique(agents)
+    config = settings or ServerSettings()
+    service = SessionService(
+        agents, store if store is not None else open_session_store(DEFAULT_STORE_URL), clock=clock, seed=seed
+    )
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await _close(service.store)
+
+    app = FastAPI(
+        title="Slotgraph",
+        version="1",
+        description=_DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    install_problem_handlers(app)
+    app.include_router(health_router())
+    app.include_router(agents_router())
+    app.include_router(sessions_router())
+    app.include_router(playground_router())
+    app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes)
+    if config.api_key:
+        app.add_middleware(ApiKeyMiddleware, api_key=config.api_key)
+    return app

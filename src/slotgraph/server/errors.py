@@ -1,0 +1,64 @@
+"""Errors of the HTTP service, each with a stable ``code`` (the ``code`` of the problem+json body).
+
+Hierarchy::
+
+    ServerError                     base of everything raised by slotgraph.server
+    ├── ServerConfigError           the server cannot start: bad agent, duplicate name, store URL, workers
+    ├── UnknownAgentError           a request names an agent this server does not host
+    ├── SessionNotFoundError        no session with this id in the store
+    ├── SessionBusyError            a turn of this session is already running in this process
+    ├── SessionConflictError        another process saved the session first (store version moved)
+    └── SessionEndedError           the session ended; start a new one
+
+The mapping to HTTP statuses lives in :mod:`slotgraph.server.problems` and nowhere else. Messages are written
+for the API's user (what is wrong, how to fix it) and never carry internals.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ServerConfigError",
+    "ServerError",
+    "SessionBusyError",
+    "SessionConflictError",
+    "SessionEndedError",
+    "SessionNotFoundError",
+    "UnknownAgentError",
+]
+
+
+class ServerError(Exception):
+    """Base of the server's errors: ``code`` is stable, ``fix`` says what to do about it."""
+
+    code = "server_error"
+
+    def __init__(self, message: str, *, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+
+class ServerConfigError(ServerError):
+    """The server's configuration is unusable (agents, store URL, workers)."""
+
+    code = "server_config"
+
+
+class UnknownAgentError(ServerError):
+    code = "unknown_agent"
+
+
+class SessionNotFoundError(ServerError):
+    code = "session_not_found"
+
+
+class SessionBusyError(ServerError):
+    code = "session_busy"
+
+
+class SessionConflictError(ServerError):
+    code = "conflict"
+
+
+class SessionEndedError(ServerError):
+    code = "session_ended"

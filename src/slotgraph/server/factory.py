@@ -1,0 +1,33 @@
+"""The app factory uvicorn imports in each worker process (``--workers N``).
+
+``uvicorn.run("slotgraph.server.factory:app_from_env", factory=True, workers=N)``: every worker reads the
+same :class:`~slotgraph.server.settings.WorkerConfig` from the environment, loads the agents and opens the
+shared store itself.
+"""
+
+from __future__ import annotations
+
+import os
+
+from fastapi import FastAPI
+
+from slotgraph.server.app import create_app
+from slotgraph.server.hosting import load_hosted_agents
+from slotgraph.server.settings import API_KEY_ENV, ServerSettings, WorkerConfig
+from slotgraph.server.store_factory import open_session_store
+
+__all__ = ["APP_FACTORY", "app_from_config", "app_from_env"]
+
+APP_FACTORY = "slotgraph.server.factory:app_from_env"
+
+
+def app_from_config(config: WorkerConfig, api_key: str | None = None) -> FastAPI:
+    """Build the app a worker config describes."""
+    agents = load_hosted_agents(config.agent_paths, model=config.model)
+    settings = ServerSettings(api_key=api_key or None, max_body_bytes=config.max_body_bytes)
+    return create_app(agents, store=open_session_store(config.store_url), settings=settings)
+
+
+def app_from_env() -> FastAPI:
+    """Build the app from ``SLOTGRAPH_SERVER_CONFIG`` (and ``SLOTGRAPH_API_KEY``)."""
+    return app_from_config(WorkerConfig.from_env(), os.environ.get(API_KEY_ENV))

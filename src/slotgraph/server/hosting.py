@@ -1,0 +1,104 @@
+"""The agents a server hosts: loaded once at start-up, shared (read-only) by every request.
+
+:func:`load_hosted_agents` loads each agent path with its definition (for the description and the Mermaid
+picture) and resolves its model once: ``model`` (a spec string or a :class:`~slotgraph.runtime.Model`
+object) overrides every agent's own ``model`` setting. Names must be unique across the server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from slotgraph.config import ConfigError, ConfigValidationError, load_definition
+from slotgraph.config.graph import render_mermaid
+from slotgraph.runtime import Agent, Model, ModelNotAvailableError, SlotgraphRuntimeError, resolve_model
+from slotgraph.server.errors import ServerConfigError
+
+__all__ = ["HostedAgent", "hosted", "load_hosted_agents", "resolve_server_model"]
+
+
+@dataclass(frozen=True)
+class HostedAgent:
+    """An agent as the server shows it: the runtime agent, its model, a description and its Mermaid text."""
+
+    agent: Agent
+    model: Model
+    description: str = ""
+    mermaid: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.agent.name
+
+
+def resolve_server_model(spec: str) -> Model:
+    """Build a model from a spec string.
+
+    ``offline`` is the embedded default; until :func:`slotgraph.runtime.resolve_model` knows it, it is built
+    here directly from :mod:`slotgraph.models.offline`.
+    """
+    try:
+        return resolve_model(spec)
+    except ModelNotAvailableError:
+        if spec.strip() != "offline":
+            raise
+    from slotgraph.models.offline import OfflineModel
+
+    return OfflineModel()
+
+
+def hosted(
+    agent: Agent, model: Model | None = None, *, description: str = "", mermaid: str = ""
+) -> HostedAgent:
+    """Host an agent built in Python (``Agent.from_config``); its model defaults to the agent's own."""
+    chosen = model if model is not None else agent.model
+    if chosen is None:
+        chosen = resolve_server_model(agent.model_spec or "offline")
+    return HostedAgent(agent=agent, model=chosen, description=description, mermaid=mermaid)
+
+
+def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> HostedAgent:
+    where = os.fspath(path)
+    try:
+        definition = load_definition(path)
+        agent = Agent.load(path, model=model if isinstance(model, Model) else None)
+    except ConfigValidationError as err:
+        issues = "; ".join(str(issue) for issue in err.issues[:5])
+        raise ServerConfigError(
+            f"{where}: invalid agent ({issues})", fix=f"run `slotgraph validate {where}`"
+        ) from None
+    except (ConfigError, SlotgraphRuntimeError) as err:
+        raise ServerConfigError(f"{where}: cannot load the agent ({err})") from None
+    spec = model if isinstance(model, str) else (agent.model_spec or "offline")
+    try:
+        resolved = agent.model if agent.model is not None else resolve_server_model(spec)
+    except SlotgraphRuntimeError as err:
+        raise ServerConfigError(f"{where}: {err}", fix="pass --model with a model you can use") from None
+    description = (definition.agent.description or "") if definition.agent is not None else ""
+    return HostedAgent(
+        agent=agent, model=resolved, description=description, mermaid=render_mermaid(definition.dag)
+    )
+
+
+def load_hosted_agents(
+    paths: Iterable[str | os.PathLike[str]], *, model: Model | str | None = None
+) -> Sequence[HostedAgent]:
+    """Load every agent path; refuse duplicate names and an empty list."""
+    agents = [_load_one(path, model) for path in paths]
+    if not agents:
+        raise ServerConfigError("no agents to serve", fix="pass one or more agent directories")
+    check_unique(agents)
+    return tuple(agents)
+
+
+def check_unique(agents: Sequence[HostedAgent]) -> None:
+    """Raise when two hosted agents share a name (the API addresses agents by name)."""
+    seen: set[str] = set()
+    for item in agents:
+        if item.name in seen:
+            raise ServerConfigError(
+                f"two agents are named {item.name!r}", fix="give each agent a unique `name` in its agent.yaml"
+            )
+        seen.add(item.name)

@@ -1,0 +1,123 @@
+"""``/v1/sessions``: create a session, send a message (JSON or a server-sent event stream), read a session.
+
+The stream (``POST /v1/sessions/{id}/messages:stream``) answers ``text/event-stream``: one SSE event per turn
+event (``event: <kind>``, ``data: <json>``), then ``event: turn`` with the turn's summary and ``event: done``.
+The runtime reports a turn's events when the turn has finished, so today they are sent in order right after
+it; errors found before the turn starts are ordinary problem+json responses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends
+from fastapi.responses import StreamingResponse
+
+from slotgraph.server.dependencies import get_service
+from slotgraph.server.schemas import (
+    CreatedSession,
+    CreateSession,
+    Problem,
+    SendMessage,
+    SessionDetail,
+    TurnReply,
+)
+from slotgraph.server.sessions import SessionService, TurnOutcome
+from slotgraph.server.views import public_event, public_state, session_view, transcript
+
+__all__ = ["sessions_router"]
+
+
+Service = Annotated[SessionService, Depends(get_service)]
+
+_PROBLEMS: dict[int | str, dict[str, Any]] = {
+    status: {"model": Problem, "content": {"application/problem+json": {}}}
+    for status in (401, 404, 409, 413, 422, 500)
+}
+
+
+def _reply(session_id: str, outcome: TurnOutcome, service: SessionService, agent: str) -> TurnReply:
+    result = outcome.result
+    view = session_view(
+        service.agent(agent).agent.dag,
+        result.state,
+        hidden_tools=outcome.hidden_tools,
+        directive=outcome.directive,
+    )
+    return TurnReply(
+        session_id=session_id,
+        text=result.text,
+        events=[public_event(e) for e in result.events],
+        status=result.status,
+        preempted=result.preempted,
+        model_calls=result.model_calls,
+        ended=outcome.ended,
+        view=view,  # type: ignore[arg-type]  # pydantic validates the dict into SessionView
+    )
+
+
+def sessions_router() -> APIRouter:
+    """A new router with this module's endpoints."""
+    router = APIRouter(prefix="/v1/sessions", tags=["sessions"])
+
+    @router.post("", status_code=201, response_model=CreatedSession, responses=_PROBLEMS)
+    async def create_session(body: CreateSession, service: Service) -> CreatedSession:
+        """Start a session with a hosted agent; the first message starts the conversation."""
+        session_id = await service.create(body.agent, event_data=body.event_data, channel=body.channel)
+        return CreatedSession(session_id=session_id, agent=body.agent)
+
+    @router.post("/{session_id}/messages", response_model=TurnReply, responses=_PROBLEMS)
+    async def send_message(session_id: str, body: SendMessage, service: Service) -> TurnReply:
+        """Play one user turn and return its text, events, status and the engine's view."""
+        stored = await service.read(session_id)
+        outcome = await service.turn(session_id, body.text)
+        return _reply(session_id, outcome, service, stored.hosted.name)
+
+    def _sse(event: str, data: Any) -> bytes:
+        return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+    @router.post(
+        "/{session_id}/messages:stream",
+        responses={
+            **_PROBLEMS,
+            200: {
+                "content": {"text/event-stream": {}},
+                "description": "one SSE event per turn event, then `turn` and `done`",
+            },
+        },
+    )
+    async def stream_message(session_id: str, body: SendMessage, service: Service) -> StreamingResponse:
+        """Play one user turn and stream its events as server-sent events."""
+        stored = await service.read(session_id)
+        outcome = await service.turn(session_id, body.text)
+        reply = _reply(session_id, outcome, service, stored.hosted.name)
+
+        async def events() -> AsyncIterator[bytes]:
+            for event in reply.events:
+                yield _sse(str(event["kind"]), event)
+            summary = reply.model_dump(exclude={"events"})
+            yield _sse("turn", summary)
+            yield _sse("done", {})
+
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return StreamingResponse(events(), media_type="text/event-stream", headers=headers)
+
+    @router.get("/{session_id}", response_model=SessionDetail, responses=_PROBLEMS)
+    async def read_session(session_id: str, service: Service) -> SessionDetail:
+        """The session's state, status and transcript."""
+        stored = await service.read(session_id)
+        state = public_state(stored.state)
+        return SessionDetail(
+            session_id=session_id,
+            agent=stored.hosted.name,
+            status=str(stored.state.get("status", "in_progress")),
+            ended=stored.ended,
+            turns=int(stored.record.get("turns", 0) or 0),
+            state=state,
+            transcript=transcript(stored.history),
+            view=session_view(stored.hosted.agent.dag, stored.state),  # type: ignore[arg-type]
+        )
+
+    return router

@@ -1,0 +1,113 @@
+"""The API's wire models (pydantic, only at this edge), published in the OpenAPI document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "AgentList",
+    "AgentSummary",
+    "CreateSession",
+    "CreatedSession",
+    "GraphView",
+    "Health",
+    "Problem",
+    "SendMessage",
+    "SessionDetail",
+    "SessionView",
+    "TurnReply",
+]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateSession(_Request):
+    agent: str = Field(min_length=1, max_length=200, description="Name of a hosted agent (GET /v1/agents).")
+    event_data: dict[str, Any] | None = Field(
+        default=None, description="Data known before the conversation (e.g. a caller's party size)."
+    )
+    channel: str | None = Field(default=None, max_length=100, description="Channel, e.g. 'telephony'.")
+
+
+class SendMessage(_Request):
+    text: str = Field(min_length=1, max_length=8000, description="What the person said.")
+
+
+class CreatedSession(BaseModel):
+    session_id: str
+    agent: str
+
+
+class SessionView(BaseModel):
+    """The engine's view of the session, as the playground shows it."""
+
+    status: str
+    filled: dict[str, Any]
+    pending: dict[str, Any]
+    deferred: dict[str, Any]
+    tasks: list[dict[str, Any]] = Field(description="Tasks fired so far: name, tool, succeeded.")
+    asking: str | None = Field(description="The slot the engine would ask for next.")
+    hidden_tools: list[str] | None = Field(description="Tools hidden from the model at the last call.")
+    directive: str | None = Field(description="The engine's current directive (system message).")
+
+
+class TurnReply(BaseModel):
+    session_id: str
+    text: str
+    events: list[dict[str, Any]] = Field(description="The turn's events in order; each has a `kind`.")
+    status: str
+    preempted: bool = Field(description="True when the engine spoke and the model was not called.")
+    model_calls: int
+    ended: bool
+    view: SessionView
+
+
+class SessionDetail(BaseModel):
+    session_id: str
+    agent: str
+    status: str
+    ended: bool
+    turns: int
+    state: dict[str, Any]
+    transcript: list[dict[str, Any]]
+    view: SessionView
+
+
+class AgentSummary(BaseModel):
+    name: str
+    description: str
+    slots: int
+    tasks: int
+    tools: list[str]
+
+
+class AgentList(BaseModel):
+    agents: list[AgentSummary]
+
+
+class GraphView(BaseModel):
+    agent: str
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+    mermaid: str
+
+
+class Health(BaseModel):
+    status: str
+    agents: int | None = None
+
+
+class Problem(BaseModel):
+    """An error (RFC 9457 problem details) with a stable ``code``."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    fix: str | None = None
+    errors: list[dict[str, Any]] | None = None

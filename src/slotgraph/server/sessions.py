@@ -1,0 +1,200 @@
+"""Sessions behind the API: create, read, play a turn — the HTTP-free core of the service.
+
+Every request builds a fresh :class:`~slotgraph.runtime.Session` on the shared store: the runtime is
+stateless between turns, so any worker process can serve any session. What the runtime's record does not
+hold — which agent the session talks to, its event data and channel — is kept next to it in the same record
+under ``"server"``: :class:`_BoundStore` adds it on every save.
+
+Concurrency is the runtime's: a turn holds the store's per-session lock around load → turn → save, so a
+second message for a session waits for the first (in this process or, with a durable store, in another).
+When the wait passes the store's lock timeout the request fails with :class:`SessionBusyError`; a save that
+finds the version moved (a writer without the lock) fails with :class:`SessionConflictError` and is not
+saved. Both are recognised by the runtime's stable error codes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any
+
+from slotgraph.runtime import Session, SessionStore, SlotgraphRuntimeError, TurnResult
+from slotgraph.runtime.session import Clock
+from slotgraph.server.errors import (
+    SessionBusyError,
+    SessionConflictError,
+    SessionEndedError,
+    SessionNotFoundError,
+    UnknownAgentError,
+)
+from slotgraph.server.hosting import HostedAgent
+
+__all__ = ["META_KEY", "SessionRecord", "SessionService", "TurnOutcome"]
+
+META_KEY = "server"
+
+
+class _BoundStore:
+    """The shared store, seen by one request: every save carries the session's server metadata."""
+
+    def __init__(self, inner: SessionStore, meta: Mapping[str, Any]) -> None:
+        self._inner = inner
+        self._meta = dict(meta)
+
+    async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
+        return await self._inner.load(session_id)
+
+    async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        return await self._inner.save(session_id, {**record, META_KEY: self._meta}, expected_version)
+
+    async def delete(self, session_id: str) -> bool:
+        return bool(await self._inner.delete(session_id))
+
+    async def list_sessions(self) -> list[str]:
+        return list(await self._inner.list_sessions())
+
+    async def count(self) -> int:
+        return int(await self._inner.count())
+
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        return self._inner.lock(session_id)
+
+    async def close(self) -> None:  # the shared store outlives the request
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A stored session as the API reads it."""
+
+    session_id: str
+    hosted: HostedAgent
+    record: Mapping[str, Any]
+    version: int
+
+    @property
+    def state(self) -> Mapping[str, Any]:
+        sm = self.record.get("sm")
+        return sm if isinstance(sm, Mapping) else {}
+
+    @property
+    def ended(self) -> bool:
+        return bool(self.record.get("ended", False))
+
+    @property
+    def history(self) -> Sequence[Any]:
+        return list(self.record.get("history") or [])
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOutcome:
+    """One turn's result plus what the playground shows of the engine's last decision."""
+
+    result: TurnResult
+    hidden_tools: tuple[str, ...]
+    directive: str | None
+    ended: bool
+
+
+class SessionService:
+    """Creates sessions and plays their turns against one store, for a fixed set of hosted agents."""
+
+    def __init__(
+        self,
+        agents: Sequence[HostedAgent],
+        store: SessionStore,
+        *,
+        clock: Clock | None = None,
+        seed: int | None = None,
+    ) -> None:
+        self.agents: dict[str, HostedAgent] = {a.name: a for a in agents}
+        self.store = store
+        self._clock = clock
+        self._seed = seed
+
+    def agent(self, name: str) -> HostedAgent:
+        found = self.agents.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.agents)) or "none"
+            raise UnknownAgentError(f"no agent named {name!r} is hosted here", fix=f"use one of: {known}")
+        return found
+
+    async def create(
+        self, agent_name: str, *, event_data: Mapping[str, Any] | None = None, channel: str | None = None
+    ) -> str:
+        """Store a new, empty session for an agent; return its id."""
+        self.agent(agent_name)
+        session_id = uuid.uuid4().hex
+        meta = {"agent": agent_name, "event_data": dict(event_data or {}), "channel": channel}
+        record = {"sm": {}, "history": [], "ended": False, "turns": 0, META_KEY: meta}
+        await self.store.save(session_id, record, 0)
+        return session_id
+
+    async def read(self, session_id: str) -> SessionRecord:
+        found = await self.store.load(session_id)
+        meta = found[0].get(META_KEY) if found is not None else None
+        if found is None or not isinstance(meta, Mapping):
+            raise SessionNotFoundError(
+                f"no session {session_id!r}",
+                fix="create one with POST /v1/sessions and use the id it returns",
+            )
+        name = str(meta.get("agent", ""))
+        if name not in self.agents:
+            raise SessionNotFoundError(
+                f"session {session_id!r} belongs to agent {name!r}, which this server does not host",
+                fix="send it to a server hosting that agent, or start a new session",
+            )
+        return SessionRecord(session_id, self.agents[name], found[0], found[1])
+
+    async def turn(self, session_id: str, text: str) -> TurnOutcome:
+        """Play one user turn of a stored session."""
+        stored = await self.read(session_id)
+        if stored.ended:
+            raise SessionEndedError(
+                f"session {session_id!r} has ended", fix="start a new session with POST /v1/sessions"
+            )
+        meta = stored.record[META_KEY]
+        hosted = stored.hosted
+        session: Session = hosted.agent.session(
+            session_id=session_id,
+            event_data=meta.get("event_data") or None,
+            channel=meta.get("channel"),
+            clock=self._clock,
+            seed=self._seed,
+            store=_BoundStore(self.store, meta),
+            model=hosted.model,
+        )
+        try:
+            result = await session.asend(text)
+        except SlotgraphRuntimeError as err:
+            raise _translated(session_id, err, ended=session.ended) from None
+        last = session.last_turn
+        hidden: tuple[str, ...] = ()
+        directive: str | None = None
+        if last is not None:
+            hidden = tuple(sorted(set(hosted.agent.tools.names) - set(last.last_visible)))
+            message = last.last_action.get("message")
+            directive = str(message) if message else None
+        return TurnOutcome(result=result, hidden_tools=hidden, directive=directive, ended=session.ended)
+
+
+def _translated(session_id: str, err: SlotgraphRuntimeError, *, ended: bool) -> Exception:
+    """The server error for a runtime error a client can act on; anything else stays internal."""
+    if err.code == "store_conflict":
+        return SessionConflictError(
+            f"session {session_id!r} was changed by another request while this turn ran; "
+            "this turn was not saved",
+            fix="read the session (GET /v1/sessions/{id}) and send the message again",
+        )
+    if err.code == "store_lock_timeout":
+        return SessionBusyError(
+            f"session {session_id!r} is busy: another turn of it is still running",
+            fix="wait for the running turn's response, then send the message again",
+        )
+    if ended:
+        return SessionEndedError(
+            f"session {session_id!r} has ended", fix="start a new session with POST /v1/sessions"
+        )
+    return err

@@ -1,0 +1,81 @@
+"""The server's settings, and their handoff to worker processes through one environment variable.
+
+With ``--workers N`` uvicorn starts N processes that each build the app from an import string
+(:func:`slotgraph.server.factory.app_from_env`); the parent writes the settings as JSON into
+``SLOTGRAPH_SERVER_CONFIG`` and each worker reads them back. The API key travels separately in
+``SLOTGRAPH_API_KEY`` (the variable users set anyway), never in the JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from slotgraph.server.errors import ServerConfigError
+from slotgraph.server.store_factory import DEFAULT_STORE_URL
+
+__all__ = ["API_KEY_ENV", "CONFIG_ENV", "DEFAULT_MAX_BODY_BYTES", "ServerSettings", "WorkerConfig"]
+
+CONFIG_ENV = "SLOTGRAPH_SERVER_CONFIG"
+API_KEY_ENV = "SLOTGRAPH_API_KEY"
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """How the app treats requests. ``api_key=None`` leaves the API open (loopback use)."""
+
+    api_key: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+
+    def __post_init__(self) -> None:
+        if self.max_body_bytes < 1024:
+            raise ServerConfigError(
+                f"max_body_bytes must be at least 1024, got {self.max_body_bytes}", fix="raise the limit"
+            )
+        if self.api_key is not None and not self.api_key.strip():
+            raise ServerConfigError(
+                "the API key is empty", fix="pass a non-empty key, or none to disable auth"
+            )
+
+
+@dataclass(frozen=True)
+class WorkerConfig:
+    """Everything a worker process needs to build the same app as its siblings."""
+
+    agent_paths: tuple[str, ...]
+    store_url: str = DEFAULT_STORE_URL
+    model: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_env(self) -> dict[str, str]:
+        data = {
+            "agent_paths": list(self.agent_paths),
+            "store_url": self.store_url,
+            "model": self.model,
+            "max_body_bytes": self.max_body_bytes,
+        }
+        return {CONFIG_ENV: json.dumps(data)}
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> WorkerConfig:
+        env = os.environ if environ is None else environ
+        raw = env.get(CONFIG_ENV)
+        if not raw:
+            raise ServerConfigError(
+                f"{CONFIG_ENV} is not set", fix="start workers with `slotgraph serve PATH... --workers N`"
+            )
+        try:
+            data = json.loads(raw)
+            return cls(
+                agent_paths=tuple(str(p) for p in data["agent_paths"]),
+                store_url=str(data.get("store_url") or DEFAULT_STORE_URL),
+                model=data.get("model"),
+                max_body_bytes=int(data.get("max_body_bytes") or DEFAULT_MAX_BODY_BYTES),
+            )
+        except (ValueError, KeyError, TypeError) as err:
+            raise ServerConfigError(f"{CONFIG_ENV} is not valid ({err})") from None

@@ -1,0 +1,146 @@
+"""The /v1 API end to end through the ASGI app: sessions, turns, reads, agents, graph, health, docs."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from .support import PROBLEM, new_session, say
+
+
+def test_create_session_returns_201_and_an_id(api: TestClient) -> None:
+    response = api.post("/v1/sessions", json={"agent": "bella_notte"})
+    assert response.status_code == 201
+    body = response.json()
+    assert body["agent"] == "bella_notte"
+    assert len(body["session_id"]) >= 16
+
+
+def test_a_booking_conversation_reports_text_events_and_the_engine_view(api: TestClient) -> None:
+    session_id = new_session(api)
+    first = say(api, session_id, "Hi")
+    assert first["text"].startswith("Welcome to Bella Notte!")
+    assert first["preempted"] is False and first["model_calls"] == 1
+    assert first["view"]["asking"] == "party_size"
+    assert "set_reservation_basics" not in first["view"]["hidden_tools"]
+
+    second = say(api, session_id, "A table for 4 on July 17th")
+    assert [e["kind"] for e in second["events"]] == ["tool_call", "tool_result", "state_snapshot", "text"]
+    assert second["view"]["pending"] == {"party_size": 4, "preferred_date": "2026-07-17"}
+    assert second["view"]["directive"] == second["text"]
+
+    third = say(api, session_id, "yes")
+    assert third["preempted"] is True and third["model_calls"] == 0
+    assert third["status"] == "in_progress" and third["ended"] is False
+    assert third["view"]["tasks"] == [
+        {"name": "FindAvailableTimes", "tool": "find_available_times", "succeeded": True}
+    ]
+    assert third["view"]["filled"]["party_size"] == 4
+    fired = [e for e in third["events"] if e["kind"] == "tool_call" and e["origin"] == "engine"]
+    assert [e["name"] for e in fired] == ["confirm_pending", "find_available_times"]
+
+
+def test_reading_a_session_gives_state_status_and_transcript(api: TestClient) -> None:
+    session_id = new_session(api)
+    say(api, session_id, "Hi")
+    say(api, session_id, "A table for 4 on July 17th")
+    response = api.get(f"/v1/sessions/{session_id}")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "in_progress" and body["turns"] == 2 and body["agent"] == "bella_notte"
+    assert body["state"]["pending"] == {"party_size": 4, "preferred_date": "2026-07-17"}
+    roles = [entry["role"] for entry in body["transcript"]]
+    assert roles == ["user", "agent", "user", "tool_call", "agent"]
+    assert body["transcript"][2]["text"] == "A table for 4 on July 17th"
+    assert body["view"]["pending"]["party_size"] == 4
+
+
+def test_event_data_given_at_creation_reaches_every_turn(api: TestClient) -> None:
+    session_id = new_session(api, event_data={"party_size": 2})
+    say(api, session_id, "Hi")
+    body = api.get(f"/v1/sessions/{session_id}").json()
+    assert body["state"]["filled"].get("party_size") == 2 or body["state"]["pending"].get("party_size") == 2
+
+
+def test_a_new_session_reads_empty(api: TestClient) -> None:
+    session_id = new_session(api)
+    body = api.get(f"/v1/sessions/{session_id}").json()
+    assert body["transcript"] == [] and body["turns"] == 0 and body["status"] == "in_progress"
+
+
+def test_unknown_agent_and_unknown_session_are_problems(api: TestClient) -> None:
+    response = api.post("/v1/sessions", json={"agent": "nobody"})
+    assert response.status_code == 404
+    assert response.headers["content-type"] == PROBLEM
+    body = response.json()
+    assert body["code"] == "unknown_agent" and "bella_notte" in body["fix"]
+    assert set(body) >= {"type", "title", "status", "detail", "code"}
+    for method, path in (("GET", "/v1/sessions/nope"), ("POST", "/v1/sessions/nope/messages")):
+        response = api.request(method, path, json={"text": "hi"})
+        assert response.status_code == 404
+        assert response.json()["code"] == "session_not_found"
+
+
+def test_invalid_bodies_are_invalid_request_with_locations(api: TestClient) -> None:
+    response = api.post("/v1/sessions", json={"agnt": "bella_notte"})
+    assert response.status_code == 422
+    assert response.headers["content-type"] == PROBLEM
+    body = response.json()
+    assert body["code"] == "invalid_request"
+    locations = {e["location"] for e in body["errors"]}
+    assert locations == {"body.agent", "body.agnt"}
+    session_id = new_session(api)
+    response = api.post(f"/v1/sessions/{session_id}/messages", json={"text": ""})
+    assert response.json()["errors"][0]["location"] == "body.text"
+    response = api.post("/v1/sessions", content=b"{not json", headers={"content-type": "application/json"})
+    assert response.status_code == 422 and response.json()["code"] == "invalid_request"
+
+
+def test_unknown_routes_and_methods_are_problems(api: TestClient) -> None:
+    response = api.get("/v2/nothing")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    response = api.delete("/v1/agents")
+    assert response.status_code == 405 and response.json()["code"] == "method_not_allowed"
+
+
+def test_agents_are_listed_with_description_and_counts(api: TestClient) -> None:
+    agents = api.get("/v1/agents").json()["agents"]
+    assert len(agents) == 1
+    agent = agents[0]
+    assert agent["name"] == "bella_notte"
+    assert agent["description"].startswith("Takes table reservations")
+    assert (agent["slots"], agent["tasks"]) == (9, 2)
+    assert "set_reservation_basics" in agent["tools"]
+
+
+def test_graph_has_nodes_edges_layout_and_mermaid(api: TestClient) -> None:
+    graph = api.get("/v1/agents/bella_notte/graph").json()
+    ids = {n["id"] for n in graph["nodes"]}
+    assert {"slot:party_size", "task:FindAvailableTimes", "task:BookReservation"} <= ids
+    edges = {(e["source"], e["target"]) for e in graph["edges"]}
+    assert ("slot:party_size", "task:FindAvailableTimes") in edges
+    assert ("task:FindAvailableTimes", "slot:available_times") in edges
+    by_id = {n["id"]: n for n in graph["nodes"]}
+    assert by_id["task:FindAvailableTimes"]["rank"] > by_id["slot:party_size"]["rank"]
+    assert by_id["slot:available_times"]["rank"] > by_id["task:FindAvailableTimes"]["rank"]
+    assert by_id["task:BookReservation"]["kind"] == "terminal"
+    assert graph["mermaid"].startswith("flowchart LR")
+    assert api.get("/v1/agents/nobody/graph").json()["code"] == "unknown_agent"
+
+
+def test_health_readiness_openapi_docs_and_playground(api: TestClient) -> None:
+    assert api.get("/healthz").json() == {"status": "ok", "agents": None}
+    assert api.get("/readyz").json() == {"status": "ready", "agents": 1}
+    spec = api.get("/openapi.json").json()
+    assert {
+        "/v1/sessions",
+        "/v1/sessions/{session_id}/messages",
+        "/v1/sessions/{session_id}/messages:stream",
+        "/v1/sessions/{session_id}",
+        "/v1/agents",
+        "/v1/agents/{name}/graph",
+    } <= set(spec["paths"])
+    assert "text/html" in api.get("/docs").headers["content-type"]
+    page = api.get("/")
+    assert page.status_code == 200 and "Slotgraph playground" in page.text
+    assert "http://" not in page.text.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in page.text

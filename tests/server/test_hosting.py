@@ -1,0 +1,105 @@
+"""Loading agents, models and stores for a server; the worker handoff; what views show."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from slotgraph.models.offline import OfflineModel
+from slotgraph.runtime import AssistantText, AssistantToolCalls, ToolCall, ToolResultMessage, UserMessage
+from slotgraph.server import (
+    ServerConfigError,
+    WorkerConfig,
+    load_hosted_agents,
+    open_session_store,
+    resolve_server_model,
+)
+from slotgraph.server.factory import app_from_env
+from slotgraph.server.settings import API_KEY_ENV, CONFIG_ENV
+from slotgraph.server.views import TOOL_FAILED_MESSAGE, public_state, transcript
+
+from .support import BELLA, write_crashy_agent
+
+
+def test_agents_load_with_description_model_and_mermaid() -> None:
+    (hosted,) = load_hosted_agents([BELLA])
+    assert hosted.name == "bella_notte"
+    assert isinstance(hosted.model, OfflineModel)  # the agent's own `model: offline`
+    assert hosted.description.startswith("Takes table reservations")
+    assert hosted.mermaid.startswith("flowchart LR")
+
+
+def test_bad_agent_lists_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ServerConfigError, match="no agents"):
+        load_hosted_agents([])
+    with pytest.raises(ServerConfigError, match="two agents are named"):
+        load_hosted_agents([BELLA, BELLA])
+    with pytest.raises(ServerConfigError, match="cannot load"):
+        load_hosted_agents([tmp_path / "missing"])
+    broken = write_crashy_agent(tmp_path)
+    (broken / "agent.yaml").write_text(
+        "name: broken\ndag: {slots: [{name: a, source: nowhere}], tasks: []}\n"
+    )
+    with pytest.raises(ServerConfigError) as caught:
+        load_hosted_agents([broken])
+    assert "slotgraph validate" in caught.value.fix
+
+
+def test_model_specs_resolve_or_explain() -> None:
+    assert isinstance(resolve_server_model("offline"), OfflineModel)
+    with pytest.raises(ServerConfigError, match="nonexistent-provider") as caught:
+        load_hosted_agents([BELLA], model="nonexistent-provider:x")
+    assert "--model" in caught.value.fix
+
+
+def test_stores_open_by_url() -> None:
+    assert open_session_store("memory://") is not None
+    with pytest.raises(ServerConfigError):
+        open_session_store("carrier-pigeon://coop")
+
+
+def test_worker_config_round_trips_through_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = WorkerConfig(
+        agent_paths=(str(BELLA),), store_url="memory://", model="offline", max_body_bytes=4096
+    )
+    env = config.to_env()
+    assert WorkerConfig.from_env(env) == config
+    assert "k-1" not in env[CONFIG_ENV]
+    with pytest.raises(ServerConfigError, match=CONFIG_ENV):
+        WorkerConfig.from_env({})
+    with pytest.raises(ServerConfigError, match="not valid"):
+        WorkerConfig.from_env({CONFIG_ENV: "{"})
+    monkeypatch.setenv(CONFIG_ENV, env[CONFIG_ENV])
+    monkeypatch.setenv(API_KEY_ENV, "k-1")
+    app = app_from_env()
+    assert set(app.state.service.agents) == {"bella_notte"}
+
+
+def test_public_state_replaces_exception_texts_only() -> None:
+    sm = {
+        "task_results": {
+            "A": {"success": False, "error": "ValueError: secret"},
+            "B": {"success": False, "error": "fully_booked"},
+        }
+    }
+    state = public_state(sm)
+    assert state["task_results"]["A"]["error"] == TOOL_FAILED_MESSAGE
+    assert state["task_results"]["B"]["error"] == "fully_booked"
+    assert sm["task_results"]["A"]["error"] == "ValueError: secret"  # the input is not touched
+
+
+def test_transcript_reads_messages_and_plain_dicts() -> None:
+    history = [
+        UserMessage("hi"),
+        AssistantToolCalls((ToolCall("1", "set_city", {"city": "Oslo"}),)),
+        ToolResultMessage("1", "set_city", {"error": "RuntimeError: secret"}),
+        AssistantText("Which code?"),
+        {"role": "user", "text": "", "event": "welcome"},
+    ]
+    assert transcript(history) == [
+        {"role": "user", "text": "hi"},
+        {"role": "tool_call", "name": "set_city", "args": {"city": "Oslo"}},
+        {"role": "agent", "text": "Which code?"},
+        {"role": "user", "text": "", "event": "welcome"},
+    ]
