@@ -1,0 +1,117 @@
+"""Errors of the model backends.
+
+Hierarchy (every class carries a stable ``code``; all are runtime errors, so ``slotgraph chat`` and the
+server report them as messages)::
+
+    SlotgraphRuntimeError (slotgraph.runtime)
+    ├── ModelNotAvailableError (slotgraph.runtime)     a spec string names no backend we can build
+    │   └── ModelSpecError                             ... because of the spec, a key or a missing SDK
+    │       ├── UnknownProviderError                   "provider:" is not registered (with "did you mean")
+    │       ├── MissingCredentialsError                the provider's API key variable is unset
+    │       └── MissingDependencyError                 the provider's SDK is not installed (with the extra)
+    └── ModelError                                     a call to a backend failed
+        ├── ModelAuthError                             401/403: the key is wrong or lacks access
+        ├── ModelNotFoundError                         404: no such model (or wrong base URL)
+        ├── ModelTimeoutError                          no answer in time, after the retries
+        ├── ModelConnectionError                       the server cannot be reached, after the retries
+        ├── ModelRateLimitError                        429 after the retries
+        ├── ModelResponseError                         the server answered something that is not the protocol
+        └── ModelAPIError                              any other HTTP error (status and body excerpt)
+
+Errors say what failed, where (provider, URL or model) and how to fix it.
+"""
+
+from __future__ import annotations
+
+from slotgraph.runtime.errors import ModelNotAvailableError, SlotgraphRuntimeError
+
+__all__ = [
+    "MissingCredentialsError",
+    "MissingDependencyError",
+    "ModelAPIError",
+    "ModelAuthError",
+    "ModelConnectionError",
+    "ModelError",
+    "ModelNotFoundError",
+    "ModelRateLimitError",
+    "ModelResponseError",
+    "ModelSpecError",
+    "ModelTimeoutError",
+    "UnknownProviderError",
+]
+
+
+class ModelSpecError(ModelNotAvailableError):
+    """A ``"provider:model"`` string cannot be turned into a model."""
+
+    code = "model_spec_error"
+
+
+class UnknownProviderError(ModelSpecError):
+    """The spec names a provider nobody registered."""
+
+    code = "unknown_provider"
+
+
+class MissingCredentialsError(ModelSpecError):
+    """The provider needs an API key and its environment variable is unset."""
+
+    code = "missing_credentials"
+
+
+class MissingDependencyError(ModelSpecError):
+    """The provider's SDK is not installed; the message names the extra to install."""
+
+    code = "missing_dependency"
+
+
+class ModelError(SlotgraphRuntimeError):
+    """A call to a model backend failed. ``status`` is the HTTP status when there was one."""
+
+    code = "model_error"
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ModelAuthError(ModelError):
+    """The server refused the credentials (HTTP 401/403)."""
+
+    code = "model_auth_error"
+
+
+class ModelNotFoundError(ModelError):
+    """The server does not know the model (HTTP 404)."""
+
+    code = "model_not_found"
+
+
+class ModelTimeoutError(ModelError):
+    """The server did not answer within the timeout, on every attempt."""
+
+    code = "model_timeout"
+
+
+class ModelConnectionError(ModelError):
+    """The server could not be reached, on every attempt."""
+
+    code = "model_connection_error"
+
+
+class ModelRateLimitError(ModelError):
+    """The server kept answering 429 (rate limited) until the retries ran out."""
+
+    code = "model_rate_limited"
+
+
+class ModelResponseError(ModelError):
+    """The server answered, but not with the protocol (not JSON, no choices, ...)."""
+
+    code = "model_bad_response"
+
+
+class ModelAPIError(ModelError):
+    """Any other HTTP error from the server."""
+
+    code = "model_api_error"

@@ -1,0 +1,183 @@
+"""``GeminiModel``: the Gemini API through ``google-genai``, with the same contract as the other backends.
+
+The request and response mapping is :mod:`slotgraph.models.gemini_wire` (REST JSON); the SDK is only the
+transport: its typed ``Content``/``Tool``/``GenerateContentResponse`` models are built from and dumped to that
+JSON. The SDK's own retries are switched off (one attempt); ours apply, as for the OpenAI backend: 429, 5xx,
+timeouts, refused connections and ``MALFORMED_FUNCTION_CALL`` answers are retried with backoff and jitter.
+401/403 — and Gemini's 400 "API key not valid" — raise :class:`ModelAuthError` naming ``GEMINI_API_KEY``;
+404 raises :class:`ModelNotFoundError`.
+
+A client is made per call (each ``session.send`` runs in its own event loop). ``base_url`` points the SDK at
+another endpoint (the tests' loopback server, a proxy).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random as _random
+from collections.abc import Callable
+from typing import Any
+
+from slotgraph.models.errors import (
+    MissingDependencyError,
+    ModelAPIError,
+    ModelAuthError,
+    ModelConnectionError,
+    ModelError,
+    ModelNotFoundError,
+    ModelRateLimitError,
+    ModelTimeoutError,
+)
+from slotgraph.models.gemini_wire import MalformedFunctionCall, request_body, response_from_body
+from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries, parse_retry_after
+from slotgraph.runtime.model import AssistantToolCalls, ModelRequest, ModelResponse
+
+__all__ = ["GeminiModel"]
+
+KEY_ENV = "GEMINI_API_KEY or GOOGLE_API_KEY"
+
+
+def _import_genai() -> tuple[Any, Any, Any]:
+    try:
+        from google import genai
+        from google.genai import errors, types
+    except ImportError:
+        raise MissingDependencyError(
+            "the Gemini backend needs google-genai, which is not installed; install it with: "
+            "pip install 'slotgraph[gemini]'"
+        ) from None
+    return genai, types, errors
+
+
+def _transport_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
+    """(timeout errors, connection errors) of the HTTP libraries google-genai may use."""
+    timeouts: list[type[BaseException]] = [TimeoutError]
+    connects: list[type[BaseException]] = [ConnectionError]
+    for name in ("httpx", "httpx2"):
+        try:
+            module = __import__(name)
+        except ImportError:
+            continue
+        timeouts.append(module.TimeoutException)
+        connects.append(module.TransportError)
+    return tuple(timeouts), tuple(connects)
+
+
+class GeminiModel:
+    """A Gemini model (``gemini-2.5-flash``, ...) behind the runtime's model protocol."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str,
+        base_url: str | None = None,
+        timeout: float = 60.0,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep = asyncio.sleep,
+        random: Callable[[], float] = _random.random,
+    ) -> None:
+        self._genai, self._types, self._errors = _import_genai()
+        self.model = model
+        self.base_url = base_url
+        self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self._api_key = api_key
+        self._sleep = sleep
+        self._random = random
+
+    def __repr__(self) -> str:
+        return f"GeminiModel({self.model!r})"
+
+    @property
+    def _where(self) -> str:
+        return f"gemini model {self.model!r}" + (f" at {self.base_url}" if self.base_url else "")
+
+    def _client(self) -> Any:
+        types = self._types
+        options = types.HttpOptions(
+            base_url=self.base_url,
+            timeout=max(1, round(self.timeout * 1000)),
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+        return self._genai.Client(api_key=self._api_key, http_options=options)
+
+    def _config(self, body: dict[str, Any]) -> Any:
+        types = self._types
+        system = body.get("systemInstruction")
+        return types.GenerateContentConfig(
+            system_instruction=types.Content.model_validate(system) if system else None,
+            tools=[types.Tool.model_validate(tool) for tool in body.get("tools", [])] or None,
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+        )
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        body = request_body(request)
+        contents = [self._types.Content.model_validate(c) for c in body["contents"]]
+        config = self._config(body)
+        offset = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
+        client = self._client()
+        try:
+
+            async def attempt() -> ModelResponse:
+                return await self._attempt(client, contents, config, offset)
+
+            return await call_with_retries(attempt, self.retry, sleep=self._sleep, random=self._random)
+        finally:
+            await client.aio.aclose()
+
+    async def _attempt(self, client: Any, contents: list[Any], config: Any, offset: int) -> ModelResponse:
+        attempts = self.retry.max_retries + 1
+        timeouts, connects = _transport_errors()
+        try:
+            response = await client.aio.models.generate_content(
+                model=self.model, contents=contents, config=config
+            )
+        except self._errors.APIError as err:
+            raise self._api_error(err, attempts) from err
+        except timeouts as err:
+            raise RetryableError(
+                ModelTimeoutError(
+                    f"{self._where}: no answer within {self.timeout:g}s ({attempts} attempts); raise "
+                    "SLOTGRAPH_MODEL_TIMEOUT or try again later"
+                )
+            ) from err
+        except connects as err:
+            raise RetryableError(
+                ModelConnectionError(
+                    f"{self._where}: cannot connect ({type(err).__name__}: {err}; {attempts} attempts)"
+                )
+            ) from err
+        payload = response.model_dump(mode="json", by_alias=True, exclude_none=True)
+        try:
+            return response_from_body(payload, where=self._where, call_offset=offset)
+        except MalformedFunctionCall as err:
+            raise RetryableError(err) from err
+
+    def _api_error(self, err: Any, attempts: int) -> ModelError | RetryableError:
+        status = int(err.code or 0)
+        message = str(err.message or err)
+        if status in (401, 403) or (status == 400 and "api key" in message.lower()):
+            return ModelAuthError(
+                f"{self._where}: HTTP {status}, the API key was refused ({message}); set {KEY_ENV} to a "
+                "valid key (Google AI Studio)",
+                status=status,
+            )
+        if status == 404:
+            return ModelNotFoundError(
+                f"{self._where}: HTTP 404 ({message}); check the model name, e.g. 'gemini:gemini-2.5-flash'",
+                status=status,
+            )
+        headers = getattr(getattr(err, "response", None), "headers", None) or {}
+        retry_after = parse_retry_after(headers.get("retry-after"))
+        if status == 429:
+            return RetryableError(
+                ModelRateLimitError(
+                    f"{self._where}: rate limited (HTTP 429: {message}) on all {attempts} attempts; "
+                    "wait, lower the request rate, or check the quota",
+                    status=status,
+                ),
+                retry_after,
+            )
+        error = ModelAPIError(f"{self._where}: HTTP {status}: {message}", status=status)
+        return RetryableError(error, retry_after) if status >= 500 else error
