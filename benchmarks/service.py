@@ -1,0 +1,317 @@
+"""Benchmark the HTTP service: turns per second and latency through the API, and memory per idle session.
+
+Run from the repository root: ``.venv/bin/python benchmarks/service.py [--sessions 40] [--turns 4]``.
+
+1. **Throughput** — a real server (``uvicorn`` in a subprocess, ``slotgraph.server.factory:app_from_env``)
+   hosts Bella Notte with the **offline** model (deterministic, no network, no weights). ``--sessions``
+   sessions each play ``--turns`` scripted user turns (``POST /v1/sessions/{id}/messages``), ``--concurrency``
+   requests in flight. Reported: turns/s, p50 and p99 latency. For each run a bare FastAPI echo endpoint
+   (``POST /echo``) is measured in the same way, same request count and concurrency, and the ratio
+   (echo req/s ÷ turn req/s) is the figure that travels between machines. Configurations: memory (1 worker),
+   SQLite and Redis (1 and 2 workers). Redis runs only if ``redis-server`` is on PATH (a throwaway one on a
+   loopback port, no persistence); SQLite and Redis need :mod:`slotgraph.stores` — a skipped row says why.
+2. **Memory per idle session** — 1,000 sessions are created and play one turn each, in process through the
+   :class:`~slotgraph.server.SessionService`: the stored payload (JSON bytes of each record), the SQLite
+   file's growth, Redis's ``used_memory`` growth, and the process's RSS growth for the in-memory store.
+
+Everything listens on 127.0.0.1; every phase has a fixed number of requests, so the run stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib.util
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+import httpx  # noqa: E402
+from fastapi import FastAPI  # noqa: E402
+
+from slotgraph.server import SessionService, load_hosted_agents, open_session_store  # noqa: E402
+from slotgraph.server.errors import ServerConfigError  # noqa: E402
+from slotgraph.server.settings import WorkerConfig  # noqa: E402
+
+AGENT = ROOT / "examples" / "bella_notte"
+SCRIPT = ("Hi", "A table for 4 people", "yes", "Mario Rossi")
+
+
+def echo_app() -> FastAPI:
+    """The baseline: a bare FastAPI endpoint that answers its JSON body (``uvicorn --factory``)."""
+    app = FastAPI()
+
+    @app.post("/echo")
+    async def echo(body: dict[str, Any]) -> dict[str, Any]:
+        return body
+
+    return app
+
+
+# --- servers --------------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 60.0) -> None:
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(url, timeout=1.0).status_code == 200:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"{url} did not come up")
+
+
+@contextlib.contextmanager
+def _uvicorn(target: str, workers: int, env: dict[str, str], health: str) -> Iterator[str]:
+    port = _free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        target,
+        "--factory",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+        "--app-dir",
+        str(ROOT / "benchmarks"),
+    ]
+    proc = subprocess.Popen(cmd, env={**os.environ, **env}, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_up(base + health, proc)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@contextlib.contextmanager
+def _redis() -> Iterator[str | None]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        yield None
+        return
+    port = _free_port()
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+            time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+# --- load -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Measure:
+    requests: int
+    seconds: float
+    latencies_ms: tuple[float, ...]
+
+    @property
+    def per_second(self) -> float:
+        return self.requests / self.seconds
+
+    def pct(self, q: float) -> float:
+        ordered = sorted(self.latencies_ms)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def _timed(client: httpx.AsyncClient, url: str, body: dict[str, Any], out: list[float]) -> None:
+    start = time.perf_counter()
+    response = await client.post(url, json=body)
+    out.append((time.perf_counter() - start) * 1000)
+    if response.status_code != 200:
+        raise RuntimeError(f"{url}: {response.status_code} {response.text[:200]}")
+
+
+async def _turns(base: str, sessions: int, turns: int, concurrency: int) -> Measure:
+    limits = httpx.Limits(max_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+        ids = []
+        for _ in range(sessions):
+            created = await client.post("/v1/sessions", json={"agent": "bella_notte"})
+            ids.append(created.json()["session_id"])
+        latencies: list[float] = []
+        gate = asyncio.Semaphore(concurrency)
+
+        async def play(session_id: str) -> None:
+            for text in SCRIPT[:turns]:
+                async with gate:
+                    await _timed(client, f"/v1/sessions/{session_id}/messages", {"text": text}, latencies)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(play(i) for i in ids))
+        return Measure(len(latencies), time.perf_counter() - start, tuple(latencies))
+
+
+async def _echo(base: str, requests: int, concurrency: int) -> Measure:
+    limits = httpx.Limits(max_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+        latencies: list[float] = []
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(i: int) -> None:
+            async with gate:
+                await _timed(client, "/echo", {"text": SCRIPT[i % len(SCRIPT)]}, latencies)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(requests)))
+        return Measure(len(latencies), time.perf_counter() - start, tuple(latencies))
+
+
+def _throughput_row(name: str, store_url: str, workers: int, args: argparse.Namespace) -> str:
+    env = WorkerConfig(agent_paths=(str(AGENT),), store_url=store_url, model="offline").to_env()
+    with _uvicorn("slotgraph.server.factory:app_from_env", workers, env, "/readyz") as base:
+        turns = asyncio.run(_turns(base, args.sessions, args.turns, args.concurrency))
+    with _uvicorn("service:echo_app", workers, {}, "/docs") as base:
+        echo = asyncio.run(_echo(base, turns.requests, args.concurrency))
+    ratio = echo.per_second / turns.per_second
+    return (
+        f"| {name} | {workers} | {turns.requests} | {turns.per_second:.0f} | {turns.pct(0.5):.1f} | "
+        f"{turns.pct(0.99):.1f} | {echo.per_second:.0f} | {echo.pct(0.5):.1f} | {ratio:.1f}x |"
+    )
+
+
+# --- memory ---------------------------------------------------------------------------------------------
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _redis_used_memory(url: str) -> int:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        return int(client.info("memory")["used_memory"])
+    finally:
+        client.close()
+
+
+async def _idle_sessions(store_url: str, count: int) -> tuple[float, float | None]:
+    """(mean stored payload bytes per session, growth of the store's own measure per session or None)."""
+    store = open_session_store(store_url)
+    service = SessionService(load_hosted_agents([AGENT], model="offline"), store, seed=0)
+    sqlite_path = store_url.removeprefix("sqlite:///") if store_url.startswith("sqlite:///") else None
+    before = _redis_used_memory(store_url) if store_url.startswith("redis") else _rss_bytes()
+    ids = []
+    for _ in range(count):
+        session_id = await service.create("bella_notte")
+        await service.turn(session_id, "Hi")
+        ids.append(session_id)
+    payload = []
+    for session_id in ids[:100]:
+        found = await store.load(session_id)
+        assert found is not None
+        payload.append(len(json.dumps(found[0], default=lambda o: getattr(o, "__dict__", str(o)))))
+    growth: float | None
+    if sqlite_path is not None:
+        close = getattr(store, "close", None)
+        if close is not None:
+            await close()
+        growth = Path(sqlite_path).stat().st_size / count
+    elif store_url.startswith("redis"):
+        growth = (_redis_used_memory(store_url) - before) / count
+    else:
+        growth = (_rss_bytes() - before) / count
+    return statistics.mean(payload), growth
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--sessions", type=int, default=40)
+    parser.add_argument("--turns", type=int, default=4, choices=range(1, len(SCRIPT) + 1))
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--idle", type=int, default=1000, help="sessions for the memory measurement")
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory() as tmp, _redis() as redis_url:
+        configs: list[tuple[str, str, int]] = [("memory", "memory://", 1)]
+        for workers in (1, 2):
+            configs.append(("sqlite", f"sqlite:///{tmp}/bench-{workers}.db", workers))
+            if redis_url is not None:
+                configs.append(("redis", redis_url.replace("/0", f"/{workers}"), workers))
+        print(
+            f"Throughput: Bella Notte, offline model, {args.sessions} sessions x {args.turns} turns, "
+            f"{args.concurrency} in flight; echo = bare FastAPI endpoint, same requests"
+        )
+        print(
+            "| store | workers | turns | turns/s | p50 ms | p99 ms | echo req/s | echo p50 ms | echo/turn |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|")
+        durable = importlib.util.find_spec("slotgraph.stores") is not None
+        for name, url, workers in configs:
+            if name != "memory" and not durable:
+                print(f"| {name} | {workers} | skipped: slotgraph.stores is not installed |")
+                continue
+            print(_throughput_row(name, url, workers, args), flush=True)
+        if redis_url is None:
+            print("| redis | - | skipped: no redis-server on PATH |")
+
+        print(f"\nMemory per idle session ({args.idle} sessions, one turn each)")
+        print("| store | stored payload bytes/session | store growth bytes/session |")
+        print("|---|---|---|")
+        memory_configs = [
+            ("memory (RSS growth)", "memory://"),
+            ("sqlite (file size)", f"sqlite:///{tmp}/idle.db"),
+        ]
+        if redis_url is not None:
+            memory_configs.append(("redis (used_memory growth)", redis_url.replace("/0", "/9")))
+        for name, url in memory_configs:
+            try:
+                payload, growth = asyncio.run(_idle_sessions(url, args.idle))
+            except ServerConfigError as err:
+                print(f"| {name} | skipped: {err.message} | |")
+                continue
+            shown = f"{growth:.0f}" if growth is not None else "-"
+            print(f"| {name} | {payload:.0f} | {shown} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
