@@ -189,18 +189,17 @@ def _check_visibility(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
             )
         )
         return failures
+    first = facts.visible_tools[0]
     for i, name in enumerate(expect.visible_tools):
-        for n, tools in enumerate(facts.visible_tools, 1):
-            if name not in tools:
-                failures.append(
-                    Failure(
-                        facts.index,
-                        f"{base}.visible_tools[{i}]",
-                        f"{name} visible in model call {n}",
-                        f"visible: {sorted(tools)}",
-                    )
+        if name not in first:
+            failures.append(
+                Failure(
+                    facts.index,
+                    f"{base}.visible_tools[{i}]",
+                    f"{name} visible in the turn's first model call",
+                    f"visible: {sorted(first)}",
                 )
-                break
+            )
     for i, name in enumerate(expect.hidden_tools):
         for n, tools in enumerate(facts.visible_tools, 1):
             if name in tools:

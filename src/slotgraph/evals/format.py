@@ -126,7 +126,8 @@ class TurnExpect(_Strict):
         default=None, ge=0, description="The exact number of model calls this turn."
     )
     visible_tools: list[str] = Field(
-        default_factory=list, description="Tools visible to the model in every model call of the turn."
+        default_factory=list,
+        description="Tools visible in the turn's first model call (the one answering the user).",
     )
     hidden_tools: list[str] = Field(
         default_factory=list, description="Tools hidden from the model in every model call of the turn."

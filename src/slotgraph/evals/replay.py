@@ -11,7 +11,6 @@ model, so it calls nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,7 +27,7 @@ from slotgraph.runtime import (
 __all__ = ["NEUTRAL_TEXT", "ReplayCall", "ReplayModel", "directive_text"]
 
 NEUTRAL_TEXT = "How can I help you?"
-_DIRECTIVE = re.compile(r"<system_directive>\s*(.*?)\s*</system_directive>", re.DOTALL)
+_OPEN, _CLOSE = "<system_directive>", "</system_directive>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +39,16 @@ class ReplayCall:
 
 
 def directive_text(instruction: str) -> str | None:
-    """The last ``<system_directive>`` of a system instruction, or None."""
-    found = _DIRECTIVE.findall(instruction)
-    return found[-1].strip() if found and found[-1].strip() else None
+    """The body of the last ``<system_directive>`` block of a system instruction, or None.
+
+    Searched from the end: the protocol text before it mentions the tag in prose.
+    """
+    start = instruction.rfind(_OPEN)
+    end = instruction.find(_CLOSE, start)
+    if start < 0 or end < 0:
+        return None
+    body = instruction[start + len(_OPEN) : end].strip()
+    return body or None
 
 
 def _calls_this_turn(messages: Sequence[object]) -> list[ToolCall]:

@@ -1,11 +1,13 @@
 """Running a case: load its agent, build the model that plays the LLM, play the turns, check expectations.
 
 The model for a case is, in order: the run's ``--model`` override, the scenario's ``model``, ``scripted``
-when a turn has scripted steps, else the agent's own model. ``scripted`` plays each turn's steps,
-``replay`` the turn's expected model tool calls (:mod:`slotgraph.evals.replay`), ``offline`` the embedded
-offline model on the session clock; any other spec goes to :func:`slotgraph.runtime.resolve_model`. Every
-model is wrapped in a :class:`~slotgraph.evals.turn_models.RecordingModel` so expectations can read the
-tools visible in each model call.
+when a turn has scripted steps, else the agent's own model. A turn with scripted steps in a scenario whose
+model is not ``scripted`` plays those steps for that turn only (without a ``--model`` override).
+``scripted`` plays each turn's steps, ``replay`` the turn's expected model tool calls
+(:mod:`slotgraph.evals.replay`), ``offline`` the embedded offline model on the session clock; any other
+spec goes to :func:`slotgraph.runtime.resolve_model`. Every model is wrapped in a
+:class:`~slotgraph.evals.turn_models.RecordingModel` so expectations can read the tools visible in each
+model call.
 
 A turn that raises (a scripted step not met, a turn after the session ended, a model error) is a failure of
 that turn and ends the case; the turns before it keep their records.
@@ -230,6 +232,15 @@ class CaseRunner:
         return ScenarioResult(case.name, case.source, "failed", tuple(records), kind=case.kind)
 
     def _turn(self, session: Session, recorder: RecordingModel, turn: Turn, index: int) -> TurnRecord:
+        default = recorder.inner
+        if turn.model is not None and not isinstance(default, TurnScriptModel) and self.options.model is None:
+            recorder.inner = TurnScriptModel()  # this turn's steps stand in for the scenario's model
+        try:
+            return self._play_turn(session, recorder, turn, index)
+        finally:
+            recorder.inner = default
+
+    def _play_turn(self, session: Session, recorder: RecordingModel, turn: Turn, index: int) -> TurnRecord:
         inner = recorder.inner
         if isinstance(inner, TurnScriptModel):
             inner.begin_turn(_steps(turn, index))
