@@ -126,6 +126,8 @@ class Dialogue:
     service: str
     user_turns: tuple[UserTurn, ...]
     gold_calls: tuple[GoldCall, ...] = field(default=())
+    gold_readbacks: int = 0
+    """System turns with a ``CONFIRM`` act (the gold system's readbacks)."""
 
 
 def _acts(raw: Sequence[Mapping[str, Any]]) -> tuple[Act, ...]:
@@ -155,8 +157,11 @@ def parse_dialogue(raw: Mapping[str, Any]) -> Dialogue:
     service = str(services[0])
     users: list[UserTurn] = []
     calls: list[GoldCall] = []
+    confirms = 0
     for turn in raw["turns"]:
         frame = _frame(turn, service)
+        if turn["speaker"] == "SYSTEM" and any(a["act"] == "CONFIRM" for a in frame.get("actions", ())):
+            confirms += 1
         if turn["speaker"] == "USER":
             state = frame.get("state", {})
             users.append(
@@ -179,7 +184,7 @@ def parse_dialogue(raw: Mapping[str, Any]) -> Dialogue:
                     after_user_turn=len(users) - 1,
                 )
             )
-    return Dialogue(str(raw["dialogue_id"]), service, tuple(users), tuple(calls))
+    return Dialogue(str(raw["dialogue_id"]), service, tuple(users), tuple(calls), confirms)
 
 
 def load_schemas(path: str | Path) -> dict[str, ServiceSchema]:
@@ -204,7 +209,9 @@ def load_schemas(path: str | Path) -> dict[str, ServiceSchema]:
             )
             for i in svc["intents"]
         )
-        out[svc["service_name"]] = ServiceSchema(svc["service_name"], svc.get("description", ""), slots, intents)
+        out[svc["service_name"]] = ServiceSchema(
+            svc["service_name"], svc.get("description", ""), slots, intents
+        )
     return out
 
 

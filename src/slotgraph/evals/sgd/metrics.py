@@ -1,0 +1,97 @@
+"""Aggregate replay outcomes into the benchmark's figures, per service and overall.
+
+Figures (see ``docs/sgd-benchmark.md``): dialogues whose transactional calls equal the gold calls; questions
+asked for a slot the user had already given (the gold system: 0); readbacks (turns ending with values
+pending confirmation) against the gold system's ``CONFIRM`` turns; user turns to completion against the
+dataset's; desyncs (acts the runtime was not ready for); turns the engine answered without the model.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from slotgraph.evals.sgd.replay import DialogueOutcome
+
+__all__ = ["Summary", "desync_categories", "format_report", "summarize"]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The figures of a group of dialogues."""
+
+    name: str
+    dialogues: int
+    matched: int
+    reasks: int
+    readbacks: int
+    gold_readbacks: int
+    completed: int
+    turns_to_completion: int
+    gold_turns_to_completion: int
+    desyncs: int
+    backend_mismatches: int
+    preempted_turns: int
+    model_calls: int
+    user_turns: int
+
+    @property
+    def match_rate(self) -> float:
+        return 100.0 * self.matched / self.dialogues if self.dialogues else 0.0
+
+
+def summarize(name: str, outcomes: Sequence[DialogueOutcome]) -> Summary:
+    """Sum the outcomes; turns to completion count only dialogues that matched with a booking."""
+    done = [o for o in outcomes if o.matched and o.turns_to_completion is not None]
+    return Summary(
+        name=name,
+        dialogues=len(outcomes),
+        matched=sum(o.matched for o in outcomes),
+        reasks=sum(o.reasks for o in outcomes),
+        readbacks=sum(o.readbacks for o in outcomes),
+        gold_readbacks=sum(o.gold_readbacks for o in outcomes),
+        completed=len(done),
+        turns_to_completion=sum(o.turns_to_completion or 0 for o in done),
+        gold_turns_to_completion=sum(o.gold_turns_to_completion or 0 for o in done),
+        desyncs=sum(len(o.desyncs) for o in outcomes),
+        backend_mismatches=sum(o.backend_mismatches for o in outcomes),
+        preempted_turns=sum(o.preempted_turns for o in outcomes),
+        model_calls=sum(o.model_calls for o in outcomes),
+        user_turns=sum(o.user_turns for o in outcomes),
+    )
+
+
+def desync_categories(outcomes: Iterable[DialogueOutcome]) -> Counter[str]:
+    """Desyncs by ``<act kind>: <reason>``."""
+    return Counter(f"{d.op.kind}: {d.reason}" for o in outcomes for d in o.desyncs)
+
+
+def _line(s: Summary) -> str:
+    return (
+        f"{s.name}: {s.matched}/{s.dialogues} match ({s.match_rate:.1f}%); re-asked {s.reasks}; "
+        f"readbacks {s.readbacks} (gold {s.gold_readbacks}); user turns to completion "
+        f"{s.turns_to_completion} vs gold {s.gold_turns_to_completion} over {s.completed} bookings; "
+        f"desyncs {s.desyncs}; calls the gold never made {s.backend_mismatches}; "
+        f"preempted turns {s.preempted_turns}/{s.user_turns}; model calls {s.model_calls}"
+    )
+
+
+def format_report(outcomes: Sequence[DialogueOutcome]) -> list[str]:
+    """The benchmark's lines: one per service, desync categories, mismatches; the last line is overall."""
+    lines: list[str] = []
+    services = sorted({o.service for o in outcomes})
+    for service in services:
+        lines.append(_line(summarize(service, [o for o in outcomes if o.service == service])))
+    total = summarize("all", outcomes)
+    lines.append(_line(total))
+    for category, count in sorted(desync_categories(outcomes).items()):
+        lines.append(f"desync {category}: {count}")
+    for o in outcomes:
+        if not o.matched:
+            lines.append(
+                f"mismatch {o.dialogue_id} ({o.service}): {len(o.runtime_calls)} calls vs gold "
+                f"{len(o.gold_calls)}; desyncs {len(o.desyncs)}"
+            )
+    lines.append(f"overall: {total.match_rate:.1f}% of {total.dialogues} dialogues")
+    return lines

@@ -1,0 +1,196 @@
+"""Replay SGD dialogues through the Slotgraph runtime with the oracle model and a gold backend.
+
+For each dialogue: convert its service (:func:`~slotgraph.evals.sgd.convert.convert_service`) with a
+:class:`~slotgraph.evals.sgd.backend.GoldBackend` over the dialogue's gold calls, start a session whose model
+is an :class:`~slotgraph.evals.sgd.oracle.OracleModel` built from the user turns only, and send every user
+utterance in order. The engine decides everything else.
+
+When a session has ended (a booking completed, or failed and was handed over) and the user goes on with
+another request — an intent, new information, or a yes to an alternative the failed booking offered — the
+replay starts a **follow-up session**, as a host would: the user's known booking values are carried over (the
+model re-informs them, so they are confirmed again), or, for an accepted alternative, passed as trusted
+``event_data`` (the user has just agreed to exactly that booking).
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from slotgraph.evals.sgd.backend import GoldBackend
+from slotgraph.evals.sgd.convert import INTENT_SLOT, ConvertedAgent, convert_service, from_sgd_value
+from slotgraph.evals.sgd.data import Dialogue, ServiceSchema
+from slotgraph.evals.sgd.oracle import Desync, Op, OracleModel
+from slotgraph.runtime import Agent, Session, ToolCallEvent, ToolResultEvent, TurnResult
+
+__all__ = ["SGD_TODAY", "DialogueOutcome", "replay_dialogue", "replay_dialogues"]
+
+SGD_TODAY = datetime.datetime(2019, 3, 1, 10, 0)
+"""SGD's "today" (the default date of Restaurants_1 reservations): the sessions' clock."""
+
+Call = tuple[str, tuple[tuple[str, str], ...]]
+
+
+def _call_key(method: str, params: Mapping[str, str]) -> Call:
+    return method, tuple(sorted((k, str(v).strip().lower()) for k, v in params.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class DialogueOutcome:
+    """What replaying one dialogue produced, next to what the gold system did."""
+
+    dialogue_id: str
+    service: str
+    runtime_calls: tuple[Call, ...]
+    gold_calls: tuple[Call, ...]
+    backend_mismatches: int
+    reasks: int
+    readbacks: int
+    gold_readbacks: int
+    turns_to_completion: int | None
+    gold_turns_to_completion: int | None
+    user_turns: int
+    desyncs: tuple[Desync, ...]
+    preempted_turns: int
+    model_calls: int
+    sessions: int
+    reasked_slots: tuple[str, ...] = field(default=())
+
+    @property
+    def matched(self) -> bool:
+        """The transactional calls equal the gold ones: method and arguments, in order, none extra."""
+        return self.runtime_calls == self.gold_calls
+
+
+@dataclass
+class _Run:
+    dialogue: Dialogue
+    agent: ConvertedAgent
+    runtime: Agent
+    oracle: OracleModel
+    backend: GoldBackend
+    session: Session
+    sessions: int = 1
+    reasks: list[str] = field(default_factory=list)
+    readbacks: int = 0
+    preempted: int = 0
+    model_calls: int = 0
+    completion: int | None = None
+
+    def new_session(self, event_data: Mapping[str, Any]) -> None:
+        self.session = self.runtime.session(model=self.oracle, clock=lambda: SGD_TODAY, seed=0,
+                                            event_data=event_data)  # fmt: skip
+        self.sessions += 1
+        self.oracle.reset_session()
+        self.session.send_event("resume")
+
+    def tx_calls(self) -> tuple[Call, ...]:
+        return tuple(_call_key(c.method, c.parameters) for c in self.backend.calls if c.transactional)
+
+
+def _wants_more(dialogue: Dialogue, index: int, oracle: OracleModel) -> bool:
+    turn = dialogue.user_turns[index]
+    accepting = oracle.alternative is not None and turn.has("AFFIRM")
+    return turn.has("INFORM_INTENT") or turn.has("INFORM") or accepting
+
+
+def _typed(agent: ConvertedAgent, values: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for slot, value in values.items():
+        for ref in agent.setters.get(slot, ()):
+            if ref.dag_slot == slot:
+                typed = from_sgd_value(value, ref.kind, ref.choices)
+                if typed is not None:
+                    out[slot] = typed
+    return out
+
+
+def _judge(
+    run: _Run, index: int, left: Sequence[Op], result: TurnResult, given_before: Mapping[str, str]
+) -> None:
+    """Record the ops the runtime never had a tool for as desyncs (a repeated value is not one)."""
+    pending = bool(result.state.get("pending"))
+    engine_confirmed = any(
+        isinstance(e, ToolCallEvent) and e.name == "confirm_pending" for e in result.events
+    )
+    for op in left:
+        if op.kind in ("inform", "select"):
+            if given_before.get(op.slot, "").lower() == op.value.lower():
+                continue
+            run.oracle.record(index, op, "setter hidden" if op.kind == "inform" else "choice already set")
+        elif op.kind == "affirm":
+            if pending and not engine_confirmed:
+                run.oracle.record(index, op, "readback pending but confirm_pending not offered")
+        elif op.kind == "negate":
+            if pending:
+                run.oracle.record(index, op, "readback pending but reject_pending not offered")
+        elif op.kind == "alts":
+            run.oracle.record(index, op, "no alternatives can be offered now")
+        elif op.kind == "intent":
+            run.oracle.record(index, op, "intent switch not offered")
+
+
+def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema) -> DialogueOutcome:
+    """Replay one dialogue; never raises for a flow problem (those are what the outcome measures)."""
+    backend = GoldBackend(dialogue.gold_calls)
+    agent = convert_service(schema, backend)
+    runtime = Agent.from_config(agent.dag, tools=agent.tools, instruction=agent.instruction, name=schema.name)
+    oracle = OracleModel(dialogue.user_turns, agent)
+    session = runtime.session(model=oracle, clock=lambda: SGD_TODAY, seed=0)
+    run = _Run(dialogue, agent, runtime, oracle, backend, session)
+    tx = agent.transactional
+    gold = tuple(_call_key(c.method, c.parameters) for c in dialogue.gold_calls if c.method == tx)
+    for turn in dialogue.user_turns:
+        index = turn.index
+        carry = False
+        if run.session.status != "in_progress" and _wants_more(dialogue, index, oracle):
+            accepted = oracle.accepted_alternative(index)
+            event_data: dict[str, Any] = {INTENT_SLOT: tx} if agent.has_intent_slot else {}
+            if accepted is not None:
+                event_data.update(_typed(agent, accepted))
+            else:
+                carry = True
+            run.new_session(event_data)
+        given_before = dict(oracle.given)
+        oracle.start_turn(index, carry_over=carry)
+        result = run.session.send(turn.utterance)
+        for event in result.events:
+            if isinstance(event, ToolResultEvent):
+                oracle.observe_tool_result(event.call_id, event.name, event.result)
+        _judge(run, index, oracle.end_turn(), result, given_before)
+        run.model_calls += result.model_calls
+        run.preempted += int(result.preempted)
+        run.readbacks += int(bool(result.state.get("pending")))
+        for text, slot in agent.asks.items():
+            if text in result.text and slot in given_before:
+                run.reasks.append(slot)
+        if run.completion is None and gold and run.tx_calls() == gold:
+            run.completion = index + 1
+    gold_done = max((c.after_user_turn + 1 for c in dialogue.gold_calls if c.method == tx), default=None)
+    return DialogueOutcome(
+        dialogue_id=dialogue.dialogue_id,
+        service=dialogue.service,
+        runtime_calls=run.tx_calls(),
+        gold_calls=gold,
+        backend_mismatches=sum(1 for c in backend.calls if not c.matched),
+        reasks=len(run.reasks),
+        readbacks=run.readbacks,
+        gold_readbacks=dialogue.gold_readbacks,
+        turns_to_completion=run.completion if gold else None,
+        gold_turns_to_completion=gold_done,
+        user_turns=len(dialogue.user_turns),
+        desyncs=tuple(oracle.desyncs),
+        preempted_turns=run.preempted,
+        model_calls=run.model_calls,
+        sessions=run.sessions,
+        reasked_slots=tuple(run.reasks),
+    )
+
+
+def replay_dialogues(
+    dialogues: Sequence[Dialogue], schemas: Mapping[str, ServiceSchema]
+) -> list[DialogueOutcome]:
+    """Replay each dialogue with its service's schema."""
+    return [replay_dialogue(d, schemas[d.service]) for d in dialogues]
