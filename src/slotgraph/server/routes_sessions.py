@@ -38,10 +38,10 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _reply(session_id: str, outcome: TurnOutcome, service: SessionService, agent: str) -> TurnReply:
+def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
     result = outcome.result
     view = session_view(
-        service.agent(agent).agent.dag,
+        outcome.hosted.agent.dag,
         result.state,
         hidden_tools=outcome.hidden_tools,
         directive=outcome.directive,
@@ -71,9 +71,8 @@ def sessions_router() -> APIRouter:
     @router.post("/{session_id}/messages", response_model=TurnReply, responses=_PROBLEMS)
     async def send_message(session_id: str, body: SendMessage, service: Service) -> TurnReply:
         """Play one user turn and return its text, events, status and the engine's view."""
-        stored = await service.read(session_id)
         outcome = await service.turn(session_id, body.text)
-        return _reply(session_id, outcome, service, stored.hosted.name)
+        return _reply(session_id, outcome)
 
     def _sse(event: str, data: Any) -> bytes:
         return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
@@ -90,9 +89,8 @@ def sessions_router() -> APIRouter:
     )
     async def stream_message(session_id: str, body: SendMessage, service: Service) -> StreamingResponse:
         """Play one user turn and stream its events as server-sent events."""
-        stored = await service.read(session_id)
         outcome = await service.turn(session_id, body.text)
-        reply = _reply(session_id, outcome, service, stored.hosted.name)
+        reply = _reply(session_id, outcome)
 
         async def events() -> AsyncIterator[bytes]:
             for event in reply.events:

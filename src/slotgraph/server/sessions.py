@@ -92,6 +92,7 @@ class SessionRecord:
 class TurnOutcome:
     """One turn's result plus what the playground shows of the engine's last decision."""
 
+    hosted: HostedAgent
     result: TurnResult
     hidden_tools: tuple[str, ...]
     directive: str | None
@@ -177,7 +178,9 @@ class SessionService:
             hidden = tuple(sorted(set(hosted.agent.tools.names) - set(last.last_visible)))
             message = last.last_action.get("message")
             directive = str(message) if message else None
-        return TurnOutcome(result=result, hidden_tools=hidden, directive=directive, ended=session.ended)
+        return TurnOutcome(
+            hosted=hosted, result=result, hidden_tools=hidden, directive=directive, ended=session.ended
+        )
 
 
 def _translated(session_id: str, err: SlotgraphRuntimeError, *, ended: bool) -> Exception:
