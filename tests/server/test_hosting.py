@@ -103,3 +103,48 @@ def test_transcript_reads_messages_and_plain_dicts() -> None:
         {"role": "agent", "text": "Which code?"},
         {"role": "user", "text": "", "event": "welcome"},
     ]
+
+
+def test_agents_built_in_python_can_be_hosted() -> None:
+    from slotgraph.runtime import Agent
+    from slotgraph.server import create_app, hosted
+
+    dag = {
+        "slots": [{"name": "city", "source": "user", "setter": "set_city", "ask": "Which city?"}],
+        "tasks": [],
+    }
+
+    def set_city(city: str) -> dict[str, str]:
+        """Store the city."""
+        return {"city": city}
+
+    agent = Agent.from_config(dag, tools=[set_city], name="cities")
+    item = hosted(agent, OfflineModel(), description="Asks for a city.")
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app([item])) as c:
+        listed = c.get("/v1/agents").json()["agents"]
+        session_id = c.post("/v1/sessions", json={"agent": "cities"}).json()["session_id"]
+        reply = c.post(f"/v1/sessions/{session_id}/messages", json={"text": "Hello"}).json()
+        graph = c.get("/v1/agents/cities/graph").json()
+    assert listed == [
+        {
+            "name": "cities",
+            "description": "Asks for a city.",
+            "slots": 1,
+            "tasks": 0,
+            "tools": sorted(agent.tools.names),
+        }
+    ]
+    assert reply["view"]["asking"] == "city"
+    assert [n["id"] for n in graph["nodes"]] == ["slot:city"] and graph["mermaid"] == ""
+
+
+def test_a_server_without_agents_is_not_ready() -> None:
+    from fastapi.testclient import TestClient
+
+    from slotgraph.server import create_app
+
+    with TestClient(create_app([])) as c:
+        response = c.get("/readyz")
+    assert response.status_code == 503 and response.json()["code"] == "not_ready"
