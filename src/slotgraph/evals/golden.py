@@ -30,7 +30,7 @@ import yaml
 from slotgraph.evals.errors import ScenarioFormatError
 from slotgraph.evals.format import Scenario, TextExpect, ToolCallExpect, Turn, TurnExpect
 
-__all__ = ["SETTINGS_FILE", "GoldenSettings", "golden_scenario", "golden_settings"]
+__all__ = ["SETTINGS_FILE", "GoldenSettings", "golden_scenario", "golden_settings", "import_golden"]
 
 SETTINGS_FILE = "slotgraph.yaml"
 _SETTINGS_KEYS = {"agent", "today", "channel", "seed"}
@@ -92,6 +92,8 @@ class _Reader:
 
     def __init__(self, file: Path) -> None:
         self.file = file
+        self.locations: dict[str, str] = {}
+        """Where each converted expectation was written: ``turns[1].expect.tool_calls[0]`` → golden path."""
 
     def fail(self, where: str, message: str, fix: str) -> ScenarioFormatError:
         return ScenarioFormatError(self.file, where, message, fix)
@@ -114,7 +116,7 @@ class _Reader:
             raise self.fail(where, f"expected a list, got {type(value).__name__}", "write a JSON list [...]")
         return value
 
-    def turn(self, raw: Any, where: str) -> Turn:
+    def turn(self, raw: Any, where: str, index: int) -> Turn:
         steps = self.listing(self.mapping(raw, where).get("steps"), f"{where}.steps")
         user: str | None = None
         event: str | None = None
@@ -124,6 +126,8 @@ class _Reader:
         chunks: list[str] = []
         transfer: bool | None = None
         notes: list[str] = []
+        base = f"turns[{index}]"
+        self.locations[base] = where
         for n, step in enumerate(steps):
             at = f"{where}.steps[{n}]"
             body = self.mapping(step, at, _STEP_KEYS)
@@ -146,8 +150,12 @@ class _Reader:
                     self.mapping(found.get("event_data", {}), f"{at}.userInput.variables.event_data")
                     variables = {**(variables or {}), **found}
             if "expectation" in body:
+                before = (len(calls), set(state), len(chunks))
                 self.expectation(body["expectation"], f"{at}.expectation", calls, state, chunks, notes)
-                transfer = True if "agentTransfer" in body["expectation"] else transfer
+                self._locate(base, f"{at}.expectation", before, calls, state, chunks)
+                if "agentTransfer" in body["expectation"]:
+                    transfer = True
+                    self.locations[f"{base}.expect.transfer"] = f"{at}.expectation.agentTransfer"
         if user is not None and event is not None:
             raise self.fail(where, "the turn has both user text and an event", "split them into two turns")
         if user is None and event is None and variables is None:
@@ -159,6 +167,24 @@ class _Reader:
             transfer=transfer,
         )
         return Turn(user=user, event=event, variables=variables, expect=expect, note=" ".join(notes))
+
+    def _locate(
+        self,
+        base: str,
+        at: str,
+        before: tuple[int, set[str], int],
+        calls: list[ToolCallExpect],
+        state: dict[str, Any],
+        chunks: list[str],
+    ) -> None:
+        for j in range(before[0], len(calls)):
+            self.locations[f"{base}.expect.tool_calls[{j}]"] = f"{at}.toolCall"
+        for key in set(state) - before[1]:
+            self.locations[f"{base}.expect.state_during.{key}"] = f"{at}.updatedVariables.sm.{key}"
+        for j in range(before[2], len(chunks)):
+            self.locations[f"{base}.expect.text.contains[{j}]"] = (
+                f"{at}.agentResponse.chunks[{j - before[2]}]"
+            )
 
     def expectation(
         self,
@@ -209,6 +235,19 @@ def golden_scenario(
     settings: GoldenSettings | None = None,
 ) -> Scenario:
     """Convert a golden's JSON into a :class:`~slotgraph.evals.format.Scenario` run by the replay model."""
+    return import_golden(data, file, agent=agent, today=today, settings=settings)[0]
+
+
+def import_golden(
+    data: Any,
+    file: Path,
+    *,
+    agent: Path,
+    today: datetime.date | None,
+    settings: GoldenSettings | None = None,
+) -> tuple[Scenario, dict[str, str]]:
+    """The scenario of a golden and where each of its expectations is written in the golden file
+    (``turns[1].expect.tool_calls[0]`` → ``golden.turns[1].steps[2].expectation.toolCall``)."""
     reader = _Reader(file)
     top = reader.mapping(data, "<top>")
     base = "golden.turns"
@@ -216,13 +255,13 @@ def golden_scenario(
         turns_raw = reader.mapping(top["golden"], "golden").get("turns")
     else:
         turns_raw, base = top.get("turns"), "turns"
-    turns = [reader.turn(raw, f"{base}[{i}]") for i, raw in enumerate(reader.listing(turns_raw, base))]
+    turns = [reader.turn(raw, f"{base}[{i}]", i) for i, raw in enumerate(reader.listing(turns_raw, base))]
     if not turns:
         raise reader.fail(base, "the golden has no turns", "add at least one turn with a userInput")
     settings = settings or GoldenSettings()
     name = top.get("displayName") if isinstance(top.get("displayName"), str) else None
     now = datetime.datetime.combine(today, datetime.time(12, 0)) if today is not None else None
-    return Scenario(
+    scenario = Scenario(
         name=name or file.stem,
         agent=str(agent),
         model="replay",
@@ -231,3 +270,4 @@ def golden_scenario(
         seed=settings.seed,
         turns=turns,
     )
+    return scenario, reader.locations

@@ -13,8 +13,8 @@ import difflib
 import json
 import types
 import typing
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 
 from slotgraph.evals.errors import ScenarioFormatError
 from slotgraph.evals.format import Scenario
-from slotgraph.evals.golden import GoldenSettings, golden_scenario, golden_settings
+from slotgraph.evals.golden import GoldenSettings, golden_settings, import_golden
 
 __all__ = ["Case", "LoadFailure", "discover", "load_cases", "load_scenario", "location_of", "parse_scenario"]
 
@@ -39,6 +39,8 @@ class Case:
     scenario: Scenario
     base_dir: Path
     kind: str = "scenario"
+    locations: Mapping[str, str] = field(default_factory=dict)
+    """For goldens: a converted expectation's path → where it is written in the golden file."""
 
     @property
     def agent_path(self) -> Path:
@@ -202,10 +204,10 @@ def _load_golden(file: Path, agent: Path | None, today: datetime.date | None) ->
         raise ScenarioFormatError(
             file, "", "no agent to run this golden against", "pass --agent PATH (the agent directory)"
         )
-    scenario = golden_scenario(
+    scenario, locations = import_golden(
         data, file, agent=agent_path.resolve(), today=today or settings.today, settings=settings
     )
-    return Case(scenario.name or file.stem, file, scenario, file.parent, kind="golden")
+    return Case(scenario.name or file.stem, file, scenario, file.parent, kind="golden", locations=locations)
 
 
 def load_cases(

@@ -15,6 +15,7 @@ that turn and ends the case; the turns before it keep their records.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import time
@@ -104,6 +105,19 @@ def build_model(spec: str, clock: Clock | None) -> Model:
     return resolve_model(spec)
 
 
+def _relocate(result: ScenarioResult, locations: Mapping[str, str]) -> ScenarioResult:
+    """Point failures of an imported golden at the place in the golden file where they are written."""
+    if not locations:
+        return result
+
+    def moved(failure: Failure) -> Failure:
+        where = locations.get(failure.expectation, failure.expectation)
+        return dataclasses.replace(failure, expectation=where)
+
+    turns = tuple(dataclasses.replace(t, failures=tuple(moved(f) for f in t.failures)) for t in result.turns)
+    return dataclasses.replace(result, turns=turns, failures=tuple(moved(f) for f in result.failures))
+
+
 def _steps(turn: Turn, index: int) -> list[ScriptedStep]:
     steps = []
     for n, step in enumerate(turn.model or []):
@@ -173,7 +187,7 @@ class CaseRunner:
                 return ScenarioResult(case.name, case.source, "failed", failures=(failure,), kind=case.kind)
             if case.scenario.user_sim is not None:
                 return self._simulate(case, agent, spec, clock)
-            return self._play(case, agent, model, clock)
+            return _relocate(self._play(case, agent, model, clock), case.locations)
 
     def _simulate(self, case: Case, agent: Agent, spec: str, clock: Clock | None) -> ScenarioResult:
         sim = case.scenario.user_sim
