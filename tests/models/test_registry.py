@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -187,3 +188,50 @@ def test_http_settings_from_the_environment() -> None:
         http_settings({"SLOTGRAPH_MODEL_TIMEOUT": "soon"})
     with pytest.raises(ModelSpecError, match="SLOTGRAPH_MODEL_MAX_RETRIES='-1' is not a whole number"):
         http_settings({"SLOTGRAPH_MODEL_MAX_RETRIES": "-1"})
+
+
+class FakeEntryPoint:
+    def __init__(self, name: str, register: object) -> None:
+        self.name, self.value, self._register = name, f"plugin_{name}:register", register
+
+    def load(self) -> object:
+        return self._register
+
+
+def test_entry_point_plugins_register_and_a_broken_one_is_skipped(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def register(registry: ProviderRegistry) -> None:
+        registry.register("echo", _echo, description="from a plugin")
+
+    def broken(registry: ProviderRegistry) -> None:
+        raise RuntimeError("plugin bug")
+
+    plugins = [FakeEntryPoint("good", register), FakeEntryPoint("bad", broken)]
+    seen: list[str] = []
+
+    def fake_entry_points(*, group: str) -> list[FakeEntryPoint]:
+        seen.append(group)
+        return plugins
+
+    monkeypatch.setattr("slotgraph.models.registry.entry_points", fake_entry_points)
+    registry = default_registry()
+    assert seen == ["slotgraph.models"]
+    assert isinstance(registry.resolve("echo:hi", env={}), EchoModel)
+    assert "model plugin 'bad' (plugin_bad:register) failed to register" in caplog.text
+    assert "echo" not in default_registry(plugins=False)
+
+
+def test_the_runtime_seam_builds_the_offline_model() -> None:
+    assert isinstance(resolve_model("offline"), OfflineModel)
+
+
+def test_backends_without_their_sdk_say_which_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    from slotgraph.models.gemini import GeminiModel
+
+    monkeypatch.setitem(sys.modules, "httpx", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'slotgraph\[openai\]'"):
+        OpenAIChatModel("m")
+    monkeypatch.setitem(sys.modules, "google.genai", None)
+    with pytest.raises(MissingDependencyError, match=r"pip install 'slotgraph\[gemini\]'"):
+        GeminiModel("m", api_key="k")
