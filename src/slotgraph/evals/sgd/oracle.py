@@ -37,7 +37,6 @@ from slotgraph.evals.sgd.convert import (
     DONTCARE,
     INTENT_SETTER,
     ConvertedAgent,
-    SetterRef,
     from_sgd_value,
 )
 from slotgraph.evals.sgd.data import UserTurn
@@ -101,6 +100,8 @@ class _Turn:
     index: int
     ops: list[Op]
     done: list[Op] = field(default_factory=list)
+    placed: dict[Op, set[str]] = field(default_factory=dict)
+    """Setter tools already called for an inform/select op (a slot may have a search and a booking setter)."""
 
 
 class OracleModel:
@@ -144,7 +145,9 @@ class OracleModel:
     def end_turn(self) -> list[Op]:
         """The ops of the turn that never found a visible tool (the replay judges them)."""
         turn, self._turn = self._turn, None
-        return list(turn.ops) if turn is not None else []
+        if turn is None:
+            return []
+        return [op for op in turn.ops if not turn.placed.get(op)]
 
     def accepted_alternative(self, index: int) -> dict[str, str] | None:
         """If turn ``index`` affirms an offered alternative booking: the booking values to start from."""
@@ -173,6 +176,16 @@ class OracleModel:
         calls: list[ToolCall] = []
         informed_now = False
         for op in list(turn.ops):
+            if op.kind in ("inform", "select"):
+                placed = turn.placed.setdefault(op, set())
+                value = self._spelled_as_offered(op.value) if op.kind == "select" else op.value
+                new = self._inform(op, value, visible, placed)
+                calls.extend(new)
+                informed_now = informed_now or bool(new)
+                if placed >= {ref.tool for ref in self._agent.setters.get(op.slot, ())}:
+                    turn.ops.remove(op)
+                    turn.done.append(op)
+                continue
             call = self._place(op, visible, informed_now or any(o.kind == "inform" for o in turn.done))
             if call is None:
                 continue
@@ -225,11 +238,6 @@ class OracleModel:
                 self.intent = op.value
                 return (self._call(INTENT_SETTER, intent=op.value),)
             return None if op.value != self.intent and op.value != self._agent.transactional else ()
-        if op.kind in ("inform", "select"):
-            value = op.value
-            if op.kind == "select":
-                value = self._spelled_as_offered(value)
-            return self._inform(op, value, visible)
         if op.kind == "affirm":
             if "confirm_pending" in visible and not informed:
                 return (self._call("confirm_pending"),)
@@ -254,20 +262,20 @@ class OracleModel:
                 return offer
         return value
 
-    def _inform(self, op: Op, value: str, visible: set[str]) -> tuple[ToolCall, ...] | None:
-        refs: tuple[SetterRef, ...] = self._agent.setters.get(op.slot, ())
+    def _inform(self, op: Op, value: str, visible: set[str], placed: set[str]) -> list[ToolCall]:
+        """Call every visible, not yet called setter of the op's slot with the typed value."""
         calls = []
-        for ref in refs:
-            if ref.tool not in visible:
+        for ref in self._agent.setters.get(op.slot, ()):
+            if ref.tool not in visible or ref.tool in placed:
                 continue
             if value == DONTCARE and DONTCARE not in ref.choices:
                 continue
             typed = from_sgd_value(value, ref.kind, ref.choices)
             if typed is None:
                 continue
+            placed.add(ref.tool)
             calls.append(self._call(ref.tool, **{ref.param: typed}))
-        if not calls:
-            return None
-        self.given[op.slot] = value
-        self.given_this_session.add(op.slot)
-        return tuple(calls)
+        if calls:
+            self.given[op.slot] = value
+            self.given_this_session.add(op.slot)
+        return calls
