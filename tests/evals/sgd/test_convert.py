@@ -72,7 +72,7 @@ def _context(state: dict[str, Any]) -> ToolContext:
 def test_booking_setters_infer_missing_real_defaults_only(schemas: dict[str, ServiceSchema]) -> None:
     converted = convert_service(schemas["Restaurants_1"], GoldBackend(()))
     set_time = next(fn for fn in converted.tools if fn.__name__ == "set_time")
-    empty = {"filled": {}, "pending": {}, "deferred": {}}
+    empty: dict[str, Any] = {"filled": {}, "pending": {}, "deferred": {}}
     assert set_time(time="18:30", context=_context(empty)) == {
         "stored": True, "value": "18:30", "inferred": {"date": "2019-03-01", "party_size": 2},
     }  # fmt: skip
