@@ -13,6 +13,7 @@ import typer
 from slotgraph.cli.chat import chat_command
 from slotgraph.cli.graph import graph_command
 from slotgraph.cli.schema import schema_command
+from slotgraph.cli.serve import serve_command
 from slotgraph.cli.validate import validate_command
 from slotgraph.cli.version import version_command
 
@@ -36,6 +37,7 @@ def create_app() -> typer.Typer:
     app.command("chat")(chat_command)
     app.command("graph")(graph_command)
     app.command("schema")(schema_command)
+    app.command("serve")(serve_command)
     app.command("version")(version_command)
     return app
 
