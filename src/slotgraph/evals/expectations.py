@@ -118,9 +118,11 @@ def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
             detail = actual
             if same_name:
                 why = _call_problem(want, same_name[0], results)
-                detail = f"{actual} (closest: {_show_call(same_name[0])}: {why})"
-            elif expect.ordered and any(c.name == want.name for c in calls[:start]):
-                detail = f"{actual} (out of order)"
+                detail = (
+                    f"{actual} (out of order)"
+                    if why is None
+                    else f"{actual} (closest: {_show_call(same_name[0])}: {why})"
+                )
             failures.append(Failure(facts.index, f"{base}.tool_calls[{index}]", _show_want(want), detail))
             continue
         used.add(match)

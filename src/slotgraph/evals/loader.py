@@ -128,7 +128,13 @@ def location_of(loc: Sequence[int | str]) -> tuple[str, type[BaseModel] | None]:
 
 
 def _from_validation(file: Path, err: ValidationError) -> ScenarioFormatError:
-    first = err.errors()[0]
+    errors = err.errors()
+    # A union (``text: str | {contains: ...}``) reports an error per branch; the deepest is the useful one.
+    head = location_of(tuple(errors[0]["loc"]))[0]
+    first = max(
+        (e for e in errors if location_of(tuple(e["loc"]))[0].startswith(head)),
+        key=lambda e: len(location_of(tuple(e["loc"]))[0]),
+    )
     loc = tuple(first["loc"])
     if first["type"] == "extra_forbidden":
         where, parent = location_of(loc[:-1])
@@ -153,7 +159,8 @@ def _from_validation(file: Path, err: ValidationError) -> ScenarioFormatError:
     fix = fixes.get(first["type"], "see docs/evals.md")
     if first["type"] == "string_type" and isinstance(first.get("input"), bool):
         fix = 'quote it, e.g. "yes" (YAML reads unquoted yes/no/on/off as true/false)'
-    more = f" (and {len(err.errors()) - 1} more problem(s))" if len(err.errors()) > 1 else ""
+    others = {location_of(tuple(e["loc"]))[0] for e in errors} - {head}
+    more = f" (and {len(others)} more problem(s))" if others else ""
     return ScenarioFormatError(file, where or "<top>", message + more, fix)
 
 
