@@ -3,8 +3,9 @@
 The user model gets a :class:`~slotgraph.runtime.ModelRequest` whose system instruction describes the persona,
 the goal and the rules, and whose conversation is the agent's view flipped (the agent's words are the user
 model's "user" messages). It answers with the user's next message, or :data:`DONE` when the goal is met or
-cannot be met. The conversation stops at ``DONE``, when the session ends, or after ``max_turns``. The
-scenario's whole-conversation ``expect`` (status, tasks with args, state) scores the run.
+cannot be met. The conversation stops at ``DONE``, when the session ends or reaches a terminal status
+(``complete``/``escalated``), or after ``max_turns``. The scenario's whole-conversation ``expect`` (status,
+tasks with args, state) scores the run.
 
 pass^k (τ-bench): a task is run k times; :func:`pass_hat_k` is the fraction of tasks that passed all k runs.
 Any :class:`~slotgraph.runtime.Model` can play the user — a ScriptedModel in CI, a live LLM in runs marked
@@ -103,7 +104,7 @@ def _one_run(
         )
         events.extend(result.events)
         transcript += [("user", text), ("agent", result.text)]
-        if session.ended:
+        if session.ended or session.status != "in_progress":
             break
     facts = ConversationFacts(
         events=tuple(events),
