@@ -72,5 +72,5 @@ def test_the_optional_compatible_key() -> None:
     rows = {row["provider"]: row for row in provider_rows(default_registry(plugins=False), {})}
     assert (
         rows["openai-compatible"]["key"]
-        == "SLOTGRAPH_OPENAI_COMPATIBLE_KEY or OPENAI_API_KEY not set (optional)"
+        == "SLOTGRAPH_OPENAI_COMPATIBLE_KEY not set (optional)"
     )

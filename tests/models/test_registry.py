@@ -92,12 +92,13 @@ def test_openai_compatible_splits_url_and_model() -> None:
     )
 
 
-def test_openai_compatible_key_prefers_the_specific_variable() -> None:
+def test_openai_compatible_key_comes_only_from_its_own_variable() -> None:
     env = {"SLOTGRAPH_OPENAI_COMPATIBLE_KEY": "local", "OPENAI_API_KEY": "sk-openai"}
     model = resolve("openai-compatible:http://h/v1#m", env=env)
     assert isinstance(model, OpenAIChatModel) and model._api_key == "local"
-    fallback = resolve("openai-compatible:http://h/v1#m", env={"OPENAI_API_KEY": "sk-openai"})
-    assert isinstance(fallback, OpenAIChatModel) and fallback._api_key == "sk-openai"
+    # An OpenAI key is never sent to an arbitrary server named in a spec string.
+    no_key = resolve("openai-compatible:http://h/v1#m", env={"OPENAI_API_KEY": "sk-openai"})
+    assert isinstance(no_key, OpenAIChatModel) and no_key._api_key is None
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import pytest
 import typer
 from rich.console import Console
 from typer.testing import CliRunner
@@ -65,11 +66,14 @@ def test_piped_stdin_plays_one_turn_per_line_and_writes_a_transcript(tmp_path: P
     assert {"tool_call", "tool_result", "state_snapshot", "text"} <= {r["kind"] for r in rows}
 
 
-def test_a_model_spec_that_cannot_be_built_is_a_usage_error(tmp_path: Path) -> None:
+def test_a_model_spec_that_cannot_be_built_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     console = Console(file=io.StringIO(), width=200)
     code = chat(AGENT_DIR, "openai:gpt-4o", False, None, None, False, console=console, lines=[])
     assert code == 2
-    assert "pass a Model object" in console.file.getvalue()  # type: ignore[attr-defined]
+    assert "needs an API key: set OPENAI_API_KEY" in console.file.getvalue()  # type: ignore[attr-defined]
 
 
 def test_bad_event_data_and_missing_paths_are_usage_errors(tmp_path: Path) -> None:

@@ -74,6 +74,9 @@ def test_scripted_model_from_a_json_file(tmp_path: Path) -> None:
         resolve_model(f"scripted:{bad}")
 
 
-def test_unknown_model_specs_say_what_to_do() -> None:
-    with pytest.raises(ModelNotAvailableError, match="pass a Model object"):
-        resolve_model("openai:gpt-4o-mini")
+def test_unbuildable_model_specs_say_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ModelNotAvailableError, match="needs an API key: set OPENAI_API_KEY"):
+        resolve_model("openai:gpt-4o")
+    with pytest.raises(ModelNotAvailableError, match="did you mean 'openai'"):
+        resolve_model("opnai:gpt-4o")

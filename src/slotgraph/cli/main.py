@@ -12,6 +12,7 @@ import typer
 
 from slotgraph.cli.chat import chat_command
 from slotgraph.cli.graph import graph_command
+from slotgraph.cli.models import models_app
 from slotgraph.cli.schema import schema_command
 from slotgraph.cli.serve import serve_command
 from slotgraph.cli.validate import validate_command
@@ -39,6 +40,7 @@ def create_app() -> typer.Typer:
     app.command("schema")(schema_command)
     app.command("serve")(serve_command)
     app.command("version")(version_command)
+    app.add_typer(models_app, name="models")
     return app
 
 
