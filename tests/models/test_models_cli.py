@@ -70,7 +70,4 @@ def test_a_provider_whose_sdk_is_missing_names_the_extra() -> None:
 
 def test_the_optional_compatible_key() -> None:
     rows = {row["provider"]: row for row in provider_rows(default_registry(plugins=False), {})}
-    assert (
-        rows["openai-compatible"]["key"]
-        == "SLOTGRAPH_OPENAI_COMPATIBLE_KEY not set (optional)"
-    )
+    assert rows["openai-compatible"]["key"] == "SLOTGRAPH_OPENAI_COMPATIBLE_KEY not set (optional)"
