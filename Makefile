@@ -15,9 +15,11 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $@
 
+# Chat with the example agent through the offline model (type your turns; Ctrl-D ends). With piped
+# stdin it reads one user turn per line, e.g. `printf 'Hi\nA table for 4 tomorrow\n' | make demo`.
 demo: $(BIN)/.installed
-	$(BIN)/slotgraph validate $(EXAMPLE)
-	$(BIN)/slotgraph graph $(EXAMPLE)
+	@$(BIN)/slotgraph validate $(EXAMPLE)
+	@$(BIN)/slotgraph chat $(EXAMPLE) --model offline
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check $(LINT_PATHS)
