@@ -17,6 +17,10 @@ The order, and why:
    d. the loop continues while the step produced tool calls — the next engine invocation sees their results,
       so a finished task leads straight to the next action (cascade) — and stops at the step cap with an
       :class:`~slotgraph.runtime.events.ErrorEvent` and the state as routed so far.
+   e. one exception to "stop when the model made no tool call": when the engine *held* a task fire so the
+      model could first call setters for what the user added to an inline confirmation (§7.3a, reason
+      ``fire_held``) and the model called none, the engine runs once more so the task fires this turn
+      instead of waiting for the user to speak again (the original host let it wait a whole turn).
 """
 
 from __future__ import annotations
@@ -106,6 +110,7 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
     )
     delivered: set[str] = set()
     last_user_text = inputs.user.text
+    held_fire_retried = False
     for _step in range(inputs.step_cap):
         prep = prepare_call(
             engine=inputs.engine,
@@ -126,6 +131,8 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
             more = await _play_engine_reply(prep.action, out, runner)
         else:
             more = await _call_model(inputs, prep.instruction, prep.visible, out, runner, delivered)
+            if not more and prep.action.get("reason") == "fire_held" and not held_fire_retried:
+                held_fire_retried = more = True
         if not more or out.ended:
             return out
     message = (
