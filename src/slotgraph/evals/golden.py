@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,10 +34,10 @@ from slotgraph.evals.format import Scenario, TextExpect, ToolCallExpect, Turn, T
 __all__ = ["SETTINGS_FILE", "GoldenSettings", "golden_scenario", "golden_settings", "import_golden"]
 
 SETTINGS_FILE = "slotgraph.yaml"
-_SETTINGS_KEYS = {"agent", "today", "channel", "seed"}
-_STEP_KEYS = {"userInput", "expectation"}
-_INPUT_KEYS = {"text", "variables", "event"}
-_EXPECT_KEYS = {"toolCall", "updatedVariables", "agentResponse", "agentTransfer", "note"}
+_SETTINGS_KEYS = frozenset({"agent", "today", "channel", "seed"})
+_STEP_KEYS = frozenset({"userInput", "expectation"})
+_INPUT_KEYS = frozenset({"text", "variables", "event"})
+_EXPECT_KEYS = frozenset({"toolCall", "updatedVariables", "agentResponse", "agentTransfer", "note"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +99,7 @@ class _Reader:
     def fail(self, where: str, message: str, fix: str) -> ScenarioFormatError:
         return ScenarioFormatError(self.file, where, message, fix)
 
-    def mapping(self, value: Any, where: str, allowed: set[str] | None = None) -> Mapping[str, Any]:
+    def mapping(self, value: Any, where: str, allowed: AbstractSet[str] | None = None) -> Mapping[str, Any]:
         if not isinstance(value, Mapping):
             raise self.fail(
                 where, f"expected an object, got {type(value).__name__}", "write a JSON object {...}"

@@ -27,7 +27,7 @@ from slotgraph.evals.golden import GoldenSettings, golden_settings, import_golde
 
 __all__ = ["Case", "LoadFailure", "discover", "load_cases", "load_scenario", "location_of", "parse_scenario"]
 
-_YAML_SUFFIXES = {".yaml", ".yml"}
+_YAML_SUFFIXES = frozenset({".yaml", ".yml"})
 
 
 @dataclass(frozen=True, slots=True)
