@@ -38,7 +38,10 @@ def test_builtin_tools_always_exist() -> None:
     tools = {"set_num_guests", "set_date", "set_chosen_time", "set_name", "check_availability",
              "make_reservation", "escalate"}  # fmt: skip
     assert validate_dag(raw, tool_names=tools).ok  # end_session in steer_back is built in
-    report = validate_dag(raw, tool_names=tools - {"escalate"})
+    # escalate (the spec's `then: "escalate"`) is provided by the runtime, like end_session.
+    assert validate_dag(raw, tool_names=tools - {"escalate"}).ok
+    raw["tasks"][0]["on_failure"]["on_exhaust"]["then"] = "transfer_to_human"
+    report = validate_dag(raw, tool_names=tools)
     assert ("unknown_tool", "tasks[0].on_failure.on_exhaust.then") in _codes(report)
     assert validate_dag(raw).ok  # without tool names, tools are not checked
 

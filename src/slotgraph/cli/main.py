@@ -1,7 +1,7 @@
 """The ``slotgraph`` application: one module per command, wired here and nowhere else.
 
-Commands are nouns or noun-verb groups: ``validate``, ``graph``, ``schema``, ``version``, ``chat``;
-``test``, ``serve`` and a ``models`` group (``models list``) plug in with ``app.command(...)`` or
+Commands are nouns or noun-verb groups: ``validate``, ``graph``, ``schema``, ``version``, ``chat``,
+``test``, ``serve`` and the ``models`` group (``models list``), each plugged in with ``app.command(...)`` or
 ``app.add_typer(...)`` in :func:`create_app`. The app is built by a function, so nothing here is module
 state.
 """
@@ -15,6 +15,7 @@ from slotgraph.cli.graph import graph_command
 from slotgraph.cli.models import models_app
 from slotgraph.cli.schema import schema_command
 from slotgraph.cli.serve import serve_command
+from slotgraph.cli.test_command import test_command
 from slotgraph.cli.validate import validate_command
 from slotgraph.cli.version import version_command
 
@@ -39,6 +40,7 @@ def create_app() -> typer.Typer:
     app.command("graph")(graph_command)
     app.command("schema")(schema_command)
     app.command("serve")(serve_command)
+    app.command("test")(test_command)
     app.command("version")(version_command)
     app.add_typer(models_app, name="models")
     return app

@@ -15,8 +15,8 @@ __all__ = ["BUILTIN_TOOLS", "RESERVED_TOOLS", "View", "names_in", "sources_of"]
 
 RESERVED_TOOLS: Final = frozenset({"confirm_pending", "reject_pending"})
 """Readback tools the framework provides; no setter or task may take these names."""
-BUILTIN_TOOLS: Final = RESERVED_TOOLS | {"end_session"}
-"""Tools that always exist, whatever the agent's tools module defines."""
+BUILTIN_TOOLS: Final = RESERVED_TOOLS | {"end_session", "escalate"}
+"""Tools the runtime always provides, whatever the agent's tools module defines (it may override them)."""
 SOURCE_KINDS: Final = ("user", "event", "announce")
 
 
