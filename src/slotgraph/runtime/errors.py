@@ -8,7 +8,11 @@ Hierarchy (every class carries a stable ``code``)::
     ├── ModelNotAvailableError            a model spec string names no backend we can build
     ├── ScriptedModelError                a ScriptedModel got a call it did not expect / was not fully used
     ├── SessionError                      misuse of a session (sync call inside a running loop, ended session)
-    └── StoreConflictError                a store's version moved under a save (another writer won)
+    └── StoreError                        a session store failed (slotgraph.stores raises these too)
+        ├── StoreConflictError            a store's version moved under a save (another writer won)
+        ├── StoreLockTimeoutError         a session's lock was not free within the store's lock timeout
+        ├── StorePayloadError             a stored payload is corrupted, or from a newer schema
+        └── StoreConfigError              a store URL / path / driver / server cannot be used
 
 Refusals of model tool calls and failures of tools are *not* exceptions: they become tool results the
 model can read and events on the turn (see :mod:`slotgraph.runtime.tool_execution`).
@@ -22,7 +26,11 @@ __all__ = [
     "ScriptedModelError",
     "SessionError",
     "SlotgraphRuntimeError",
+    "StoreConfigError",
     "StoreConflictError",
+    "StoreError",
+    "StoreLockTimeoutError",
+    "StorePayloadError",
     "ToolDefinitionError",
 ]
 
@@ -63,7 +71,34 @@ class SessionError(SlotgraphRuntimeError):
     code = "session_error"
 
 
-class StoreConflictError(SlotgraphRuntimeError):
+class StoreError(SlotgraphRuntimeError):
+    """A session store could not do what was asked; the message says what, where and how to fix it."""
+
+    code = "store_error"
+
+
+class StoreConflictError(StoreError):
     """A session was saved concurrently: the stored version is not the one this turn started from."""
 
     code = "store_conflict"
+
+
+class StoreLockTimeoutError(StoreError):
+    """Another turn of the same session held its lock for longer than the store's lock timeout."""
+
+    code = "store_lock_timeout"
+
+
+class StorePayloadError(StoreError):
+    """A stored payload cannot be read: corrupted JSON, a wrong shape, or a schema newer than this code.
+
+    The payload is left in the store untouched.
+    """
+
+    code = "store_payload_error"
+
+
+class StoreConfigError(StoreError, ValueError):
+    """A store URL, file path, driver or server cannot be used (an unknown scheme, a missing driver, ...)."""
+
+    code = "store_config_error"

@@ -3,8 +3,16 @@
 ``await session.asend(text)`` loads the session record, plays one turn (:func:`~slotgraph.runtime.turn_loop.
 run_turn`) and saves the record only when the turn completed — a model or engine exception leaves the last
 completed state and history untouched. ``send`` is the synchronous facade (``asyncio.run``); inside a running
-event loop it refuses with a clear error. Turns of one session are serialised: a second turn while one is
-running is refused.
+event loop it refuses with a clear error.
+
+Turns of one session are serialised. With a store, the turn holds the store's per-session lock
+(``store.lock(id)``) around load → turn → save, so a second message for the same session — from this object,
+another ``Session`` on the same store, or another process sharing a durable store — waits for the first
+turn and then plays on the state it saved: neither is lost. A turn is never re-run on a conflict (its tool
+calls have side effects): if the save still finds the stored version moved (a writer that did not take the
+lock), :class:`~slotgraph.runtime.errors.StoreConflictError` propagates, nothing is overwritten and this
+object keeps its last completed state. Without a store there is no lock: a second turn while one is running
+is refused.
 """
 
 from __future__ import annotations
@@ -145,42 +153,49 @@ class Session:
         self._version = version
 
     async def _turn(self, user: UserMessage) -> TurnResult:
+        if not self._owned_store:
+            async with self.store.lock(self.id):
+                return await self._play(user)
         if self._busy:
             raise SessionError(f"session {self.id}: a turn is already running; await it before sending again")
         self._busy = True
         try:
-            await self._load()
-            if self._ended:
-                raise SessionError(f"session {self.id} has ended; start a new session to talk again")
-            inputs = TurnInputs(
-                dag=self.agent.dag,
-                registry=self.agent.tools,
-                engine=self.engine,
-                model=self.model,
-                instruction=self.agent.instruction,
-                sm=self._sm,  # never mutated: the loop and the engine build new dicts
-                history=tuple(self._history),
-                user=user,
-                session_id=self.id,
-                now=self.clock(),
-                channel=self.channel,
-                event_data=self.event_data or None,
-                debug=self.debug,
-                step_cap=self.step_cap,
-            )
-            out = await run_turn(inputs)
-            record = {"sm": out.sm, "history": out.history, "ended": out.ended, "turns": self._turns + 1}
-            if not self._owned_store:
-                self._version = await self.store.save(self.id, record, self._version)
-            self._sm, self._history, self._ended, self._turns = (
-                out.sm,
-                out.history,
-                out.ended,
-                self._turns + 1,
-            )
-            self.last_turn = out
+            return await self._play(user)
         finally:
             self._busy = False
+
+    async def _play(self, user: UserMessage) -> TurnResult:
+        """Load → one turn → save; the caller holds the session's lock (or owns the only copy)."""
+        await self._load()
+        if self._ended:
+            raise SessionError(f"session {self.id} has ended; start a new session to talk again")
+        inputs = TurnInputs(
+            dag=self.agent.dag,
+            registry=self.agent.tools,
+            engine=self.engine,
+            model=self.model,
+            instruction=self.agent.instruction,
+            sm=self._sm,  # never mutated: the loop and the engine build new dicts
+            history=tuple(self._history),
+            user=user,
+            session_id=self.id,
+            now=self.clock(),
+            channel=self.channel,
+            event_data=self.event_data or None,
+            debug=self.debug,
+            step_cap=self.step_cap,
+        )
+        out = await run_turn(inputs)
+        record = {"sm": out.sm, "history": out.history, "ended": out.ended, "turns": self._turns + 1}
+        if not self._owned_store:
+            self._version = await self.store.save(self.id, record, self._version)
+        self._sm, self._history, self._ended, self._turns = (
+            out.sm,
+            out.history,
+            out.ended,
+            self._turns + 1,
+        )
+        self.last_turn = out
         return TurnResult(
             events=tuple(out.events),
             model_calls=out.model_calls,

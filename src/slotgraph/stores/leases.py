@@ -1,0 +1,84 @@
+"""Locks held in a store as leases: acquire with bounded waiting, renew while held, release by token.
+
+SQLite and Redis hold a session's lock as a row / key carrying a random token and an expiry. The holder
+renews it every ``ttl / 3`` seconds while the turn runs, so a long turn keeps it; a holder that dies (SIGKILL,
+power loss) stops renewing and the lease lapses after at most ``ttl`` seconds. Release deletes the lease only
+if it still carries the holder's token, so a lapsed holder can never free a lock someone else now holds.
+
+Waiting polls the store with a short exponential backoff (5 ms doubling to 100 ms) until ``timeout``, then
+raises :class:`~slotgraph.runtime.errors.StoreLockTimeoutError`. A holder whose lease lapsed anyway (a
+process paused for longer than the TTL) is still safe: the save is a compare-and-set on the version, so it
+gets a conflict instead of overwriting the newer turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from slotgraph.runtime.errors import StoreLockTimeoutError
+
+__all__ = ["DEFAULT_LOCK_TTL", "hold_lease", "new_token"]
+
+DEFAULT_LOCK_TTL = 30.0
+"""Seconds a lease lives without renewal: how long a crashed holder blocks its session at most."""
+
+_LOG = logging.getLogger("slotgraph.stores")
+
+
+def new_token() -> str:
+    return secrets.token_hex(16)
+
+
+async def _renew_forever(renew: Callable[[], Awaitable[bool]], ttl: float, what: str) -> None:
+    while True:
+        await asyncio.sleep(ttl / 3)
+        try:
+            still_ours = await renew()
+        except Exception as problem:  # the next renewal may succeed; the lease has ttl/3*2 left
+            _LOG.warning("renewing the lock of %s failed: %s", what, problem)
+            continue
+        if not still_ours:
+            _LOG.warning("the lock of %s lapsed while held; the versioned save still guards the record", what)
+            return
+
+
+@asynccontextmanager
+async def hold_lease(
+    *,
+    what: str,
+    try_acquire: Callable[[], Awaitable[bool]],
+    renew: Callable[[], Awaitable[bool]],
+    release: Callable[[], Awaitable[None]],
+    ttl: float,
+    timeout: float,
+) -> AsyncIterator[None]:
+    """Hold a lease for the ``async with`` block. ``what`` names the session and store for messages."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    delay = 0.005
+    while not await try_acquire():
+        left = deadline - loop.time()
+        if left <= 0:
+            raise StoreLockTimeoutError(
+                f"{what} is busy: another turn (maybe in another process) held its lock for more than "
+                f"{timeout:g}s; retry later, or raise lock_timeout in the store URL. A crashed holder's lock "
+                f"lapses after lock_ttl ({ttl:g}s)"
+            )
+        await asyncio.sleep(min(delay, left))
+        delay = min(delay * 2, 0.1)
+    renewer = asyncio.create_task(_renew_forever(renew, ttl, what))
+    try:
+        yield
+    finally:
+        renewer.cancel()
+        try:
+            await asyncio.wait({renewer})
+        finally:
+            try:
+                await release()
+            except Exception as problem:  # the lease lapses by itself after ttl
+                _LOG.warning("releasing the lock of %s failed (it lapses after %gs): %s", what, ttl, problem)

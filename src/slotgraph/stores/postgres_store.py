@@ -1,0 +1,213 @@
+"""The PostgreSQL store: sessions shared by several server processes, through ``psycopg`` 3 (async).
+
+One table, created on first use (under a transaction-level advisory lock, so processes starting together
+do not race)::
+
+    slotgraph_sessions(id text primary key, version bigint, payload text, updated_at timestamptz)
+
+The payload is kept as ``text`` — the exact JSON the codec wrote, checked by the codec on load — rather than
+``jsonb``, so a damaged row is reported, never silently normalised.
+
+* A save is a single statement: ``INSERT ... ON CONFLICT DO NOTHING`` for a new session,
+  ``UPDATE ... WHERE id = $1 AND version = $expected`` otherwise; no row back means a conflict.
+* The per-session lock is ``pg_advisory_lock`` on a 64-bit hash of the session id, held on a dedicated
+  connection for the duration of the turn (``lock_timeout`` bounds the wait). The server releases it when the
+  connection ends — on release, or at once when a crashed holder's socket closes: no TTL to wait out.
+
+Connections open lazily on first use and belong to that event loop (see :mod:`slotgraph.stores.redis_store`
+for what that means for ``Session.send``). The driver is imported only when the store is used:
+``pip install 'slotgraph[postgres]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError, StoreLockTimeoutError
+from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
+from slotgraph.stores.codec import decode_payload, encode_payload
+from slotgraph.stores.redaction import redact_url
+
+__all__ = ["PostgresStore", "advisory_key"]
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS slotgraph_sessions (
+    id text PRIMARY KEY,
+    version bigint NOT NULL,
+    payload text NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+_DDL_LOCK = 0x51_07_67_72  # any constant: serialises CREATE TABLE between processes starting together
+_IDLE_LOCK_CONNECTIONS = 4
+
+
+def advisory_key(session_id: str) -> int:
+    """The signed 64-bit advisory-lock key of a session (collisions only serialise two sessions)."""
+    digest = hashlib.blake2b(f"slotgraph:{session_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class PostgresStore:
+    """Sessions in PostgreSQL. ``url`` is a libpq URL: ``postgresql://user:password@host:port/db``."""
+
+    def __init__(self, url: str, *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+        self.url = url
+        self.lock_timeout = lock_timeout
+        self.where = redact_url(url)
+        self._locks = LocalLocks(lock_timeout)
+        self._conn: Any = None
+        self._idle: list[Any] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.where!r})"
+
+    async def _connect(self) -> Any:
+        try:
+            import psycopg
+        except ImportError:
+            raise StoreConfigError(
+                "the PostgreSQL store needs the psycopg driver: pip install 'slotgraph[postgres]'"
+            ) from None
+        try:
+            return await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        except psycopg.ProgrammingError as problem:
+            raise StoreConfigError(f"{self.where}: not a usable PostgreSQL URL ({problem})") from None
+        except psycopg.Error as problem:
+            raise _unavailable(self.where, problem) from None
+
+    async def _db(self) -> Any:
+        if self._closed:
+            raise StoreError(f"{self.where}: the store was closed; open a new one with open_store()")
+        loop = asyncio.get_running_loop()
+        if self._loop is not None and loop is not self._loop:
+            raise StoreError(
+                f"{self.where}: this store connected on another event loop; use one store per event loop "
+                "(with Session objects, call `await session.asend(...)`, not `session.send(...)`)"
+            )
+        if self._conn is None or self._conn.closed:
+            conn = await self._connect()
+            try:
+                async with conn.transaction():
+                    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
+                    await conn.execute(_DDL)
+            except Exception as problem:
+                await conn.close()
+                raise _unavailable(self.where, problem) from None
+            self._conn, self._loop = conn, loop
+        return self._conn
+
+    async def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        conn = await self._db()
+        try:
+            cursor = await conn.execute(sql, params)
+            return list(await cursor.fetchall()) if cursor.description else []
+        except Exception as problem:
+            raise _unavailable(self.where, problem) from problem
+
+    async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
+        rows = await self._fetch(
+            "SELECT version, payload FROM slotgraph_sessions WHERE id = %s", (session_id,)
+        )
+        if not rows:
+            return None
+        version, payload = rows[0]
+        return decode_payload(payload, session_id=session_id, where=self.where), int(version)
+
+    async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        payload = encode_payload(session_id, record)
+        if expected_version == 0:
+            rows = await self._fetch(
+                "INSERT INTO slotgraph_sessions (id, version, payload) VALUES (%s, 1, %s) "
+                "ON CONFLICT (id) DO NOTHING RETURNING version",
+                (session_id, payload),
+            )
+        else:
+            rows = await self._fetch(
+                "UPDATE slotgraph_sessions SET version = version + 1, payload = %s, updated_at = now() "
+                "WHERE id = %s AND version = %s RETURNING version",
+                (payload, session_id, expected_version),
+            )
+        if rows:
+            return int(rows[0][0])
+        current = await self._fetch("SELECT version FROM slotgraph_sessions WHERE id = %s", (session_id,))
+        raise StoreConflictError(
+            conflict_message(session_id, int(current[0][0]) if current else 0, expected_version)
+        )
+
+    async def delete(self, session_id: str) -> bool:
+        return bool(
+            await self._fetch("DELETE FROM slotgraph_sessions WHERE id = %s RETURNING id", (session_id,))
+        )
+
+    async def list_sessions(self) -> list[str]:
+        return [row[0] for row in await self._fetch("SELECT id FROM slotgraph_sessions ORDER BY id", ())]
+
+    async def count(self) -> int:
+        return int((await self._fetch("SELECT count(*) FROM slotgraph_sessions", ()))[0][0])
+
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        return self._hold(session_id)
+
+    @asynccontextmanager
+    async def _hold(self, session_id: str) -> AsyncIterator[None]:
+        async with self._locks.hold(session_id):
+            await self._db()  # the table exists and the loop is checked before a lock connection is used
+            conn = self._idle.pop() if self._idle else await self._connect()
+            key = advisory_key(session_id)
+            try:
+                await conn.execute(
+                    "SELECT set_config('lock_timeout', %s, false)", (f"{int(self.lock_timeout * 1000)}ms",)
+                )
+                await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            except BaseException as problem:
+                await conn.close()
+                if _is_lock_timeout(problem):
+                    raise StoreLockTimeoutError(
+                        f"session {session_id!r} in {self.where} is busy: another turn (maybe in another "
+                        f"process) held its lock for more than {self.lock_timeout:g}s; retry later, or raise "
+                        "lock_timeout in the store URL"
+                    ) from None
+                if isinstance(problem, Exception):
+                    raise _unavailable(self.where, problem) from problem
+                raise
+            try:
+                yield
+            finally:
+                await self._release(conn, key)
+
+    async def _release(self, conn: Any, key: int) -> None:
+        try:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        except BaseException:
+            await conn.close()  # ending the connection releases its advisory locks
+            raise
+        if self._closed or len(self._idle) >= _IDLE_LOCK_CONNECTIONS:
+            await conn.close()
+        else:
+            self._idle.append(conn)
+
+    async def close(self) -> None:
+        self._closed = True
+        conns, self._idle = [self._conn, *self._idle], []
+        self._conn = None
+        for conn in conns:
+            if conn is not None:
+                await conn.close()
+
+
+def _is_lock_timeout(problem: BaseException) -> bool:
+    return getattr(problem, "sqlstate", None) == "55P03"  # lock_not_available
+
+
+def _unavailable(where: str, problem: Exception) -> StoreError:
+    return StoreError(
+        f"{where}: the PostgreSQL server failed or cannot be reached ({type(problem).__name__}: {problem}); "
+        "is it running, and are the host, port, user and database in the URL right?"
+    )

@@ -1,0 +1,192 @@
+"""The Redis store: sessions shared by several server processes, through ``redis.asyncio``.
+
+Keys (``prefix`` defaults to ``slotgraph:``): ``{prefix}session:{id}`` is a hash ``{version, payload}``,
+``{prefix}sessions`` a set of the ids (for listing and counting), ``{prefix}lock:{id}`` the lock.
+
+* A save is one Lua script — compare the version, write, index — so it is atomic on the server, with no
+  WATCH/MULTI round trips to retry.
+* The lock is ``SET lock token NX PX ttl``; it is renewed (``PEXPIRE`` if the token still matches) every
+  ``ttl / 3`` while held and released by a script that deletes it only if the token matches; a crashed
+  holder's lock expires after ``lock_ttl`` seconds (see :mod:`slotgraph.stores.leases`).
+
+The client connects lazily on first use. Like every asyncio network client it belongs to the event loop it
+first connected on: use one store per event loop (a server has one loop; ``Session.send`` starts a new loop
+per call, so use ``await session.asend`` with this store). The driver is imported only when the store is
+used: ``pip install 'slotgraph[redis]'``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError
+from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
+from slotgraph.stores.codec import decode_payload, encode_payload
+from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_lease, new_token
+from slotgraph.stores.redaction import redact_url
+
+__all__ = ["RedisStore"]
+
+_SAVE = """
+local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if current ~= tonumber(ARGV[1]) then return {0, current} end
+redis.call('HSET', KEYS[1], 'version', current + 1, 'payload', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[3])
+return {1, current + 1}
+"""
+_DELETE = """
+local gone = redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+return gone
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RedisStore:
+    """Sessions in Redis. ``url`` is a redis-py URL (``redis://host:port/db``, ``rediss://``, ``unix://``)."""
+
+    def __init__(
+        self,
+        url: str = "redis://localhost:6379/0",
+        *,
+        prefix: str = "slotgraph:",
+        lock_ttl: float = DEFAULT_LOCK_TTL,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+    ) -> None:
+        self.url = url
+        self.prefix = prefix
+        self.lock_ttl = lock_ttl
+        self.lock_timeout = lock_timeout
+        self.where = redact_url(url)
+        self._locks = LocalLocks(lock_timeout)
+        self._client: Any = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"RedisStore({self.where!r}, prefix={self.prefix!r})"
+
+    async def _redis(self) -> Any:
+        if self._closed:
+            raise StoreError(f"{self.where}: the store was closed; open a new one with open_store()")
+        loop = asyncio.get_running_loop()
+        if self._client is not None:
+            if loop is not self._loop:
+                raise StoreError(
+                    f"{self.where}: this store connected on another event loop; use one store per event loop "
+                    "(with Session objects, call `await session.asend(...)`, not `session.send(...)`)"
+                )
+            return self._client
+        try:
+            import redis.asyncio as aioredis
+        except ImportError:
+            raise StoreConfigError(
+                "the Redis store needs the redis driver: pip install 'slotgraph[redis]'"
+            ) from None
+        try:
+            client = aioredis.from_url(self.url, decode_responses=True)
+        except ValueError as problem:
+            raise StoreConfigError(f"{self.where}: not a usable Redis URL ({problem})") from None
+        self._client, self._loop = client, loop
+        self._scripts = {
+            name: client.register_script(body)
+            for name, body in (("save", _SAVE), ("delete", _DELETE), ("renew", _RENEW), ("release", _RELEASE))
+        }
+        return client
+
+    async def _call(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        client = await self._redis()
+        try:
+            return await getattr(client, op)(*args, **kwargs)
+        except Exception as problem:
+            raise _unavailable(self.where, problem) from problem
+
+    async def _script(self, name: str, keys: list[str], args: list[Any]) -> Any:
+        await self._redis()
+        try:
+            return await self._scripts[name](keys=keys, args=args)
+        except Exception as problem:
+            raise _unavailable(self.where, problem) from problem
+
+    def _key(self, session_id: str) -> str:
+        return f"{self.prefix}session:{session_id}"
+
+    @property
+    def _index(self) -> str:
+        return f"{self.prefix}sessions"
+
+    async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
+        version, payload = await self._call("hmget", self._key(session_id), ["version", "payload"])
+        if version is None or payload is None:
+            return None
+        return decode_payload(payload, session_id=session_id, where=self.where), int(version)
+
+    async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        payload = encode_payload(session_id, record)
+        done, version = await self._script(
+            "save", [self._key(session_id), self._index], [expected_version, payload, session_id]
+        )
+        if not done:
+            raise StoreConflictError(conflict_message(session_id, int(version), expected_version))
+        return int(version)
+
+    async def delete(self, session_id: str) -> bool:
+        return bool(await self._script("delete", [self._key(session_id), self._index], [session_id]))
+
+    async def list_sessions(self) -> list[str]:
+        return sorted(await self._call("smembers", self._index))
+
+    async def count(self) -> int:
+        return int(await self._call("scard", self._index))
+
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        return self._hold(session_id)
+
+    @asynccontextmanager
+    async def _hold(self, session_id: str) -> AsyncIterator[None]:
+        key, token, ttl_ms = f"{self.prefix}lock:{session_id}", new_token(), max(1, int(self.lock_ttl * 1000))
+
+        async def try_acquire() -> bool:
+            return bool(await self._call("set", key, token, nx=True, px=ttl_ms))
+
+        async def renew() -> bool:
+            return bool(await self._script("renew", [key], [token, ttl_ms]))
+
+        async def release() -> None:
+            await self._script("release", [key], [token])
+
+        async with (
+            self._locks.hold(session_id),
+            hold_lease(
+                what=f"session {session_id!r} in {self.where}",
+                try_acquire=try_acquire,
+                renew=renew,
+                release=release,
+                ttl=self.lock_ttl,
+                timeout=self.lock_timeout,
+            ),
+        ):
+            yield
+
+    async def close(self) -> None:
+        self._closed = True
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+
+def _unavailable(where: str, problem: Exception) -> StoreError:
+    return StoreError(
+        f"{where}: the Redis server failed or cannot be reached ({type(problem).__name__}: {problem}); is it "
+        "running, and is the host/port/db in the URL right?"
+    )

@@ -1,0 +1,259 @@
+"""The SQLite store: the embedded default, one file, safe for several processes sharing it.
+
+Built on the standard library's :mod:`sqlite3` (no extra dependency; ``aiosqlite`` would only add a thread
+wrapper of the same module). Every operation runs on one worker thread owned by the store, so the event loop
+never blocks on disk and the connection is only ever used from one thread. The file is opened lazily, on
+first use, in WAL mode (readers never block the writer); missing parent directories are created.
+
+A save is one ``BEGIN IMMEDIATE`` transaction: read the version, compare, write — so two processes cannot
+interleave between the check and the write. The per-session lock is a lease row in ``slotgraph_locks``
+(see :mod:`slotgraph.stores.leases`), taken after a process-local :class:`asyncio.Lock`, so tasks of one
+process queue in memory and only the head of the queue polls the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError
+from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
+from slotgraph.stores.codec import decode_payload, encode_payload
+from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_lease, new_token
+
+__all__ = ["DEFAULT_SQLITE_PATH", "SQLiteStore"]
+
+DEFAULT_SQLITE_PATH = Path(".slotgraph") / "sessions.db"
+"""Where ``sqlite://`` (no path) keeps sessions, relative to the working directory."""
+
+_T = TypeVar("_T")
+_FILE_FORMAT = 1
+"""``PRAGMA user_version`` of the tables below; a file with a higher one was written by a newer slotgraph."""
+_DDL = (
+    "CREATE TABLE IF NOT EXISTS slotgraph_sessions ("
+    " id TEXT PRIMARY KEY, version INTEGER NOT NULL, payload TEXT NOT NULL, updated_at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS slotgraph_locks ("
+    " id TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at REAL NOT NULL)",
+)
+
+
+class SQLiteStore:
+    """Sessions in an SQLite file. ``lock_ttl``: seconds a crashed holder's lock outlives it."""
+
+    def __init__(
+        self,
+        path: str | Path = DEFAULT_SQLITE_PATH,
+        *,
+        lock_ttl: float = DEFAULT_LOCK_TTL,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        busy_timeout: float = 30.0,
+    ) -> None:
+        self.path = Path(path)
+        self.lock_ttl = lock_ttl
+        self.lock_timeout = lock_timeout
+        self.busy_timeout = busy_timeout
+        self.where = f"sqlite:///{self.path}" if self.path.is_absolute() else f"sqlite://{self.path}"
+        self._locks = LocalLocks(lock_timeout)
+        self._executor: ThreadPoolExecutor | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({str(self.path)!r})"
+
+    # --- the worker thread ---------------------------------------------------------------------------
+
+    async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
+        if self._closed:
+            raise StoreError(f"{self.where}: the store was closed; open a new one with open_store()")
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotgraph-sqlite")
+        return await asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args))
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = self._connect()
+        return self._conn
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as problem:
+            raise StoreConfigError(
+                f"{self.where}: cannot create the directory {str(self.path.parent)!r} ({problem}); "
+                "choose a writable path, e.g. sqlite:///tmp/sessions.db"
+            ) from None
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                if found > _FILE_FORMAT:
+                    raise StoreConfigError(
+                        f"{self.where}: the file has table format {found}, written by a newer slotgraph "
+                        f"(this one knows up to {_FILE_FORMAT}); upgrade slotgraph — the file was not changed"
+                    )
+                for statement in _DDL:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {_FILE_FORMAT}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as problem:
+            if conn is not None:
+                conn.close()
+            raise StoreConfigError(
+                f"{self.where}: cannot open the session database ({problem}); is the path a writable "
+                "SQLite file (not a directory, not another kind of file)? Point the URL at another file to "
+                "start fresh"
+            ) from None
+        except BaseException:
+            if conn is not None:
+                conn.close()
+            raise
+        return conn
+
+    def _transaction(self, body: Callable[[sqlite3.Connection], _T]) -> _T:
+        conn = self._db()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            out = body(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return out
+
+    # --- records -------------------------------------------------------------------------------------
+
+    def _load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
+        row = (
+            self._db()
+            .execute("SELECT version, payload FROM slotgraph_sessions WHERE id = ?", (session_id,))
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return decode_payload(row[1], session_id=session_id, where=self.where), int(row[0])
+
+    def _save(self, session_id: str, record: dict[str, Any], expected: int) -> int:
+        payload = encode_payload(session_id, record)
+
+        def body(conn: sqlite3.Connection) -> int:
+            row = conn.execute(
+                "SELECT version FROM slotgraph_sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            current = int(row[0]) if row else 0
+            if current != expected:
+                raise StoreConflictError(conflict_message(session_id, current, expected))
+            conn.execute(
+                "INSERT INTO slotgraph_sessions (id, version, payload, updated_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET version = excluded.version, payload = excluded.payload, "
+                "updated_at = excluded.updated_at",
+                (session_id, current + 1, payload, time.time()),
+            )
+            return current + 1
+
+        return self._transaction(body)
+
+    def _delete(self, session_id: str) -> bool:
+        cursor = self._db().execute("DELETE FROM slotgraph_sessions WHERE id = ?", (session_id,))
+        return cursor.rowcount > 0
+
+    def _list(self) -> list[str]:
+        return [r[0] for r in self._db().execute("SELECT id FROM slotgraph_sessions ORDER BY id")]
+
+    def _count(self) -> int:
+        return int(self._db().execute("SELECT COUNT(*) FROM slotgraph_sessions").fetchone()[0])
+
+    async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
+        return await self._run(self._load, session_id)
+
+    async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        return await self._run(self._save, session_id, record, expected_version)
+
+    async def delete(self, session_id: str) -> bool:
+        return await self._run(self._delete, session_id)
+
+    async def list_sessions(self) -> list[str]:
+        return await self._run(self._list)
+
+    async def count(self) -> int:
+        return await self._run(self._count)
+
+    # --- the per-session lock ------------------------------------------------------------------------
+
+    def _try_lock(self, session_id: str, token: str) -> bool:
+        def body(conn: sqlite3.Connection) -> bool:
+            now = time.time()
+            conn.execute("DELETE FROM slotgraph_locks WHERE id = ? AND expires_at <= ?", (session_id, now))
+            cursor = conn.execute(
+                "INSERT OR IGNORE INTO slotgraph_locks (id, token, expires_at) VALUES (?, ?, ?)",
+                (session_id, token, now + self.lock_ttl),
+            )
+            return cursor.rowcount == 1
+
+        return self._transaction(body)
+
+    def _renew_lock(self, session_id: str, token: str) -> bool:
+        cursor = self._db().execute(
+            "UPDATE slotgraph_locks SET expires_at = ? WHERE id = ? AND token = ?",
+            (time.time() + self.lock_ttl, session_id, token),
+        )
+        return cursor.rowcount == 1
+
+    def _unlock(self, session_id: str, token: str) -> None:
+        self._db().execute("DELETE FROM slotgraph_locks WHERE id = ? AND token = ?", (session_id, token))
+
+    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
+        return self._hold(session_id)
+
+    @asynccontextmanager
+    async def _hold(self, session_id: str) -> AsyncIterator[None]:
+        token = new_token()
+
+        async def try_acquire() -> bool:
+            return await self._run(self._try_lock, session_id, token)
+
+        async def renew() -> bool:
+            return await self._run(self._renew_lock, session_id, token)
+
+        async def release() -> None:
+            await self._run(self._unlock, session_id, token)
+
+        async with (
+            self._locks.hold(session_id),
+            hold_lease(
+                what=f"session {session_id!r} in {self.where}",
+                try_acquire=try_acquire,
+                renew=renew,
+                release=release,
+                ttl=self.lock_ttl,
+                timeout=self.lock_timeout,
+            ),
+        ):
+            yield
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await asyncio.get_running_loop().run_in_executor(executor, conn.close)
+        executor.shutdown(wait=True)

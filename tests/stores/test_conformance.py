@@ -1,0 +1,295 @@
+"""One suite, every store (memory, SQLite, Redis, PostgreSQL): what the runtime and the server rely on."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+
+from slotgraph.runtime import ModelRequest, ModelResponse, ScriptedModel, ScriptedStep
+from slotgraph.runtime.model import (
+    AssistantText,
+    AssistantToolCalls,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from slotgraph.stores import (
+    CURRENT_SCHEMA,
+    StoreConflictError,
+    StoreLockTimeoutError,
+    StorePayloadError,
+)
+
+from . import agent_kit
+from .conftest import Backend
+from .fixtures import FIXTURES, expected_record
+
+NEGATIVE_WAIT = 0.3
+"""Seconds a test waits to see that something does NOT happen (a wait that can only under-report)."""
+
+
+def record(text: str = "hello", *, turns: int = 1, sm: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "sm": sm if sm is not None else {"filled": {"topic": text}, "status": "in_progress", "_retries": {}},
+        "history": [
+            UserMessage(text),
+            AssistantToolCalls((ToolCall("c1", "set_topic", {"topic": text, "n": [1, 2.5, None, True]}),)),
+            ToolResultMessage("c1", "set_topic", {"stored": True, "value": text}),
+            AssistantText(f"Noted: {text}"),
+            UserMessage("", event="welcome"),
+        ],
+        "ended": False,
+        "turns": turns,
+    }
+
+
+def test_round_trip_and_versions(backend: Backend) -> None:
+    async def scenario() -> None:
+        store = backend.open()
+        assert await store.load("s1") is None
+        assert await store.save("s1", record("one"), 0) == 1
+        assert await store.load("s1") == (record("one"), 1)
+        assert await store.save("s1", record("two", turns=2), 1) == 2
+        assert await store.load("s1") == (record("two", turns=2), 2)
+        if backend.durable:  # another handle (another process) sees the same data
+            assert await backend.again(store).load("s1") == (record("two", turns=2), 2)
+
+    backend.run(scenario)
+
+
+def test_a_stale_save_conflicts_and_overwrites_nothing(backend: Backend) -> None:
+    async def scenario() -> None:
+        store = backend.open()
+        await store.save("s1", record("first"), 0)
+        with pytest.raises(StoreConflictError, match=r"stored version is 1, this turn started from 0"):
+            await store.save("s1", record("stale"), 0)
+        await store.save("s1", record("second"), 1)
+        with pytest.raises(StoreConflictError, match=r"stored version is 2, this turn started from 1"):
+            await backend.again(store).save("s1", record("stale"), 1)
+        assert await store.load("s1") == (record("second"), 2)
+
+    backend.run(scenario)
+
+
+def test_delete_list_and_count(backend: Backend) -> None:
+    async def scenario() -> None:
+        store = backend.open()
+        assert await store.count() == 0 and await store.list_sessions() == []
+        for name in ("b", "a", "c"):
+            await store.save(name, record(name), 0)
+        assert await store.list_sessions() == ["a", "b", "c"]
+        assert await store.count() == 3
+        assert await store.delete("b") is True
+        assert await store.delete("b") is False
+        assert await store.delete("never") is False
+        assert await store.load("b") is None
+        assert await store.list_sessions() == ["a", "c"] and await store.count() == 2
+        assert await store.save("b", record("again"), 0) == 1  # a deleted session starts afresh
+
+    backend.run(scenario)
+
+
+def test_large_state(backend: Backend) -> None:
+    big = {
+        "filled": {f"slot_{i}": {"value": "x" * 100, "i": i} for i in range(5000)},
+        "blob": "y" * 1_000_000,
+    }
+    history_len = 2000
+
+    async def scenario() -> None:
+        store = backend.open()
+        rec = record(sm=big)
+        rec["history"] = [UserMessage(f"message {i}") for i in range(history_len)]
+        await store.save("big", rec, 0)
+        loaded, version = await store.load("big") or ({}, 0)
+        assert version == 1 and loaded["sm"] == big and len(loaded["history"]) == history_len
+        assert loaded["history"][-1] == UserMessage(f"message {history_len - 1}")
+
+    backend.run(scenario)
+
+
+def test_unicode_ids_and_text(backend: Backend) -> None:
+    session_id = "会话-ü-🙂 x/y:z"
+    text = "مرحبا — שלום — こんにちは 🙂 \u2028 \\ \" ' \x00end"
+
+    async def scenario() -> None:
+        store = backend.open()
+        await store.save(session_id, record(text), 0)
+        assert await store.load(session_id) == (record(text), 1)
+        assert await store.list_sessions() == [session_id]
+
+    backend.run(scenario)
+
+
+def test_older_payloads_are_migrated_on_load(backend: Backend) -> None:
+    if backend.raw is None:
+        pytest.skip("the memory store keeps records, not payloads")
+    raw = backend.raw
+
+    async def scenario() -> None:
+        store = backend.open()
+        await store.count()  # tables exist
+        for schema, payload in FIXTURES.items():
+            raw.put(f"old-{schema}", payload, 3)
+            assert await store.load(f"old-{schema}") == (expected_record(), 3)
+            await store.save(f"old-{schema}", expected_record(), 3)
+            rewritten = json.loads(raw.get(f"old-{schema}") or "{}")
+            assert rewritten["schema"] == CURRENT_SCHEMA
+
+    backend.run(scenario)
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ("{not json", r"not valid JSON"),
+        ('{"schema": 99, "record": {}}', r"schema 99, written by a newer slotgraph; .*Upgrade slotgraph"),
+        ('{"record": {}}', r"is not \{\"schema\": N"),
+        ('{"schema": 2, "record": {"history": [{"kind": "shout"}]}}', r"history\[0\]: unknown message kind"),
+    ],
+    ids=["corrupted-json", "newer-schema", "no-schema", "bad-message"],
+)
+def test_unreadable_payloads_raise_and_stay_in_the_store(
+    backend: Backend, payload: str, message: str
+) -> None:
+    if backend.raw is None:
+        pytest.skip("the memory store keeps records, not payloads")
+    raw = backend.raw
+
+    async def scenario() -> None:
+        store = backend.open()
+        await store.count()
+        raw.put("bad", payload, 4)
+        with pytest.raises(StorePayloadError, match=message) as caught:
+            await store.load("bad")
+        assert "'bad'" in str(caught.value) and store.where in str(caught.value)  # type: ignore[attr-defined]
+        assert raw.get("bad") == payload  # nothing lost
+        with pytest.raises(StoreConflictError):  # and nothing overwrites it blindly
+            await store.save("bad", record(), 0)
+        assert raw.get("bad") == payload
+
+    backend.run(scenario)
+
+
+def test_the_lock_excludes_a_second_holder_who_waits(backend: Backend) -> None:
+    async def scenario() -> list[str]:
+        store = backend.open()
+        other = backend.again(store)
+        log: list[str] = []
+        held, release = asyncio.Event(), asyncio.Event()
+
+        async def first() -> None:
+            async with store.lock("s1"):
+                log.append("first in")
+                held.set()
+                await release.wait()
+                log.append("first out")
+
+        async def second() -> None:
+            async with other.lock("s1"):
+                log.append("second in")
+
+        one = asyncio.create_task(first())
+        await held.wait()
+        two = asyncio.create_task(second())
+        done, _ = await asyncio.wait({two}, timeout=NEGATIVE_WAIT)
+        assert not done, "the second holder got the lock while the first held it"
+        async with store.lock("another session"):  # other sessions are not blocked
+            log.append("another session")
+        release.set()
+        await asyncio.gather(one, two)
+        return log
+
+    assert backend.run(scenario) == ["first in", "another session", "first out", "second in"]
+
+
+def test_a_lock_wait_is_bounded(backend: Backend) -> None:
+    async def scenario() -> None:
+        store = backend.open(lock_timeout=0.2)
+        other = backend.again(store, lock_timeout=0.2)
+        async with store.lock("s1"):
+            with pytest.raises(StoreLockTimeoutError, match=r"'s1'.* is busy"):
+                async with other.lock("s1"):
+                    raise AssertionError("got a held lock")
+        async with other.lock("s1"):  # free again
+            pass
+
+    backend.run(scenario)
+
+
+class GatedModel:
+    """Answers once; the first call waits for ``release``. Records the user texts each call saw."""
+
+    def __init__(self, text: str, gate: bool) -> None:
+        self.text, self.gate = text, gate
+        self.entered, self.release = asyncio.Event(), asyncio.Event()
+        self.seen: list[str] = []
+        self.inner = ScriptedModel([ScriptedStep(text=text)])
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        self.seen = [m.text for m in request.messages if isinstance(m, UserMessage)]
+        self.entered.set()
+        if self.gate:
+            await self.release.wait()
+        return await self.inner.generate(request)
+
+
+def test_two_writers_on_one_session_through_the_runtime_lose_nothing(backend: Backend) -> None:
+    async def scenario() -> None:
+        store = backend.open()
+        first_model, second_model = GatedModel("one", gate=True), GatedModel("two", gate=False)
+        first = agent_kit.agent().session(
+            session_id="s", store=store, clock=agent_kit.clock, model=first_model
+        )
+        second = agent_kit.agent().session(
+            session_id="s", store=backend.again(store), clock=agent_kit.clock, model=second_model
+        )
+        one = asyncio.create_task(first.asend("from A"))
+        await first_model.entered.wait()
+        two = asyncio.create_task(second.asend("from B"))
+        done, _ = await asyncio.wait({two}, timeout=NEGATIVE_WAIT)
+        assert not done and not second_model.entered.is_set(), "B's turn ran while A's held the session"
+        first_model.release.set()
+        assert (await one).text == "one" and (await two).text == "two"
+        assert second_model.seen == ["from A", "from B"]  # B played on the state A saved
+        stored, version = await store.load("s") or ({}, 0)
+        assert stored["turns"] == 2 and version == 2
+        assert agent_kit.user_texts(stored) == ["from A", "from B"]
+
+    backend.run(scenario)
+
+
+def test_the_same_session_object_queues_a_second_message(backend: Backend) -> None:
+    async def scenario() -> None:
+        store = backend.open()
+        model = GatedModel("x", gate=True)
+        model.inner = ScriptedModel([ScriptedStep(text="one"), ScriptedStep(text="two")])
+        session = agent_kit.agent().session(session_id="s", store=store, clock=agent_kit.clock, model=model)
+        one = asyncio.create_task(session.asend("first"))
+        await model.entered.wait()
+        two = asyncio.create_task(session.asend("second"))
+        model.release.set()
+        assert [(await one).text, (await two).text] == ["one", "two"]
+        assert session.turns == 2
+        stored, _ = await store.load("s") or ({}, 0)
+        assert agent_kit.user_texts(stored) == ["first", "second"]
+
+    backend.run(scenario)
+
+
+def test_a_closed_store_says_so(backend: Backend) -> None:
+    if not backend.durable:
+        pytest.skip("the memory store has nothing to close")
+
+    async def scenario() -> None:
+        store = backend.open()
+        await store.count()
+        await store.close()
+        await store.close()  # idempotent
+        with pytest.raises(Exception, match="the store was closed; open a new one"):
+            await store.load("s")
+
+    backend.run(scenario)
