@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import sys
 from typing import Any
 
 from slotgraph.runtime import Agent, Model
@@ -44,5 +43,6 @@ def user_texts(record: dict[str, Any]) -> list[str]:
     ]
 
 
-if __name__ == "__main__":  # pragma: no cover - a sanity check by hand
-    sys.exit(0)
+def load_session_id(worker: int, turn: int, turns: int, sessions: int) -> str:
+    """Which session a load-test worker's turn goes to (spreads every worker over every session)."""
+    return f"s{(worker * turns + turn) % sessions}"

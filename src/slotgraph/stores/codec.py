@@ -153,7 +153,8 @@ def decode_payload(text: str | bytes, *, session_id: str, where: str) -> dict[st
     try:
         if not isinstance(record, dict):
             raise ValueError(f"'record' must be an object, got {type(record).__name__}")
-        history = record.get("history") or []
+        history = record.get("history")
+        history = [] if history is None else history
         if not isinstance(history, list):
             raise ValueError(f"'history' must be a list, got {type(history).__name__}")
         messages = [_message_at(item, index) for index, item in enumerate(history)]
