@@ -293,3 +293,30 @@ def test_a_closed_store_says_so(backend: Backend) -> None:
             await store.load("s")
 
     backend.run(scenario)
+
+
+def test_network_stores_refuse_a_second_event_loop_clearly(backend: Backend) -> None:
+    if backend.name not in {"redis", "postgresql"}:
+        pytest.skip("memory and SQLite stores work from any event loop (Session.send starts one per turn)")
+    store = backend.open()
+
+    async def first() -> None:
+        await store.save("s", record(), 0)
+
+    async def second() -> None:
+        with pytest.raises(Exception, match=r"connected on another event loop; use one store per event loop"):
+            await store.load("s")
+
+    async def reopen() -> None:
+        other = backend.open()
+        assert await other.load("s") == (record(), 1)  # a store per loop works, and the data is there
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(first())
+        backend.opened.remove(store)
+        backend.run(second)
+        backend.run(reopen)
+        loop.run_until_complete(store.close())
+    finally:
+        loop.close()

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from slotgraph.runtime import ModelRequest, ModelResponse, ScriptedModel, ScriptedStep
 from slotgraph.runtime.store import InMemoryStore
-from slotgraph.stores import StoreConflictError
+from slotgraph.stores import StoreConflictError, open_store
 
 from . import agent_kit
 from .test_conformance import GatedModel
@@ -151,11 +152,14 @@ def test_a_failed_turn_releases_the_lock_and_saves_nothing() -> None:
     asyncio.run(scenario())
 
 
-def test_the_sync_facade_works_with_a_store_across_event_loops() -> None:
-    store = InMemoryStore()
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_the_sync_facade_works_with_a_store_across_event_loops(kind: str, tmp_path: Path) -> None:
+    """``Session.send`` runs each turn in a new event loop: the memory and SQLite stores follow along."""
+    store = open_store("memory://" if kind == "memory" else f"sqlite:///{tmp_path}/s.db")
     agent = agent_kit.agent()
     for n, text in enumerate(["one", "two", "three"], start=1):
         session = agent.session(
             session_id="s", store=store, clock=agent_kit.clock, model=ScriptedModel([ScriptedStep(text=text)])
         )
         assert session.send(text).text == text and session.turns == n
+    asyncio.run(store.close())
