@@ -206,10 +206,13 @@ def test_the_lock_excludes_a_second_holder_who_waits(backend: Backend) -> None:
     assert backend.run(scenario) == ["first in", "another session", "first out", "second in"]
 
 
-def test_a_lock_wait_is_bounded(backend: Backend) -> None:
+@pytest.mark.parametrize("timeout", [0.2, 0])
+def test_a_lock_wait_is_bounded(backend: Backend, timeout: float) -> None:
+    """``lock_timeout`` bounds the wait; 0 means: take the lock if it is free, else fail at once."""
+
     async def scenario() -> None:
-        store = backend.open(lock_timeout=0.2)
-        other = backend.again(store, lock_timeout=0.2)
+        store = backend.open(lock_timeout=timeout)
+        other = backend.again(store, lock_timeout=timeout)
         async with store.lock("s1"):
             with pytest.raises(StoreLockTimeoutError, match=r"'s1'.* is busy"):
                 async with other.lock("s1"):

@@ -104,7 +104,10 @@ class LocalLocks:
         try:
             wait = self.timeout if timeout is None else timeout
             try:
-                await asyncio.wait_for(lock.acquire(), wait)
+                if users == 0:  # nobody else holds or waits: acquire() returns at once (even for a 0 timeout)
+                    await lock.acquire()
+                else:
+                    await asyncio.wait_for(lock.acquire(), wait)
             except TimeoutError:
                 raise StoreLockTimeoutError(
                     f"session {session_id!r} is busy: another turn held its lock for more than {wait:g}s; "

@@ -55,10 +55,15 @@ async def hold_lease(
     release: Callable[[], Awaitable[None]],
     ttl: float,
     timeout: float,
+    deadline: float | None = None,
 ) -> AsyncIterator[None]:
-    """Hold a lease for the ``async with`` block. ``what`` names the session and store for messages."""
+    """Hold a lease for the ``async with`` block. ``what`` names the session and store for messages.
+
+    ``deadline`` (event-loop time) ends the wait; by default ``timeout`` seconds from now. A store passes the
+    deadline it set before queueing on its process-local lock, so the whole wait is bounded by ``timeout``.
+    """
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    deadline = loop.time() + timeout if deadline is None else deadline
     delay = 0.005
     while not await try_acquire():
         left = deadline - loop.time()

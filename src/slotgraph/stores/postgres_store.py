@@ -157,14 +157,17 @@ class PostgresStore:
 
     @asynccontextmanager
     async def _hold(self, session_id: str) -> AsyncIterator[None]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.lock_timeout
         async with self._locks.hold(session_id):
             await self._db()  # the table exists and the loop is checked before a lock connection is used
             conn = self._idle.pop() if self._idle else await self._connect()
             key = advisory_key(session_id)
+            wait_ms = max(
+                1, int((deadline - loop.time()) * 1000)
+            )  # 0 would mean "wait forever" to PostgreSQL
             try:
-                await conn.execute(
-                    "SELECT set_config('lock_timeout', %s, false)", (f"{int(self.lock_timeout * 1000)}ms",)
-                )
+                await conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{wait_ms}ms",))
                 await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
             except BaseException as problem:
                 await conn.close()

@@ -165,6 +165,7 @@ class RedisStore:
         async def release() -> None:
             await self._script("release", [key], [token])
 
+        deadline = asyncio.get_running_loop().time() + self.lock_timeout
         async with (
             self._locks.hold(session_id),
             hold_lease(
@@ -174,6 +175,7 @@ class RedisStore:
                 release=release,
                 ttl=self.lock_ttl,
                 timeout=self.lock_timeout,
+                deadline=deadline,
             ),
         ):
             yield

@@ -233,6 +233,7 @@ class SQLiteStore:
         async def release() -> None:
             await self._run(self._unlock, session_id, token)
 
+        deadline = asyncio.get_running_loop().time() + self.lock_timeout
         async with (
             self._locks.hold(session_id),
             hold_lease(
@@ -242,6 +243,7 @@ class SQLiteStore:
                 release=release,
                 ttl=self.lock_ttl,
                 timeout=self.lock_timeout,
+                deadline=deadline,
             ),
         ):
             yield
