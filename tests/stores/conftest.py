@@ -318,4 +318,17 @@ def make_backend(name: str, request: pytest.FixtureRequest, tmp_path: Path, lock
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """Every store."""
+    return make_backend(request.param, request, tmp_path)
+
+
+@pytest.fixture(params=BACKENDS[1:])
+def durable_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """The stores that save payloads (all but memory)."""
+    return make_backend(request.param, request, tmp_path)
+
+
+@pytest.fixture(params=["redis", "postgresql"])
+def network_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Backend:
+    """The stores whose clients belong to an event loop."""
     return make_backend(request.param, request, tmp_path)
