@@ -137,7 +137,10 @@ def _postgres_bin_dirs() -> list[Path]:
     on_path = shutil.which("initdb")
     if on_path:
         found.append(Path(on_path).resolve().parent)
-    return [d for d in found if (d / "initdb").exists() and (d / "postgres").exists()]
+    unique = dict.fromkeys(
+        d.resolve() for d in found if (d / "initdb").exists() and (d / "postgres").exists()
+    )
+    return list(unique)
 
 
 @dataclass
