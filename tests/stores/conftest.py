@@ -167,6 +167,16 @@ def _start_postgres(bin_dir: Path, workdir: Path) -> _Postgres:
         os.chown(datadir, drop["user"], drop["group"])
     log = workdir / f"postgres-{bin_dir.parent.name}.log"
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", "LANG": "C"}
+    try:
+        return _init_and_start(bin_dir, datadir, log, env, drop)
+    except BaseException:
+        shutil.rmtree(datadir, ignore_errors=True)
+        raise
+
+
+def _init_and_start(
+    bin_dir: Path, datadir: Path, log: Path, env: dict[str, str], drop: dict[str, Any]
+) -> _Postgres:
     with log.open("wb") as out:
         subprocess.run(
             [
