@@ -43,8 +43,11 @@ def test_several_workers_refuse_the_memory_store() -> None:
 def test_several_workers_get_the_factory_and_the_config(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.delenv(CONFIG_ENV, raising=False)
-    monkeypatch.delenv(API_KEY_ENV, raising=False)
+    # serve() hands the config to the workers through os.environ: give it a copy so nothing leaks into
+    # the other tests (a leaked API key would lock them out of the servers they start).
+    monkeypatch.setattr(
+        os, "environ", {k: v for k, v in os.environ.items() if k not in {CONFIG_ENV, API_KEY_ENV}}
+    )
     run = _Run()
     url = f"sqlite:///{tmp_path / 's.db'}"
     assert serve([BELLA], workers=3, store=url, api_key="k", port=9001, run=run) == 0

@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from slotgraph.server import SessionService, open_session_store
-from slotgraph.server.settings import WorkerConfig
+from slotgraph.server.settings import API_KEY_ENV, WorkerConfig
 
 from .support import BELLA, ROOT, bella, clock
 
@@ -72,7 +72,8 @@ def test_two_workers_share_sessions_through_sqlite(tmp_path: Path) -> None:
         "--log-level",
         "warning",
     ]
-    proc = subprocess.Popen(cmd, env={**os.environ, **config.to_env()}, cwd=ROOT)
+    env = {k: v for k, v in os.environ.items() if k != API_KEY_ENV} | config.to_env()  # no API key
+    proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
