@@ -105,7 +105,8 @@ def test_transcript_reads_messages_and_plain_dicts() -> None:
     ]
 
 
-def test_agents_built_in_python_can_be_hosted() -> None:
+def test_agents_built_in_python_can_be_hosted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # the default store is a SQLite file in the working directory
     from slotgraph.runtime import Agent
     from slotgraph.server import create_app, hosted
 
@@ -138,12 +139,16 @@ def test_agents_built_in_python_can_be_hosted() -> None:
     ]
     assert reply["view"]["asking"] == "city"
     assert [n["id"] for n in graph["nodes"]] == ["slot:city"] and graph["mermaid"] == ""
+    # The embedded default store is SQLite, in the working directory: the session is in its file.
+    assert (tmp_path / ".slotgraph" / "sessions.db").is_file()
 
 
-def test_a_server_without_agents_is_not_ready() -> None:
+def test_a_server_without_agents_is_not_ready(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from fastapi.testclient import TestClient
 
     from slotgraph.server import create_app
+
+    monkeypatch.chdir(tmp_path)
 
     with TestClient(create_app([])) as c:
         response = c.get("/readyz")

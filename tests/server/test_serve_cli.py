@@ -32,11 +32,12 @@ def test_one_worker_runs_the_app_on_loopback_by_default() -> None:
     ((app, kwargs),) = run.calls
     assert isinstance(app, FastAPI)
     assert kwargs["host"] == "127.0.0.1" and kwargs["port"] == 8000
+    assert type(app.state.service.store).__name__ == "SQLiteStore"  # the embedded default
 
 
 def test_several_workers_refuse_the_memory_store() -> None:
     run = _Run()
-    assert serve([BELLA], workers=2, run=run) == 2
+    assert serve([BELLA], workers=2, store="memory://", run=run) == 2
     assert run.calls == []
 
 
@@ -75,6 +76,6 @@ def test_the_command_is_a_typer_command() -> None:
     assert result.exit_code == 0
     for option in ("--store", "--host", "--port", "--workers", "--api-key", "--model"):
         assert option in result.output
-    result = CliRunner().invoke(app, ["serve", str(BELLA), "--workers", "2"])
+    result = CliRunner().invoke(app, ["serve", str(BELLA), "--workers", "2", "--store", "memory://"])
     assert result.exit_code == 2
     assert "memory" in result.output

@@ -20,6 +20,7 @@ from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import stderr_console
+from slotgraph.stores import DEFAULT_STORE_URL
 
 __all__ = ["Runner", "serve", "serve_command"]
 
@@ -40,7 +41,7 @@ def _fail(message: str, code: ExitCode, fix: str = "") -> int:
 def serve(
     paths: Sequence[Path],
     *,
-    store: str = "memory://",
+    store: str = DEFAULT_STORE_URL,
     host: str = "127.0.0.1",
     port: int = 8000,
     workers: int = 1,
@@ -115,9 +116,13 @@ def serve_command(
     store: Annotated[
         str,
         typer.Option(
-            "--store", help="Session store URL: memory://, sqlite:///FILE, redis://..., postgresql://..."
+            "--store",
+            help=(
+                "Session store URL: sqlite:// (default: .slotgraph/sessions.db), sqlite:///FILE, "
+                "redis://..., postgresql://..., memory://"
+            ),
         ),
-    ] = "memory://",
+    ] = DEFAULT_STORE_URL,
     host: Annotated[str, typer.Option("--host", help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8000,
     workers: Annotated[

@@ -54,7 +54,8 @@ def create_app(
 ) -> FastAPI:
     """The Slotgraph HTTP service for ``agents`` (see :func:`~slotgraph.server.hosting.load_hosted_agents`).
 
-    ``store`` defaults to an in-memory store; ``clock`` and ``seed`` make sessions reproducible (tests).
+    ``store`` defaults to the embedded SQLite store (``.slotgraph/sessions.db`` in the working
+    directory); ``clock`` and ``seed`` make sessions reproducible (tests).
     """
     check_unique(agents)
     config = settings or ServerSettings()

@@ -23,11 +23,12 @@ from slotgraph.stores.migrations import CURRENT_SCHEMA, MIGRATIONS, upgrade
 from slotgraph.stores.postgres_store import PostgresStore
 from slotgraph.stores.redis_store import RedisStore
 from slotgraph.stores.sqlite_store import DEFAULT_SQLITE_PATH, SQLiteStore
-from slotgraph.stores.urls import SCHEMES, open_store
+from slotgraph.stores.urls import DEFAULT_STORE_URL, SCHEMES, open_store
 
 __all__ = [
     "CURRENT_SCHEMA",
     "DEFAULT_SQLITE_PATH",
+    "DEFAULT_STORE_URL",
     "MIGRATIONS",
     "SCHEMES",
     "InMemoryStore",

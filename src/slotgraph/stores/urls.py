@@ -31,7 +31,10 @@ from slotgraph.stores.redaction import redact_url
 from slotgraph.stores.redis_store import RedisStore
 from slotgraph.stores.sqlite_store import DEFAULT_SQLITE_PATH, SQLiteStore
 
-__all__ = ["SCHEMES", "open_store"]
+__all__ = ["DEFAULT_STORE_URL", "SCHEMES", "open_store"]
+
+DEFAULT_STORE_URL = "sqlite://"
+"""The embedded default: SQLite at :data:`DEFAULT_SQLITE_PATH` (``.slotgraph/sessions.db``)."""
 
 SCHEMES = ("memory", "sqlite", "redis", "rediss", "postgresql", "postgres")
 _ALIASES = {
