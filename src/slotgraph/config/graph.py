@@ -17,12 +17,13 @@ Output is deterministic: nodes and edges follow declaration order. Identifiers a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from slotgraph.config.models import DagConfig, SlotConfig, TaskConfig
 
-__all__ = ["render_dot", "render_mermaid"]
+__all__ = ["NodeKind", "render_dot", "render_mermaid", "slot_kind"]
 
 NodeKind = Literal["user", "event", "event_user", "announce", "task_sourced", "task", "terminal", "missing"]
 
@@ -77,8 +78,8 @@ def _condition_text(condition: str) -> str:
     return "if " + _LAMBDA_HEAD.sub("", condition, count=1).strip()
 
 
-def _slot_kind(slot: SlotConfig) -> NodeKind:
-    sources = slot.sources
+def slot_kind(sources: Sequence[str]) -> NodeKind:
+    """How a slot is drawn, from its normalised sources (a config slot's or a compiled slot's ``sources``)."""
     if "announce" in sources:
         return "announce"
     if any(s.startswith("task:") for s in sources):
@@ -97,7 +98,7 @@ def _slot_node(slot: SlotConfig, node_id: str) -> _Node:
         lines.append("readback")
     if slot.condition:
         lines.append(_condition_text(slot.condition))
-    return _Node(node_id, _slot_kind(slot), tuple(lines))
+    return _Node(node_id, slot_kind(slot.sources), tuple(lines))
 
 
 def _task_node(task: TaskConfig, node_id: str) -> _Node:

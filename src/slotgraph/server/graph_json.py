@@ -9,13 +9,12 @@ without inputs, ``row`` the node's place within its rank (declaration order).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from slotgraph.config import CompiledDag, CompiledSlot
+from slotgraph.config import CompiledDag
+from slotgraph.config.graph import slot_kind
 
 __all__ = ["dag_graph"]
-
-NodeKind = Literal["user", "event", "event_user", "announce", "task_sourced", "task", "terminal"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,17 +23,6 @@ class _Edge:
     target: str
     label: str = ""
     dashed: bool = False
-
-
-def _slot_kind(slot: CompiledSlot) -> NodeKind:
-    sources = slot.sources
-    if "announce" in sources:
-        return "announce"
-    if any(s.startswith("task:") for s in sources):
-        return "task_sourced"
-    if "event" in sources:
-        return "event_user" if "user" in sources else "event"
-    return "user"
 
 
 def _edges(dag: CompiledDag) -> list[_Edge]:
@@ -84,7 +72,7 @@ def dag_graph(dag: CompiledDag) -> dict[str, Any]:
                 "id": f"slot:{slot.name}",
                 "name": slot.name,
                 "type": "slot",
-                "kind": _slot_kind(slot),
+                "kind": slot_kind(slot.sources),
                 "label": slot.label or slot.name,
                 "setter": slot.setter,
                 "readback": slot.requires_readback,
