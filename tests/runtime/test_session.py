@@ -174,3 +174,21 @@ def test_the_model_gets_the_session_clock_and_channel_in_its_request_metadata() 
     assert metadata["now"] == clock()
     assert metadata["channel"] == "MOBILE"
     assert metadata["session_id"] == session.id
+
+
+def test_on_event_receives_each_event_as_it_happens_and_in_the_turns_order() -> None:
+    """A sink sees every event before the turn ends (streaming), the same events the TurnResult lists."""
+    model = ScriptedModel(
+        [ScriptedStep(tool_calls=(call("set_name", name="Chen"),)), ScriptedStep(text="Noted.")]
+    )
+    session = toy_agent(model, Backend()).session(clock=clock)
+    seen: list[tuple[str, int]] = []
+
+    async def sink(event: Any) -> None:
+        # The turn has not finished yet: the session has not counted it.
+        seen.append((event.kind, session.turns))
+
+    result = asyncio.run(session.asend("Chen", on_event=sink))
+    assert [kind for kind, _ in seen] == [e.kind for e in result.events]
+    assert {turns for _, turns in seen} == {0} and session.turns == 1
+    assert [kind for kind, _ in seen][:3] == ["tool_call", "tool_result", "state_snapshot"]

@@ -61,7 +61,7 @@ from slotgraph.runtime.session import Session
 from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.runtime.testing import ScriptedModel, ScriptedStep, call, estimate_prompt_tokens
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry, load_tools_module, tool_from_function
-from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP
+from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink
 
 __all__ = [
     "DEFAULT_STEP_CAP",
@@ -76,6 +76,7 @@ __all__ = [
     "EngineOutcome",
     "ErrorEvent",
     "Event",
+    "EventSink",
     "InMemoryStore",
     "Message",
     "Model",

@@ -29,7 +29,7 @@ from slotgraph.runtime.errors import SessionError
 from slotgraph.runtime.events import TurnResult
 from slotgraph.runtime.model import Message, Model, UserMessage
 from slotgraph.runtime.store import InMemoryStore, SessionStore
-from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, TurnInputs, TurnOutput, run_turn
+from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink, TurnInputs, TurnOutput, run_turn
 
 if TYPE_CHECKING:
     from slotgraph.runtime.agent import Agent
@@ -108,11 +108,11 @@ class Session:
 
     # --- turns ----------------------------------------------------------------------------------------
 
-    async def asend(self, text: str) -> TurnResult:
-        """Play one user turn."""
+    async def asend(self, text: str, *, on_event: EventSink | None = None) -> TurnResult:
+        """Play one user turn. ``on_event`` is awaited with each event as it happens (for streaming)."""
         if not isinstance(text, str):
             raise SessionError(f"send() takes the user's text as a string, got {type(text).__name__}")
-        return await self._turn(UserMessage(text))
+        return await self._turn(UserMessage(text), on_event)
 
     async def asend_event(self, name: str, *, event_data: Mapping[str, Any] | None = None) -> TurnResult:
         """Play a turn without user text (e.g. ``welcome``), optionally adding event data first."""
@@ -152,19 +152,19 @@ class Session:
         self._turns = int(record.get("turns", 0))
         self._version = version
 
-    async def _turn(self, user: UserMessage) -> TurnResult:
+    async def _turn(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
         if not self._owned_store:
             async with self.store.lock(self.id):
-                return await self._play(user)
+                return await self._play(user, on_event)
         if self._busy:
             raise SessionError(f"session {self.id}: a turn is already running; await it before sending again")
         self._busy = True
         try:
-            return await self._play(user)
+            return await self._play(user, on_event)
         finally:
             self._busy = False
 
-    async def _play(self, user: UserMessage) -> TurnResult:
+    async def _play(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
         """Load → one turn → save; the caller holds the session's lock (or owns the only copy)."""
         await self._load()
         if self._ended:
@@ -184,6 +184,7 @@ class Session:
             event_data=self.event_data or None,
             debug=self.debug,
             step_cap=self.step_cap,
+            on_event=on_event,
         )
         out = await run_turn(inputs)
         record = {"sm": out.sm, "history": out.history, "ended": out.ended, "turns": self._turns + 1}

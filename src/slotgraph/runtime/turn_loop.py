@@ -26,7 +26,7 @@ The order, and why:
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -51,11 +51,14 @@ from slotgraph.runtime.tool_execution import ToolRunner
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.turn_preparation import is_terminal, prepare_call
 
-__all__ = ["DEFAULT_STEP_CAP", "TurnInputs", "TurnOutput", "run_turn"]
+__all__ = ["DEFAULT_STEP_CAP", "EventSink", "TurnInputs", "TurnOutput", "run_turn"]
 
 logger = logging.getLogger("slotgraph.runtime")
 
 DEFAULT_STEP_CAP = 12
+
+EventSink = Callable[[Event], Awaitable[None]]
+"""Receives each event of a turn as it happens (e.g. to stream it); the turn waits for it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +79,7 @@ class TurnInputs:
     event_data: Mapping[str, Any] | None = None
     debug: bool = False
     step_cap: int = DEFAULT_STEP_CAP
+    on_event: EventSink | None = None
 
 
 @dataclass(slots=True)
@@ -93,6 +97,14 @@ class TurnOutput:
     last_instruction: str = ""
     last_visible: tuple[str, ...] = ()
     last_action: Mapping[str, Any] = field(default_factory=dict)
+    sink: EventSink | None = None
+
+    async def emit(self, *events: Event) -> None:
+        """Record events in order and hand each to the sink (if any) as it happens."""
+        for event in events:
+            self.events.append(event)
+            if self.sink is not None:
+                await self.sink(event)
 
 
 def _next_call_id(out: TurnOutput) -> str:
@@ -104,7 +116,7 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
     sm = dict(inputs.sm)
     if not is_terminal(sm):
         sm = inputs.engine.begin_turn(inputs.dag, sm)
-    out = TurnOutput(sm=sm, history=[*inputs.history, inputs.user])
+    out = TurnOutput(sm=sm, history=[*inputs.history, inputs.user], sink=inputs.on_event)
     runner = ToolRunner(
         inputs.dag, inputs.registry, inputs.engine, inputs.session_id, inputs.channel, inputs.now
     )
@@ -140,14 +152,14 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         "being called; the state is kept as routed so far — check the model's tool calls or raise step_cap"
     )
     logger.error("session %s: %s", inputs.session_id, message)
-    out.events.append(ErrorEvent("step_cap", message))
+    await out.emit(ErrorEvent("step_cap", message))
     return out
 
 
 async def _play_engine_reply(action: Mapping[str, Any], out: TurnOutput, runner: ToolRunner) -> bool:
     """Emit a preempted reply and run its function call; True when the loop must go on."""
     reply = engine_reply(action)
-    out.events.extend(reply.events)
+    await out.emit(*reply.events)
     if reply.text:
         out.history.append(AssistantText(reply.text))
     if reply.ends_session:
@@ -158,7 +170,7 @@ async def _play_engine_reply(action: Mapping[str, Any], out: TurnOutput, runner:
     call = ToolCall(_next_call_id(out), str(call_spec.get("name")), dict(call_spec.get("args") or {}))
     outcome = await runner.run(call, out.sm, origin="engine")
     out.sm = outcome.sm
-    out.events.extend(outcome.events)
+    await out.emit(*outcome.events)
     out.history.append(AssistantToolCalls((call,)))
     out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
     out.ended = out.ended or outcome.ended
@@ -189,10 +201,10 @@ async def _call_model(
     out.model_calls += 1
     out.usage = out.usage + response.usage
     if response.text:
-        out.events.append(TextEvent(response.text, origin="model"))
+        await out.emit(TextEvent(response.text, origin="model"))
         out.history.append(AssistantText(response.text))
     out.sm, payload_events = inject_pending_payloads(out.sm, delivered)
-    out.events.extend(payload_events)
+    await out.emit(*payload_events)
     if not response.tool_calls:
         return False
     out.history.append(AssistantToolCalls(tuple(response.tool_calls)))
@@ -201,7 +213,7 @@ async def _call_model(
         outcome = refusal if refusal is not None else await runner.run(call, out.sm, origin="model")
         out.refusals += int(outcome.refused)
         out.sm = outcome.sm
-        out.events.extend(outcome.events)
+        await out.emit(*outcome.events)
         out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
         out.ended = out.ended or outcome.ended
     return True

@@ -28,7 +28,7 @@ from slotgraph.server.errors import (
     UnknownAgentError,
 )
 
-__all__ = ["PROBLEM_MEDIA_TYPE", "install_problem_handlers", "problem", "problem_body"]
+__all__ = ["PROBLEM_MEDIA_TYPE", "install_problem_handlers", "problem", "problem_body", "problem_for"]
 
 logger = logging.getLogger("slotgraph.server")
 
@@ -96,12 +96,30 @@ def _location(loc: Sequence[Any]) -> str:
     return ".".join(parts) if parts else "body"
 
 
+def problem_for(exc: Exception) -> dict[str, Any]:
+    """The problem document for an exception raised while serving: a client-actionable :class:`ServerError`
+    keeps its message and fix; anything else is ``internal_error`` with an id (logged with its traceback)."""
+    if isinstance(exc, ServerError):
+        status, title = next((v for k, v in _STATUS.items() if isinstance(exc, k)), (500, "Server error"))
+        if status < 500:
+            return problem_body(status, exc.code, title, exc.message, fix=exc.fix)
+    error_id = uuid.uuid4().hex[:12]
+    logger.error("internal error %s", error_id, exc_info=(type(exc), exc, exc.__traceback__))
+    return problem_body(
+        500,
+        "internal_error",
+        "Internal error",
+        f"the server could not complete the request (error id {error_id})",
+        fix="retry later; if it persists, report the error id to the operator",
+    )
+
+
+def _response(body: dict[str, Any]) -> JSONResponse:
+    return JSONResponse(body, status_code=int(body["status"]), media_type=PROBLEM_MEDIA_TYPE)
+
+
 async def _server_error(_request: Request, exc: Exception) -> JSONResponse:
-    assert isinstance(exc, ServerError)
-    status, title = next((v for k, v in _STATUS.items() if isinstance(exc, k)), (500, "Server error"))
-    if status >= 500:
-        return await _internal_error(_request, exc)
-    return problem(status, exc.code, title, exc.message, fix=exc.fix)
+    return _response(problem_for(exc))
 
 
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -133,15 +151,7 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
 
 
 async def _internal_error(_request: Request, exc: Exception) -> JSONResponse:
-    error_id = uuid.uuid4().hex[:12]
-    logger.error("internal error %s", error_id, exc_info=(type(exc), exc, exc.__traceback__))
-    return problem(
-        500,
-        "internal_error",
-        "Internal error",
-        f"the server could not complete the request (error id {error_id})",
-        fix="retry later; if it persists, report the error id to the operator",
-    )
+    return _response(problem_for(exc))
 
 
 def install_problem_handlers(app: FastAPI) -> None:

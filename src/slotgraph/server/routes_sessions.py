@@ -1,13 +1,15 @@
 """``/v1/sessions``: create a session, send a message (JSON or a server-sent event stream), read a session.
 
 The stream (``POST /v1/sessions/{id}/messages:stream``) answers ``text/event-stream``: one SSE event per turn
-event (``event: <kind>``, ``data: <json>``), then ``event: turn`` with the turn's summary and ``event: done``.
-The runtime reports a turn's events when the turn has finished, so today they are sent in order right after
-it; errors found before the turn starts are ordinary problem+json responses.
+event (``event: <kind>``, ``data: <json>``) sent as it happens — a tool call before the model's next reply —
+then ``event: turn`` with the turn's summary and ``event: done``. Errors found before the turn starts (an
+unknown or ended session) are ordinary problem+json responses; an error during the turn ends the stream with
+``event: error`` carrying the same problem document (never internals).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
@@ -15,7 +17,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
+from slotgraph.runtime import Event
 from slotgraph.server.dependencies import get_service
+from slotgraph.server.problems import problem_for
 from slotgraph.server.schemas import (
     CreatedSession,
     CreateSession,
@@ -87,17 +91,34 @@ def sessions_router() -> APIRouter:
             },
         },
     )
-    async def stream_message(session_id: str, body: SendMessage, service: Service) -> StreamingResponse:
-        """Play one user turn and stream its events as server-sent events."""
-        outcome = await service.turn(session_id, body.text)
-        reply = _reply(session_id, outcome)
+    async def stream_message(  # one producer task feeds the queue; the response drains it as events arrive
+        session_id: str, body: SendMessage, service: Service
+    ) -> StreamingResponse:
+        """Play one user turn and stream its events as server-sent events, as they happen."""
+        await service.ensure_open(session_id)  # unknown or ended sessions: a plain problem+json response
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+
+        async def forward(event: Event) -> None:
+            data = public_event(event)
+            await queue.put(_sse(str(data["kind"]), data))
+
+        async def play() -> None:
+            try:
+                outcome = await service.turn(session_id, body.text, on_event=forward)
+                await queue.put(_sse("turn", _reply(session_id, outcome).model_dump(exclude={"events"})))
+            except Exception as err:  # every failure becomes a problem document, never internals
+                await queue.put(_sse("error", problem_for(err)))
+            finally:
+                await queue.put(None)
 
         async def events() -> AsyncIterator[bytes]:
-            for event in reply.events:
-                yield _sse(str(event["kind"]), event)
-            summary = reply.model_dump(exclude={"events"})
-            yield _sse("turn", summary)
-            yield _sse("done", {})
+            task = asyncio.create_task(play())
+            try:
+                while (chunk := await queue.get()) is not None:
+                    yield chunk
+                yield _sse("done", {})
+            finally:
+                await task
 
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)

@@ -20,7 +20,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from slotgraph.runtime import Session, SessionStore, SlotgraphRuntimeError, TurnResult
+from slotgraph.runtime import EventSink, Session, SessionStore, SlotgraphRuntimeError, TurnResult
 from slotgraph.runtime.session import Clock
 from slotgraph.server.errors import (
     SessionBusyError,
@@ -149,13 +149,18 @@ class SessionService:
             )
         return SessionRecord(session_id, self.agents[name], found[0], found[1])
 
-    async def turn(self, session_id: str, text: str) -> TurnOutcome:
-        """Play one user turn of a stored session."""
+    async def ensure_open(self, session_id: str) -> SessionRecord:
+        """The stored session, if it exists and has not ended (else the error a client can act on)."""
         stored = await self.read(session_id)
         if stored.ended:
             raise SessionEndedError(
                 f"session {session_id!r} has ended", fix="start a new session with POST /v1/sessions"
             )
+        return stored
+
+    async def turn(self, session_id: str, text: str, *, on_event: EventSink | None = None) -> TurnOutcome:
+        """Play one user turn of a stored session; ``on_event`` sees each event as it happens."""
+        stored = await self.ensure_open(session_id)
         meta = stored.record[META_KEY]
         hosted = stored.hosted
         session: Session = hosted.agent.session(
@@ -168,7 +173,7 @@ class SessionService:
             model=hosted.model,
         )
         try:
-            result = await session.asend(text)
+            result = await session.asend(text, on_event=on_event)
         except SlotgraphRuntimeError as err:
             raise _translated(session_id, err, ended=session.ended) from None
         last = session.last_turn
