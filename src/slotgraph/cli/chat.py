@@ -5,7 +5,8 @@ line, so a conversation can be piped in and tested. ``--show-state`` prints, aft
 pending / deferred slots, the fired tasks, the tools hidden from the model and the current directive.
 ``--transcript FILE.jsonl`` writes every event (one JSON object per line, with its turn) and the final state.
 
-Until model backends arrive, ``--model`` accepts ``scripted:FILE.json`` (a JSON list of ScriptedModel steps).
+``--model`` takes any model spec (``offline``, ``openai:gpt-4o-mini``, ``scripted:FILE.json``, … — see
+``slotgraph models list``); without it the agent's own ``model`` from agent.yaml is used.
 Exit codes: 0 ok, 1 invalid agent or a failed turn, 2 usage error (bad path, model spec or ``--event-data``).
 """
 
@@ -153,7 +154,9 @@ def chat(
     except (ConfigError, InvalidConfig, AgentLoadError) as err:
         return _fail(out, str(err), ExitCode.INVALID_CONFIG)
     except ModelNotAvailableError as err:
-        return _fail(out, str(err), ExitCode.USAGE, "pass --model scripted:FILE.json")
+        return _fail(
+            out, str(err), ExitCode.USAGE, "pass a spec `slotgraph models list` shows, e.g. --model offline"
+        )
     interactive = lines is None and stream.isatty()
     source = iter(lines) if lines is not None else _lines(stream, out, interactive)
     if interactive:
@@ -189,7 +192,11 @@ def chat(
 def chat_command(
     path: Annotated[Path, typer.Argument(help=PATH_HELP)],
     model: Annotated[
-        str | None, typer.Option("--model", help="model spec; for now 'scripted:FILE.json'")
+        str | None,
+        typer.Option(
+            "--model",
+            help="model spec overriding agent.yaml: offline, openai:MODEL, gemini:MODEL, scripted:FILE.json",
+        ),
     ] = None,
     show_state: Annotated[
         bool, typer.Option("--show-state", help="print the slots after every turn")

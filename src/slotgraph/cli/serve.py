@@ -88,14 +88,14 @@ def serve(
         agents = load_hosted_agents(paths, model=model)  # validated here, before any worker starts
     except ServerConfigError as err:
         return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
+    try:
+        session_store = open_session_store(store)  # checked here too, before anything is announced
+    except ServerConfigError as err:
+        return _fail(err.message, ExitCode.USAGE, err.fix)
     names = ", ".join(a.name for a in agents)
     stderr_console().print(f"Serving {escape(names)} on http://{escape(host)}:{port}")
     stderr_console().print(f"  store {escape(store)}, {workers} worker(s), API key {'on' if key else 'off'}")
     if workers == 1:
-        try:
-            session_store = open_session_store(store)
-        except ServerConfigError as err:
-            return _fail(err.message, ExitCode.USAGE, err.fix)
         app = create_app(agents, store=session_store, settings=settings)
         runner(app, host=host, port=port, log_level="info")
         return int(ExitCode.OK)

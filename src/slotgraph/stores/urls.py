@@ -105,7 +105,7 @@ def _did_you_mean(scheme: str) -> str:
     if guess is None:
         close = difflib.get_close_matches(scheme, SCHEMES, n=1, cutoff=0.5)
         guess = close[0] if close else None
-    hint = f" — did you mean {guess}://?" if guess else ""
+    hint = f" — did you mean {guess}://?" if guess else "."
     return f"{hint} Known schemes: {', '.join(SCHEMES)} (e.g. {_examples()})"
 
 
