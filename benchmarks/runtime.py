@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the repository root).
 
-1. **Runtime overhead per turn** — a full Bella Notte booking (9 user turns) is played N times with a
+1. **Runtime overhead per turn** — a full Bella Notte booking (8 user turns) is played N times with a
    :class:`ScriptedModel`; each turn's wall time minus the time spent inside the model's ``generate`` is the
    runtime's overhead (engine invocations, tool dispatch, argument validation, state copies, instruction
    assembly, events). Median and p99 in microseconds.
@@ -44,7 +44,8 @@ from slotgraph.runtime import (
 
 AGENT_DIR = Path(__file__).resolve().parents[1] / "examples" / "bella_notte"
 NOW = datetime.datetime(2026, 7, 10, 12, 0)
-USER_TURNS = ["Hi", "A table for 4 on July 17th", "yes", "7:30 please", "yes", "Chen", "yes", "no", "yes"]
+# The name and the special requests are confirmed together (grouped readback, spec §7a).
+USER_TURNS = ["Hi", "A table for 4 on July 17th", "yes", "7:30 please", "yes", "Chen", "no", "yes"]
 
 
 class TimedModel:
@@ -89,9 +90,9 @@ def slotgraph_script() -> list[ScriptedStep]:
         ScriptedStep(tool_calls=(call("set_selected_time", time="19:30"),)),
         ScriptedStep(text="7:30 PM — is that right?"),
         ScriptedStep(tool_calls=(call("set_guest_info", guest_name="Chen"),)),
-        ScriptedStep(text="Under the name Chen, correct?"),
+        ScriptedStep(text="Any special requests or dietary needs?"),
         ScriptedStep(tool_calls=(call("set_guest_info", special_requests="None"),)),
-        ScriptedStep(text="No special requests — correct?"),
+        ScriptedStep(text="Under the name Chen, no special requests — correct?"),
     ]
 
 
@@ -109,11 +110,9 @@ def prompt_only_script() -> list[ScriptedStep]:
         ScriptedStep(tool_calls=(call("confirm_pending"),)),
         ScriptedStep(text="Perfect! What name should I put the reservation under?"),
         ScriptedStep(tool_calls=(call("set_guest_info", guest_name="Chen"),)),
-        ScriptedStep(text="Under the name Chen, correct?"),
-        ScriptedStep(tool_calls=(call("confirm_pending"),)),
         ScriptedStep(text="Do you have any special requests or dietary needs?"),
         ScriptedStep(tool_calls=(call("set_guest_info", special_requests="None"),)),
-        ScriptedStep(text="No special requests — correct?"),
+        ScriptedStep(text="Under the name Chen, no special requests — correct?"),
         ScriptedStep(tool_calls=(call("confirm_pending"),)),
         ScriptedStep(
             tool_calls=(
@@ -194,7 +193,7 @@ def main() -> None:
     )
     ours = play(agent, slotgraph_script())
     theirs = play(baseline, prompt_only_script(), engine=NoEngine())
-    print("\nper completed Bella Notte booking (9 user turns; tokens = characters / 4):")
+    print(f"\nper completed Bella Notte booking ({len(USER_TURNS)} user turns; tokens = characters / 4):")
     print(f"  {'':28} {'slotgraph':>10} {'prompt-only':>12} {'ratio':>7}")
     for key, label in [
         ("calls", "model calls"),

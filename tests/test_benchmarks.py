@@ -1,0 +1,46 @@
+"""Every benchmark still runs (on a tiny workload) and prints its closing figure.
+
+Benchmarks measure; these tests only keep them from rotting when the code they drive changes. No figure is
+asserted beyond its presence: speed goals live in the benchmarks' own output, never in tests.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CASES = [
+    (["engine.py"], "warm/deepcopy"),
+    (["expr_bench.py", "--number", "2000"], "worst compiled/baseline ratio:"),
+    (["expr_fuzz.py", "--cases", "200"], "OK: no escapes"),
+    (["offline_accuracy.py"], "overall:"),
+    (["sgd_replay.py", "--limit", "4"], "overall:"),
+    (["runtime.py", "--bookings", "2"], "prompt tokens (+ history)"),
+    (["service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"], "store"),
+]
+
+
+def test_every_benchmark_is_covered() -> None:
+    scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")}
+    assert scripts == {args[0] for args, _ in CASES}
+
+
+@pytest.mark.parametrize(("args", "marker"), CASES, ids=[args[0] for args, _ in CASES])
+def test_the_benchmark_runs(args: list[str], marker: str) -> None:
+    if args[0] == "service.py":
+        pytest.importorskip("uvicorn", reason="the service benchmark needs the server extra")
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / args[0]), *args[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert marker in done.stdout, done.stdout[-3000:]
