@@ -1,12 +1,8 @@
-"""Sessions in a durable store: the server's metadata survives it, and two worker processes share it.
-
-Needs :mod:`slotgraph.stores` (skipped, with the reason, where it is not installed).
-"""
+"""Sessions in a durable store: the server's metadata survives it, and two worker processes share it."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import os
 import subprocess
 import sys
@@ -15,17 +11,11 @@ import time
 from pathlib import Path
 
 import httpx
-import pytest
 
 from slotgraph.server import SessionService, open_session_store
 from slotgraph.server.settings import API_KEY_ENV, WorkerConfig
 
 from .support import BELLA, ROOT, bella, clock
-
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("slotgraph.stores") is None,
-    reason="slotgraph.stores (durable stores) not installed",
-)
 
 
 def test_the_session_metadata_survives_a_sqlite_store(tmp_path: Path) -> None:
