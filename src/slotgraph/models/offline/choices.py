@@ -16,9 +16,10 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from slotgraph.models.offline.numbers import find_counts, unit_class
 from slotgraph.models.offline.spans import Found
 
-__all__ = ["SYNONYMS", "match_choice"]
+__all__ = ["SYNONYMS", "match_choice", "match_number_choice"]
 
 # generic concept word → phrasings people use for it (matched on word boundaries, lower case).
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -42,6 +43,13 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "deluxe": ("luxury", "upgraded", "nicer"),
     "economy": ("cheapest", "basic", "budget"),
     "premium": ("luxury", "fancy", "best"),
+    # Size abbreviations (clothing, portions, parcels).
+    "xs": ("extra small", "extra-small", "x-small"),
+    "s": ("small",),
+    "m": ("medium", "med"),
+    "l": ("large",),
+    "xl": ("extra large", "extra-large", "x-large"),
+    "xxl": ("extra extra large", "double extra large", "2xl", "xx-large"),
 }  # fmt: skip
 _STOP = frozenset(
     {"a", "an", "the", "of", "and", "or", "to", "in", "my", "for", "is", "it", "one", "please", "i", "i'm",
@@ -95,3 +103,23 @@ def match_choice(text: str, values: Sequence[Any]) -> Found | None:
     if len(scored) > 1 and scored[0][0] == scored[1][0]:
         return None
     return Found(scored[0][2], 0, 0)  # no span: the words stay available to free-text parameters
+
+
+# How many of the smaller unit one larger unit holds, for reading "three months" as 90 days.
+_UNIT_SIZES: dict[tuple[str, str], int] = {("month", "day"): 30, ("week", "day"): 7, ("month", "week"): 4}
+
+
+def match_number_choice(text: str, values: Sequence[Any], param_words: frozenset[str]) -> Found | None:
+    """A numeric enum value said as a count: "90" or "three months" (→ 90 when the values count days)."""
+    numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    param_units = {c for c in (unit_class(w) for w in param_words) if c is not None}
+    for count in find_counts(text):
+        candidates = [count.value]
+        said_unit = unit_class(count.unit)
+        for target in param_units:
+            if said_unit is not None and (said_unit, target) in _UNIT_SIZES:
+                candidates.insert(0, count.value * _UNIT_SIZES[(said_unit, target)])
+        for candidate in candidates:
+            if candidate in numbers:
+                return Found(candidate, count.start, count.end)
+    return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_affirmative", "is_negative"]
+__all__ = ["is_affirmative", "is_declining", "is_negative"]
 
 _YES_RE = re.compile(
     r"^(?:yes|yeah|yea|yep|yup|ya|correct|right|sure|sounds good|sounds great|ok|okay|perfect|great|exactly|"
@@ -23,6 +23,26 @@ _NO_RE = re.compile(
     re.I,
 )
 _NEGATED_YES_RE = re.compile(r"\b(?:not|isn't|wasn't|n't)\b", re.I)
+
+
+# A "no" said without a no-word at the start, for yes/no questions: "luckily not", "I'd rather not",
+# "we won't need one", "I don't think so", "fortunately everyone's fine" (to "was anyone hurt?").
+_DECLINE_RE = re.compile(
+    r"^(?:(?:luckily|fortunately|thankfully|happily|sadly|unfortunately|actually|honestly|probably|"
+    r"definitely|certainly|absolutely|hopefully)[\s,]+)?not\b"
+    r"|\b(?:i'd|i would|we'd|we would) (?:prefer|rather)(?: to)? not\b"
+    r"|\b(?:i'd|we'd) rather (?:stick|keep|go)\b"
+    r"|\b(?:won't|will not|don't|do not|doesn't|does not|shouldn't|wouldn't) (?:need|want|require)\b"
+    r"|\bno need\b|\bnot (?:needed|necessary|required)\b|\b(?:i|we) don't think so\b"
+    r"|^(?:luckily|fortunately|thankfully|happily)[\s,]+(?:every(?:one|body)|we|all of us)"
+    r"(?:'s|'re| is| are| was| were)\s+(?:all\s+)?(?:ok|okay|fine|alright|all right|safe|unhurt|good)\b",
+    re.I,
+)
+
+
+def is_declining(text: str) -> bool:
+    """True for a no without a leading no-word ("luckily not", "I'd prefer not to", "we won't need one")."""
+    return bool(_DECLINE_RE.search(_lead(text)))
 
 
 def _lead(text: str) -> str:

@@ -20,9 +20,13 @@ __all__ = ["find_emails", "find_identifiers", "find_phones"]
 
 _EMAIL_RE = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+")
 _SPOKEN_EMAIL_RE = re.compile(
-    r"\b([a-z0-9._\-]+(?:\s+dot\s+[a-z0-9_\-]+)*)\s+at\s+([a-z0-9\-]+(?:\s+dot\s+[a-z0-9\-]+)+)\b", re.I
+    r"\b([a-z0-9._\-]+(?:\s+(?:dot|underscore|dash|hyphen)\s+[a-z0-9_\-]+)*)\s+at\s+"
+    r"([a-z0-9\-]+(?:\s+(?:dot|dash|hyphen)\s+[a-z0-9\-]+)+)\b",
+    re.I,
 )
-_CODE_RE = re.compile(r"\b([A-Za-z]{1,4})[\s\-]?(\d{3,12})\b|\b([A-Za-z0-9]*\d[A-Za-z0-9\-]{3,})\b")
+_CODE_RE = re.compile(r"(?<!['’])\b([A-Za-z]{1,4})[\s\-]?(\d{3,12})\b|\b([A-Za-z0-9]*\d[A-Za-z0-9\-]{3,})\b")
+# A code read out digit by digit: "4 4 1 9 0 2 7", "7-7-3-0".
+_SPACED_DIGITS_RE = re.compile(r"(?<![\w\-])\d(?:[ \-]\d){3,}(?![\w\-])")
 
 
 def find_phones(text: str, *, region: str = "US", digits_only: bool = False) -> list[Found]:
@@ -44,6 +48,14 @@ def _normalise_email(candidate: str) -> str | None:
         return None
 
 
+def _spoken_symbols(part: str) -> str:
+    """ "jo dot kim" → "jo.kim", "dan underscore wright" → "dan_wright", "a dash b" → "a-b"."""
+    symbols = {"dot": ".", "underscore": "_", "dash": "-", "hyphen": "-"}
+    return re.sub(
+        r"\s+(dot|underscore|dash|hyphen)\s+", lambda m: symbols[m.group(1).lower()], part, flags=re.I
+    )
+
+
 def find_emails(text: str) -> list[Found]:
     """Email addresses in ``text``, written or spoken ("jo dot kim at example dot com")."""
     found: list[Found] = []
@@ -54,8 +66,7 @@ def find_emails(text: str) -> list[Found]:
     if found:
         return found
     for m in _SPOKEN_EMAIL_RE.finditer(text):
-        local = re.sub(r"\s+dot\s+", ".", m.group(1), flags=re.I)
-        domain = re.sub(r"\s+dot\s+", ".", m.group(2), flags=re.I)
+        local, domain = _spoken_symbols(m.group(1)), _spoken_symbols(m.group(2))
         value = _normalise_email(f"{local}@{domain}")
         if value:
             found.append(Found(value, m.start(), m.end()))
@@ -71,8 +82,16 @@ def find_identifiers(text: str, *, pattern: str | None = None) -> list[Found]:
     """Letter/digit codes; with a schema ``pattern``, only spellings that match it (upper-cased)."""
     compiled = re.compile(pattern) if pattern else None
     found: list[Found] = []
+    for m in _SPACED_DIGITS_RE.finditer(text):
+        digits = re.sub(r"\D", "", m.group(0))
+        if compiled is None or compiled.fullmatch(digits):
+            found.append(Found(digits, m.start(), m.end()))
+    if found:
+        return found
     for m in _CODE_RE.finditer(text):
         candidates = _spellings(m.group(1), m.group(2)) if m.group(1) else [m.group(3).upper()]
+        if m.group(1):
+            candidates.append(m.group(2))  # "code 4471" may be the digits alone
         if compiled is None:
             found.append(Found(candidates[0], m.start(), m.end()))
             continue

@@ -16,6 +16,7 @@ A parameter is "past" when its name or description talks about a birth, an incid
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 import warnings
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 from slotgraph.models.offline.numbers import parse_number_words
 from slotgraph.models.offline.spans import Found
 
-__all__ = ["find_dates", "parse_date_fallback"]
+__all__ = ["find_date_range", "find_dates", "parse_date_fallback"]
 
 _MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
@@ -54,6 +55,9 @@ _ISO_RE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _NUMERIC_RE = re.compile(r"(?<![\d.:])(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?(?![\d:])")
 _MONTH_DAY_RE = re.compile(rf"\b({_MONTH_ALT})\.?\s+(?:the\s+)?{_DAY}\b{_YEAR}", re.I)
 _DAY_MONTH_RE = re.compile(rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MONTH_ALT})\b\.?{_YEAR}", re.I)
+_WEEK_ON_RE = re.compile(
+    rf"\b(?:a\s+)?week\s+(?:on|from)\s+({_WEEKDAY_ALT})\b|\b({_WEEKDAY_ALT})\s+week\b", re.I
+)
 _WEEKDAY_DAY_RE = re.compile(rf"\b({_WEEKDAY_ALT}),?\s+(?:the\s+)?{_DAY}\b", re.I)
 _WEEKDAY_RE = re.compile(rf"\b(?:(this|next|last|coming|on)\s+)?({_WEEKDAY_ALT})\b", re.I)
 _ORDINAL_RE = re.compile(
@@ -178,6 +182,9 @@ def find_dates(text: str, now: dt.datetime, *, past: bool = False, region: str =
         day = _day_number(m.group(2), m.group(3))
         if day is not None:
             add(_day_of_month(today, day, past), m)
+    for m in _WEEK_ON_RE.finditer(text):  # "a week on Friday" / "Friday week": that weekday, a week later
+        weekday = _WEEKDAYS[(m.group(1) or m.group(2)).lower()]
+        add(_weekday(today, weekday, "", past) + dt.timedelta(days=7), m)
     for m in _OFFSET_RE.finditer(text):
         amount_word = (m.group(1) or m.group(3) or "").lower()
         amount = 1 if amount_word in {"a", "an"} else parse_number_words(amount_word)
@@ -199,6 +206,33 @@ def find_dates(text: str, now: dt.datetime, *, past: bool = False, region: str =
             add(_day_of_month(today, day, past), m)
     found.sort(key=lambda f: f.start)
     return found
+
+
+_RANGE_LINK_RE = re.compile(
+    r"\s*(?:-|–|—|to|till|til|until|through|thru"
+    r"|and (?:leaving|departing|checking out|check out|out)(?: on)?)\s*",
+    re.I,
+)
+
+
+def find_date_range(
+    text: str, now: dt.datetime, *, past: bool = False, region: str = "US"
+) -> tuple[Found, Found] | None:
+    """A span of days: "from the 10th to the 13th", "arriving Friday and leaving Sunday".
+
+    The end is read relative to the start ("Friday till Sunday" is the Sunday after that Friday), so the
+    second :class:`Found` always comes after the first; None when there is no such pair.
+    """
+    found = find_dates(text, now, past=past, region=region)
+    for first, second in itertools.pairwise(found):
+        if not _RANGE_LINK_RE.fullmatch(text[first.end : second.start]):
+            continue
+        start_day: dt.date = first.value
+        anchor = dt.datetime.combine(start_day, dt.time())
+        ends = find_dates(text[second.start : second.end], anchor, region=region)
+        if ends and ends[0].value > start_day:
+            return first, Found(ends[0].value, second.start, second.end)
+    return None
 
 
 def parse_date_fallback(text: str, now: dt.datetime, *, past: bool = False) -> dt.date | None:

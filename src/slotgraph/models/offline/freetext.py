@@ -22,7 +22,7 @@ _NOTHING_RE = re.compile(
     r"i'm good|that's all)"
     r"(?:[\s,.!]+(?:no|none|nothing|special|at all|thanks|thank you|really|allergies|allergy|requests?|"
     r"special requests?|needs|dietary (?:needs|restrictions)|restrictions|in particular|else|we're good|"
-    r"for us|from us|to add|that i know of|i'm good))*[\s.!]*$",
+    r"for (?:me|us)|from (?:me|us)|to add|that i know of|i'm good))*[\s.!]*$",
     re.I,
 )
 _GREETING_RE = re.compile(

@@ -28,6 +28,19 @@ _RELATION_RE = re.compile(
     r"child|kid|partner|friend|brother|sister)(?:'s)?,?\s+(?:(?:named|called|his name is|her name is)\s+)?",
     re.I,
 )
+_RELATIONS = (
+    r"(?:son|daughter|wife|husband|mother|mom|mum|father|dad|child|kid|partner|friend|brother|sister|"
+    r"grandmother|grandfather|grandma|grandpa|grandson|granddaughter|aunt|uncle|niece|nephew|boss|colleague|"
+    r"fianc[ée]e?|boyfriend|girlfriend|spouse|little (?:one|boy|girl)|baby)"
+)
+# "the patient is my daughter, Chloe Park", "for my father, named Tomás Reyes": a relation, then the name.
+_RELATION_ANY_RE = re.compile(
+    rf"\bmy {_RELATIONS}(?:'s)?(?:\s*,\s*|\s+(?:named|called)\s+|,?\s+(?:his|her|their) name is\s+)"
+    r"(?:(?:named|called)\s+)?",
+    re.I,
+)
+# "put Sam O'Neill on it", "write Lee": a capitalised name right after the verb.
+_PUT_RE = re.compile(r"\b(?i:put(?: down)?|write(?: down)?|print)\s+(?=[A-ZÀ-ÖØ-Þ])")
 _NOT_NAME = frozenset(
     {
         "a", "an", "the", "and", "or", "but", "so", "to", "of", "in", "on", "at", "for", "with", "from",
@@ -110,6 +123,16 @@ def find_name(text: str, *, asked: bool) -> Found | None:
             found = _take_name(text, offset, allow_common=False, cue_start=match.start())
             if found is not None:
                 return found
+    for match in _RELATION_ANY_RE.finditer(text):
+        first = re.match(_NAME_TOKEN, text[match.end() :])
+        if first and (asked or first.group(0)[0].isupper()):
+            found = _take_name(text, match.end(), allow_common=False, cue_start=match.start())
+            if found is not None:
+                return found
+    for match in _PUT_RE.finditer(text):
+        found = _take_name(text, match.end(), allow_common=False, cue_start=match.start())
+        if found is not None:
+            return found
     if not asked:
         return None
     relation = _RELATION_RE.search(text)

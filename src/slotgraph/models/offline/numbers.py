@@ -9,10 +9,19 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from slotgraph.models.offline.spans import Found
 
-__all__ = ["UNIT_CLASSES", "find_amounts", "find_counts", "parse_number_words", "unit_class"]
+__all__ = [
+    "UNIT_CLASSES",
+    "PeopleGroup",
+    "find_amounts",
+    "find_counts",
+    "find_people_groups",
+    "parse_number_words",
+    "unit_class",
+]
 
 _UNITS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -40,10 +49,16 @@ UNIT_CLASSES: dict[str, frozenset[str]] = {
     "day": frozenset({"day", "days"}),
     "week": frozenset({"week", "weeks"}),
     "room": frozenset({"room", "rooms"}),
-    "item": frozenset({"item", "items", "ticket", "tickets", "bag", "bags", "unit", "units"}),
+    "month": frozenset({"month", "months"}),
+    "item": frozenset({"item", "items", "ticket", "tickets", "bag", "bags", "unit", "units", "suitcase",
+                       "suitcases", "case", "cases", "backpack", "backpacks", "box", "boxes"}),
 }  # fmt: skip
 _ALL_UNITS = frozenset().union(*UNIT_CLASSES.values())
-_UNIT_AFTER_RE = re.compile(r"\s?(?:more\s+|other\s+|of\s+(?=us\b))?([a-z]+(?:-[a-z]+)?)", re.IGNORECASE)
+_UNIT_AFTER_RE = re.compile(
+    r"\s?(?:more\s+|other\s+|of\s+(?=us\b))?(?:(?:big|large|small|little|young|extra)\s+)?"
+    r"([a-z]+(?:-[a-z]+)?)",
+    re.IGNORECASE,
+)
 _PERSON_BEFORE_RE = re.compile(r"\b(?:party|table|group|booking|reservation)\s+(?:of|for)\s*$", re.I)
 _ONE_PERSON_RE = re.compile(
     r"\b(?:just|only)\s+(?:me|myself)\b|\b(?:just|only)\s+one\b(?!\s+[a-z])|\bby myself\b"
@@ -60,6 +75,95 @@ _MONEY_RE = re.compile(
     r"\$\s?(\d[\d,]*(?:\.\d+)?)\s*(k|grand|thousand)?\b|\b(\d[\d,]*(?:\.\d+)?)\s*(k|grand)\b", re.I
 )
 _DECIMAL_RE = re.compile(r"(?<![\d.:/-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d:/])")
+
+
+# People named one by one ("my husband, me and our two daughters"): words for one adult / one child.
+_ADULT_NOUNS = [
+    "wife", "husband", "partner", "spouse", "boss", "friend", "colleague", "coworker", "co-worker",
+    "teammate", "mom", "mum", "mother", "dad", "father", "brother", "sister", "fiance", "fiancé", "fiancee",
+    "girlfriend", "boyfriend", "grandma", "grandpa", "grandmother", "grandfather", "aunt", "uncle",
+    "cousin", "roommate", "flatmate", "neighbour", "neighbor", "parent", "manager", "assistant", "client",
+    "adult", "guest", "mother-in-law", "father-in-law", "sister-in-law", "brother-in-law",
+]  # fmt: skip
+_CHILD_NOUNS = [
+    "son", "daughter", "boy", "girl", "kid", "child", "baby", "toddler", "infant", "grandson",
+    "granddaughter", "niece", "nephew",
+]  # fmt: skip
+_PLURALS = {"child": "children", "baby": "babies"}
+_CHILD_PLURALS = frozenset(_PLURALS.get(n, n + "s") for n in _CHILD_NOUNS)
+_CHILD_WORDS = frozenset(_CHILD_NOUNS) | _CHILD_PLURALS
+_SINGULAR = "|".join(sorted(_ADULT_NOUNS + _CHILD_NOUNS, key=len, reverse=True))
+_PLURAL = "|".join(
+    sorted({_PLURALS.get(n, n + "s") for n in _ADULT_NOUNS + _CHILD_NOUNS} | {"people", "guests"}, key=len,
+           reverse=True)
+)  # fmt: skip
+_COUNT = rf"\d{{1,2}}|{'|'.join(sorted([*_UNITS, *_TENS], key=len, reverse=True))}"
+_ADJ = r"(?:(?:little|young|small|older|younger|eldest|oldest|youngest|teenage|baby|new|grown-up)\s+)?"
+_MEMBER = (
+    rf"(?:(?P<self>\b(?:me|myself|i(?!\s+(?:think|guess|believe|mean|suppose)\b)))\b"
+    rf"|\b(?:(?:my|our|the|his|her|their)\s+)?(?P<num>{_COUNT})\s+{_ADJ}(?P<plural>{_PLURAL})\b"
+    rf"|\b(?:my|our|the|his|her|their|a|an)\s+{_ADJ}(?P<one>{_SINGULAR})\b)"
+)
+_MEMBER_RE = re.compile(_MEMBER, re.I)
+_SEPARATOR = r"(?:\s*,\s*(?:and\s+|plus\s+)?|\s+(?:and|plus|with|&)\s+|\s*\+\s*)"
+_GROUP_RE = re.compile(rf"{_MEMBER}(?:{_SEPARATOR}{_MEMBER.replace('?P<', '?P<x_')})+", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class PeopleGroup:
+    """People counted across a phrase: how many adults and how many children."""
+
+    adults: int
+    children: int
+
+    @property
+    def total(self) -> int:
+        return self.adults + self.children
+
+
+def _group_members(phrase: str) -> PeopleGroup | None:
+    adults = children = 0
+    named_one = False
+    members = 0
+    for m in _MEMBER_RE.finditer(phrase):
+        members += 1
+        if m.group("self"):
+            adults += 1
+            named_one = True
+        elif m.group("one"):
+            named_one = True
+            if m.group("one").lower() in _CHILD_WORDS:
+                children += 1
+            else:
+                adults += 1
+        else:
+            number = m.group("num")
+            value = int(number) if number.isdigit() else parse_number_words(number)
+            if value is None:
+                return None
+            if m.group("plural").lower() in _CHILD_WORDS:
+                children += value
+            else:
+                adults += value
+    # "2 adults and 1 child" is two separate counts (read by find_counts); a list counts only when someone
+    # is named one by one ("me", "my wife", "a baby").
+    if members < 2 or not named_one:
+        return None
+    return PeopleGroup(adults, children)
+
+
+def find_people_groups(text: str) -> list[Found]:
+    """People listed one by one and counted: "my husband, me and our two daughters" → 2 adults, 2 children.
+
+    Each :class:`Found` holds a :class:`PeopleGroup` (adults, children); "me and my wife" → (2, 0),
+    "two adults plus a baby" → (2, 1), "myself plus three teammates" → (4, 0).
+    """
+    found: list[Found] = []
+    for m in _GROUP_RE.finditer(text):
+        group = _group_members(m.group(0))
+        if group is not None:
+            found.append(Found(group, m.start(), m.end()))
+    return found
 
 
 def parse_number_words(text: str) -> int | None:

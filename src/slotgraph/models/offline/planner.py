@@ -18,15 +18,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from slotgraph.models.offline.choices import match_choice
-from slotgraph.models.offline.confirmation import is_affirmative, is_negative
+from slotgraph.models.offline.choices import match_choice, match_number_choice
+from slotgraph.models.offline.confirmation import is_affirmative, is_declining, is_negative
 from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
-from slotgraph.models.offline.dates import find_dates, parse_date_fallback
+from slotgraph.models.offline.dates import find_date_range, find_dates, parse_date_fallback
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
 from slotgraph.models.offline.freetext import clean_text, is_nothing, is_question_or_greeting
 from slotgraph.models.offline.names import find_name
-from slotgraph.models.offline.numbers import find_amounts, find_counts, unit_class
+from slotgraph.models.offline.numbers import (
+    PeopleGroup,
+    find_amounts,
+    find_counts,
+    find_people_groups,
+    unit_class,
+)
 from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
 from slotgraph.models.offline.spans import Found, mask
 from slotgraph.models.offline.times import find_times, offered_times
@@ -102,7 +108,10 @@ def _fill_dates(
     work: _Work, params: Sequence[Param], asked: Sequence[Param], now: dt.datetime, region: str
 ) -> None:
     date_params = _ordered(_of_kind(params, "date"), asked)
+    _fill_date_range(work, params, date_params, now, region)
     for index, param in enumerate(date_params):
+        if work.has(param):
+            continue
         found = find_dates(work.text, now, past=param.past, region=region)
         if found:
             work.take(param, format_date(found[0].value, param), found[0])
@@ -117,6 +126,21 @@ def _fill_dates(
         f for f in find_dates(work.text, now, region=region) if _has_date_anchor(work.text[f.start : f.end])
     ]
     work.text = mask(work.text, [(f.start, f.end) for f in leftovers])
+
+
+def _fill_date_range(
+    work: _Work, params: Sequence[Param], date_params: Sequence[Param], now: dt.datetime, region: str
+) -> None:
+    """ "from the 10th to the 13th": the start to a date parameter, the length to a nights/days count."""
+    lengths = [p for p in _of_kind(params, "integer") if {"night", "day"} & _param_classes(p)]
+    if not date_params or not lengths or work.has(lengths[0]):
+        return
+    span = find_date_range(work.text, now, past=date_params[0].past, region=region)
+    if span is None:
+        return
+    start, end = span
+    work.take(date_params[0], format_date(start.value, date_params[0]), start)
+    work.take(lengths[0], (end.value - start.value).days, end)
 
 
 def _has_date_anchor(span: str) -> bool:
@@ -170,10 +194,33 @@ def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Seq
     return None
 
 
+def _fill_people_groups(work: _Work, int_params: Sequence[Param], asked: Sequence[Param]) -> None:
+    """People listed one by one: adults and children to their own parameters, else the total."""
+    for found in find_people_groups(work.text):
+        group: PeopleGroup = found.value
+        open_params = _ordered([p for p in int_params if not work.has(p)], asked)
+        by_class = {
+            cls: [p for p in open_params if cls in _param_classes(p)] for cls in ("adult", "child", "person")
+        }
+        adult_target = (by_class["adult"] or by_class["person"] or [None])[0]
+        if by_class["child"] and adult_target is not None:
+            work.take(adult_target, group.adults, found)
+            work.take(by_class["child"][0], group.children, found)
+        elif by_class["person"]:
+            work.take(by_class["person"][0], group.total, found)
+        elif by_class["adult"] and not group.children:
+            work.take(by_class["adult"][0], group.adults, found)
+        else:
+            asked_open = [p for p in open_params if p in asked]
+            if len(asked_open) == 1 and not _param_classes(asked_open[0]) - {"person"}:
+                work.take(asked_open[0], group.total, found)
+
+
 def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
     int_params = _of_kind(params, "integer")
     if not int_params:
         return
+    _fill_people_groups(work, int_params, asked)
     counts = find_counts(work.text)
     # Counts with a unit claim their parameter before bare numbers do.
     for count in sorted(counts, key=lambda c: c.unit is None):
@@ -192,7 +239,11 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
 def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
     for param in _of_kind(params, "choice"):
         if param in asked or readback:
-            found = match_choice(work.text, param.enum)
+            numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in param.enum)
+            if numeric:
+                found = match_number_choice(work.text, param.enum, param.words)
+            else:
+                found = match_choice(work.text, param.enum)
             if found is not None:
                 work.take(param, found.value, found)
 
@@ -201,7 +252,7 @@ def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param])
     for param in _of_kind(params, "boolean"):
         if param not in asked:
             continue
-        if is_negative(work.text):
+        if is_negative(work.text) or is_declining(work.text):
             work.take(param, False)
         elif is_affirmative(work.text):
             work.take(param, True)

@@ -1,4 +1,4 @@
-"""Times of day as HH:MM: "7:30", "half past seven", "7pm", "19:00", "seven thirty", "noon".
+"""Times of day as HH:MM: "7:30", "half past seven", "half seven" (British: 7:30), "7pm", "19:00", "noon".
 
 When the directive offers times ("We have 6:00 PM, 7:30 PM, 9:00 PM"), a reply is matched against them:
 "7:30" or "half past seven" picks 19:30, "the earliest"/"the last one"/"the middle one" pick by position,
@@ -32,6 +32,8 @@ _PAST_TO_RE = re.compile(
     rf"(1[0-2]|0?[1-9]|{_HOUR_WORDS})\b(?:{_MERIDIEM})?",
     re.I,
 )
+# British "half eight" = 8:30 (never "half an hour", "half a dozen", "half past eight").
+_BRITISH_HALF_RE = re.compile(rf"\bhalf\s+(1[0-2]|0?[1-9]|{_HOUR_WORDS})\b(?![:.]\d)(?:{_MERIDIEM})?", re.I)
 _WORDS_RE = re.compile(rf"\b({_HOUR_WORDS})[\s-]({_MINUTE_WORDS})\b(?:{_MERIDIEM})?", re.I)
 _NAMED_RE = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 _BARE_RE = re.compile(rf"(?<![\d.:/$,])\b(1[0-2]|0?[1-9]|{_HOUR_WORDS})\b(?![\d:./,]\d)", re.I)
@@ -95,6 +97,9 @@ def _raw_times(text: str, *, bare: bool) -> list[Found]:
             hour, minutes = (hour - 1) or 12, 60 - minutes
         hour, explicit = _apply_meridiem(hour, m.group(4))
         add(hour, minutes, explicit, m)
+    for m in _BRITISH_HALF_RE.finditer(text):
+        hour, explicit = _apply_meridiem(_hour(m.group(1).lower()), m.group(2))
+        add(hour, 30, explicit, m)
     for m in _OCLOCK_RE.finditer(text):
         hour, explicit = _apply_meridiem(_hour(m.group(1).lower()), m.group(2))
         add(hour, 0, explicit, m)
