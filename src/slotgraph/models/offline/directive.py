@@ -67,6 +67,19 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+_ORIGIN_CUES = frozenset({"pick", "pickup", "collect", "from", "start", "leaving", "departing"})
+_DESTINATION_CUES = frozenset({"heading", "going", "headed", "destination", "drop", "dropoff", "travelling"})
+
+
+def _place_cue(said: set[str], role: str) -> int:
+    """ "Where should we pick you up?" points at an origin, "Where are you heading?" at a destination."""
+    if role == "origin":
+        return 2 * bool(said & _ORIGIN_CUES)
+    if role == "destination":
+        return 2 * bool(said & _DESTINATION_CUES)
+    return 0
+
+
 def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param, ...]:
     """The parameters the directive's question is about (several for "How many guests, on what date?").
 
@@ -84,6 +97,8 @@ def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param,
         described = {_stem(w) for w in param.words if w not in _STOP} - name - values
         score = 3 * len(said & name) + 2 * len(said & values) + len(said & described)
         score += len(said & _KIND_CUES[param.kind])
+        if param.role is not None:
+            score += _place_cue(said, param.role)
         if param.kind == "boolean" and re.match(
             r"\s*(was|were|is|are|did|do|does|has|have)\b", directive, re.I
         ):

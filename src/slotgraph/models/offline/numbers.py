@@ -251,6 +251,14 @@ def find_counts(text: str) -> list[Found]:
     return found
 
 
+_BASE_WORD = "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True))
+_SCALED_RE = re.compile(
+    rf"\b(\d+(?:\.\d+)?|(?:{_BASE_WORD})(?:[\s-]+(?:{_NUMBER_WORD})\b)*?)"
+    r"(\s+and\s+a\s+half)?\s+(grand|thousand|k|hundred)\b",
+    re.I,
+)
+
+
 def _as_number(value: float) -> int | float:
     return int(value) if value == int(value) else value
 
@@ -263,6 +271,14 @@ def find_amounts(text: str) -> list[Found]:
         scale = (m.group(2) or m.group(4) or "").lower()
         value = float(digits) * (1000 if scale else 1)
         found.append(Found(_as_number(value), m.start(), m.end()))
+    for m in _SCALED_RE.finditer(text):  # "two and a half grand", "1.5 thousand", "three grand"
+        head = m.group(1)
+        number = float(head) if head[0].isdigit() else parse_number_words(head)
+        if number is None:
+            continue
+        number += 0.5 if m.group(2) else 0
+        scale = 100 if m.group(3).lower() == "hundred" else 1000
+        found.append(Found(_as_number(number * scale), m.start(), m.end()))
     if found:
         return found
     for m in _WORD_RUN_RE.finditer(text):

@@ -33,6 +33,7 @@ from slotgraph.models.offline.numbers import (
     find_people_groups,
     unit_class,
 )
+from slotgraph.models.offline.places import find_route, strip_place_request
 from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
 from slotgraph.models.offline.spans import Found, mask
 from slotgraph.models.offline.times import find_times, offered_times
@@ -104,8 +105,31 @@ def _fill_contacts(work: _Work, params: Sequence[Param], asked: Sequence[Param],
             work.take(param, codes[0].value, codes[0])
 
 
+_WEEKDAY_ONLY_RE = re.compile(r"(?:(?:on|the|this|next|that)\s+)*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*", re.I)
+_DAY_ONLY_RE = re.compile(r"(?:(?:on|the)\s+)*(?:\d{1,2}(?:st|nd|rd|th)|[a-z]+(?:[\s-][a-z]+)?)", re.I)
+
+
+def _offered_date(found: Found, said: str, offered: Sequence[dt.date]) -> dt.date:
+    """A weekday or day of the month that picks one of the dates the directive offered ("the Friday")."""
+    value: dt.date = found.value
+    if not offered or value in offered:
+        return value
+    if _WEEKDAY_ONLY_RE.fullmatch(said.strip()):
+        same = [d for d in offered if d.weekday() == value.weekday()]
+    elif _DAY_ONLY_RE.fullmatch(said.strip()):
+        same = [d for d in offered if d.day == value.day]
+    else:
+        return value
+    return same[0] if len(same) == 1 else value
+
+
 def _fill_dates(
-    work: _Work, params: Sequence[Param], asked: Sequence[Param], now: dt.datetime, region: str
+    work: _Work,
+    params: Sequence[Param],
+    asked: Sequence[Param],
+    now: dt.datetime,
+    region: str,
+    directive: str | None,
 ) -> None:
     date_params = _ordered(_of_kind(params, "date"), asked)
     _fill_date_range(work, params, date_params, now, region)
@@ -114,7 +138,9 @@ def _fill_dates(
             continue
         found = find_dates(work.text, now, past=param.past, region=region)
         if found:
-            work.take(param, format_date(found[0].value, param), found[0])
+            offered = [f.value for f in find_dates(directive or "", now, past=param.past, region=region)]
+            value = _offered_date(found[0], work.text[found[0].start : found[0].end], offered)
+            work.take(param, format_date(value, param), found[0])
         elif param in asked and index == 0:
             fallback = parse_date_fallback(clean_text(work.text), now, past=param.past)
             if fallback is not None:
@@ -202,7 +228,7 @@ def _fill_people_groups(work: _Work, int_params: Sequence[Param], asked: Sequenc
         by_class = {
             cls: [p for p in open_params if cls in _param_classes(p)] for cls in ("adult", "child", "person")
         }
-        adult_target = (by_class["adult"] or by_class["person"] or [None])[0]
+        adult_target = next(iter(by_class["adult"] or by_class["person"]), None)
         if by_class["child"] and adult_target is not None:
             work.take(adult_target, group.adults, found)
             work.take(by_class["child"][0], group.children, found)
@@ -279,23 +305,87 @@ def _sibling_clause(work: _Work, param: Param, params: Sequence[Param]) -> str |
     return clause.group(1) if clause else None
 
 
-def _fill_text(work: _Work, params: Sequence[Param], asked: Sequence[Param], user_text: str) -> None:
+_CLAUSE_SPLIT_RE = re.compile(
+    r"\s*(?:[;.]\s+|,?\s+and\s+(?:please\s+|also\s+)?|,\s*(?:also|plus|please)\s+)", re.I
+)
+_CORRECTION_RE = re.compile(
+    r"^\s*(?:no|nope|actually|sorry|not quite)\b[\s,.!-]*(?:(?:it's|it is|it should be|should be|make it"
+    r"|change it to|i said)\s+)?(?P<rest>.*\d.*)$",
+    re.I | re.S,
+)
+
+
+def _take_text(work: _Work, param: Param, raw: str) -> bool:
+    value = clean_text(strip_place_request(raw) if param.role is not None else raw)
+    if not value:
+        return False
+    work.take(param, param.empty_value if is_nothing(value) else value)
+    return True
+
+
+def _fill_places(work: _Work, texts: Sequence[Param], asked: Sequence[Param]) -> None:
+    """Origin and destination read from cues ("from X to Y", "pick me up at X", "to the airport")."""
+    routed = [p for p in texts if p.role in {"origin", "destination"} and not work.has(p)]
+    if not any(p in asked for p in routed):
+        return
+    route = find_route(work.text)
+    took = False
+    for role, raw in route.items():
+        targets = [p for p in routed if p.role == role]
+        if targets:
+            took = _take_text(work, _ordered(targets, asked)[0], raw) or took
+    if took:
+        work.text = mask(work.text, [(0, len(work.text))])
+
+
+def _split_two(text: str) -> tuple[str, str] | None:
+    """A reply to two questions at once, cut at its first strong break (", and", ";"), else its last comma."""
+    match = _CLAUSE_SPLIT_RE.search(text)
+    if match is None:
+        comma = text.rfind(",")
+        if comma < 0:
+            return None
+        return text[:comma], text[comma + 1 :]
+    return text[: match.start()], text[match.end() :]
+
+
+def _fill_text(
+    work: _Work, params: Sequence[Param], asked: Sequence[Param], user_text: str, readback: bool
+) -> None:
     if is_question_or_greeting(user_text):
         return
-    for param in _of_kind(params, "text"):
+    texts = _of_kind(params, "text")
+    if readback:
+        # A correction that carries an address ("no, it's 54 Oak Avenue") replaces the place read back.
+        correction = _CORRECTION_RE.match(work.text)
+        places = [p for p in texts if p.role is not None and p in asked]
+        if correction and len(places) == 1:
+            _take_text(work, places[0], correction.group("rest"))
+        return
+    _fill_places(work, texts, asked)
+    open_asked = [p for p in texts if p in asked and not work.has(p)]
+    if len(open_asked) >= 2:
+        # Two free-text questions at once: one clause each, in schema order; nothing when it cannot be cut.
+        parts = _split_two(clean_text(work.text))
+        if parts is not None and clean_text(parts[0]) and clean_text(parts[1]):
+            _take_text(work, open_asked[0], parts[0])
+            _take_text(work, open_asked[1], parts[1])
+        work.text = mask(work.text, [(0, len(work.text))])
+        return
+    for param in texts:
+        if work.has(param):
+            continue
         # The asked parameter takes the free text left over; a text parameter that was not asked takes only
         # a clause after a value just given to its sibling ("under Chen, no allergies" when a name was asked).
         if param in asked:
-            remaining = clean_text(work.text)
+            remaining = work.text
         else:
             clause = _sibling_clause(work, param, params)
             if clause is None:
                 continue
-            remaining = clean_text(clause)
-        if not remaining:
-            continue
-        work.take(param, param.empty_value if is_nothing(remaining) else remaining)
-        work.text = mask(work.text, [(0, len(work.text))])
+            remaining = clause
+        if _take_text(work, param, remaining):
+            work.text = mask(work.text, [(0, len(work.text))])
 
 
 def _extract(
@@ -309,7 +399,7 @@ def _extract(
 ) -> dict[tuple[str, str], Any]:
     work = _Work(user_text)
     _fill_contacts(work, params, asked, region)
-    _fill_dates(work, params, asked, now, region)
+    _fill_dates(work, params, asked, now, region, directive)
     _fill_times(work, params, asked, directive)
     _fill_amounts(work, params, asked)
     _fill_counts(work, params, asked, readback)
@@ -317,8 +407,7 @@ def _extract(
     if not readback:  # during readback a yes/no answers the readback question
         _fill_booleans(work, params, asked)
     _fill_names(work, params, asked, readback)
-    if not readback:
-        _fill_text(work, params, asked, user_text)
+    _fill_text(work, params, asked, user_text, readback)
     return work.values
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from slotgraph.models.offline.places import place_role
 from slotgraph.models.offline.spans import words
 
 __all__ = ["CONFIRM_TOOL", "REJECT_TOOL", "Kind", "Param", "Setter", "param_notes", "read_setters"]
@@ -48,6 +49,7 @@ class Param:
     past: bool = False
     evening: bool = False
     empty_value: str = "none"
+    role: str | None = None  # for a place: "origin", "destination" or "" (neither); None otherwise
 
     @property
     def key(self) -> tuple[str, str]:
@@ -127,10 +129,11 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     desc_words = words(description)
     all_words = frozenset(name_words) | frozenset(desc_words)
     sentinel = _SENTINEL_RE.search(description)
+    kind = _kind(name_words, desc_words, schema, description)
     return Param(
         tool=tool,
         name=name,
-        kind=_kind(name_words, desc_words, schema, description),
+        kind=kind,
         words=all_words,
         text=f"{name} {description}".lower(),
         name_words=frozenset(name_words),
@@ -139,6 +142,7 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
         past=bool(_PAST_WORDS & all_words),
         evening=bool(_EVENING_WORDS & all_words),
         empty_value=sentinel.group(1) if sentinel else "none",
+        role=place_role(name_words, all_words) if kind == "text" else None,
     )
 
 

@@ -1,0 +1,80 @@
+"""Places and addresses: which parameter is an origin or a destination, and reading "from X to Y".
+
+A free-text parameter is a *place* when its name or description talks about an address, a place, a location,
+a pickup or a destination. Its *role* comes from its own words: ``pickup_address`` / "origin" / "from" is
+an origin, ``dropoff_address`` / "destination" a destination, ``delivery_address`` neither. A reply is read
+for an origin cue ("from", "pick me up at", "I'm at") and a destination cue ("to", "take me to", "drop me
+at"); request phrases around an address ("deliver it to ...") are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+__all__ = ["PLACE_WORDS", "find_route", "place_role", "strip_place_request"]
+
+PLACE_WORDS = frozenset(
+    {"address", "place", "location", "destination", "street", "venue", "pickup", "dropoff", "origin"}
+)
+_ORIGIN_WORDS = frozenset({"pickup", "origin", "from", "start", "departure", "collection", "departing"})
+_DESTINATION_WORDS = frozenset({"dropoff", "destination", "drop", "arrival", "going", "heading"})
+_ORIGIN_CUE = (
+    r"(?:from|pick (?:me|us) up (?:at|from)|pickup (?:at|from|is)|collect (?:me|us) (?:at|from)"
+    r"|(?:i'm|i am|we're|we are) at|leaving from|starting (?:at|from))"
+)
+_DESTINATION_CUE = (
+    r"(?:(?:take|drive|bring|get) (?:me|us) to|drop (?:me|us) (?:off )?at|drop(?:ping)? off at"
+    r"|(?:going|heading|headed) to|to)"
+)
+_ROUTE_RE = re.compile(
+    rf"\b{_ORIGIN_CUE}\s+(?P<origin>.+?)\s*,?\s+(?:and\s+(?:then\s+)?)?{_DESTINATION_CUE}\s+(?P<destination>.+)$",
+    re.I | re.S,
+)
+_ORIGIN_RE = re.compile(rf"\b{_ORIGIN_CUE}\s+(?P<origin>.+)$", re.I | re.S)
+_DESTINATION_RE = re.compile(
+    rf"^(?:please\s+|(?:i|we)\s+(?:want|need|would like)\s+to\s+go\s+)?{_DESTINATION_CUE}"
+    r"\s+(?P<destination>.+)$",
+    re.I | re.S,
+)
+_REQUEST_RE = re.compile(
+    r"^(?:please\s+)?(?:(?:deliver|send|bring|ship|drop)\s+(?:it|them|that|everything)\s+(?:off\s+)?(?:to|at)"
+    r"|(?:it's|it is|that's|that is|the address is|address is)(?:\s+at)?|to|at)\s+",
+    re.I,
+)
+
+
+def place_role(name_words: Iterable[str], words: Iterable[str]) -> str | None:
+    """ "origin", "destination", "" (a place with no role: a delivery address) or None (not a place)."""
+    names, all_words = set(name_words), set(words)
+    if not (PLACE_WORDS & all_words):
+        return None
+    for pool in (names, all_words):
+        if _ORIGIN_WORDS & pool:
+            return "origin"
+        if _DESTINATION_WORDS & pool:
+            return "destination"
+    return ""
+
+
+def find_route(text: str) -> dict[str, str]:
+    """The parts of a reply naming an origin and/or a destination, keyed by role.
+
+    "from 10 Elm Road to Union Station" → both; "to the airport" → destination only; no cue → empty.
+    """
+    stripped = text.strip()
+    both = _ROUTE_RE.search(stripped)
+    if both:
+        return {"origin": both.group("origin"), "destination": both.group("destination")}
+    origin = _ORIGIN_RE.search(stripped)
+    if origin:
+        return {"origin": origin.group("origin")}
+    destination = _DESTINATION_RE.match(stripped)
+    if destination:
+        return {"destination": destination.group("destination")}
+    return {}
+
+
+def strip_place_request(text: str) -> str:
+    """The address without the request around it: "deliver it to 17 Elm Road" → "17 Elm Road"."""
+    return _REQUEST_RE.sub("", text.strip(), count=1)
