@@ -67,7 +67,9 @@ def _said(word: str, text: str, said_words: Sequence[str], joined: str) -> float
     if word in said_words or (len(word) > 4 and word in joined):
         return 1.0
     # A longer phrase is more specific: "flu shot" (vaccination) beats "flu" (sick).
-    lengths = [len(p.split()) for p in SYNONYMS.get(word, ()) if re.search(rf"\b{re.escape(p)}\b", text)]
+    lengths = [
+        len(re.split(r"[\s-]+", p)) for p in SYNONYMS.get(word, ()) if re.search(rf"\b{re.escape(p)}\b", text)
+    ]
     if lengths:
         return 0.85 + 0.05 * max(lengths)
     if len(word) >= 5:

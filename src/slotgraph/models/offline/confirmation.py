@@ -29,7 +29,7 @@ _NEGATED_YES_RE = re.compile(r"\b(?:not|isn't|wasn't|n't)\b", re.I)
 # "we won't need one", "I don't think so", "fortunately everyone's fine" (to "was anyone hurt?").
 _DECLINE_RE = re.compile(
     r"^(?:(?:luckily|fortunately|thankfully|happily|sadly|unfortunately|actually|honestly|probably|"
-    r"definitely|certainly|absolutely|hopefully)[\s,]+)?not\b"
+    r"definitely|certainly|absolutely|hopefully)[\s,]+)?not\b(?!\s+(?:sure|certain)\b)"
     r"|\b(?:i'd|i would|we'd|we would) (?:prefer|rather)(?: to)? not\b"
     r"|\b(?:i'd|we'd) rather (?:stick|keep|go)\b"
     r"|\b(?:won't|will not|don't|do not|doesn't|does not|shouldn't|wouldn't) (?:need|want|require)\b"

@@ -315,11 +315,22 @@ _CORRECTION_RE = re.compile(
 )
 
 
+_NO_THING_RE = re.compile(r"(?:no|zero|without)\s+(?:[a-z]+\s+)?([a-z]+?)s?", re.I)
+
+
+def _means_nothing(value: str, param: Param) -> bool:
+    """ "none", "nothing, thanks" — or "no <a word of this parameter>" ("no notes" for ``packing_notes``)."""
+    if is_nothing(value):
+        return True
+    match = _NO_THING_RE.fullmatch(value)
+    return match is not None and any(w.rstrip("s") == match.group(1).lower() for w in param.words)
+
+
 def _take_text(work: _Work, param: Param, raw: str) -> bool:
     value = clean_text(strip_place_request(raw) if param.role is not None else raw)
     if not value:
         return False
-    work.take(param, param.empty_value if is_nothing(value) else value)
+    work.take(param, param.empty_value if _means_nothing(value, param) else value)
     return True
 
 
