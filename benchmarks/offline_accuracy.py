@@ -1,8 +1,8 @@
 """Accuracy and latency of the offline model on the labelled NLU set (``tests/data/offline_nlu``).
 
 Run: ``.venv/bin/python benchmarks/offline_accuracy.py`` (``--cases DIR`` for another set, ``--show-misses``
-to list failures). Prints exact-match accuracy per slot type, per agent, for the tuning and held-out sets,
-the overall line ``overall: X% exact of N``, and latency per utterance (median, p95).
+to list failures). Prints exact-match accuracy per slot type, per agent, per file, for the tuning and held-out
+sets, the overall line ``overall: X% exact of N``, and latency per utterance (median, p95).
 
 A case is exact when the planned tool calls equal the expected ones (same tools, same arguments, order of
 calls ignored). A slot is right when its expected argument is present with the expected value.
@@ -49,6 +49,7 @@ class Case:
     user: str
     expect: tuple[tuple[str, dict[str, Any]], ...]
     slot_types: Mapping[str, str]
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,7 @@ def load_cases(data_dir: Path = DATA_DIR) -> list[Case]:
                     user=str(raw["user"]),
                     expect=expect,
                     slot_types=agent["slot_types"],
+                    source=path.stem,
                 )
             )
     return cases
@@ -149,7 +151,9 @@ def report(outcomes: Sequence[Outcome], *, show_misses: bool = False) -> float:
     by_slot: dict[str, list[bool]] = defaultdict(list)
     by_agent: dict[str, list[bool]] = defaultdict(list)
     by_set: dict[str, list[bool]] = defaultdict(list)
+    by_file: dict[str, list[bool]] = defaultdict(list)
     for outcome in outcomes:
+        by_file[outcome.case.source].append(outcome.exact)
         for kind, ok in slot_results(outcome):
             by_slot[kind].append(ok)
         by_agent[outcome.case.agent].append(outcome.exact)
@@ -161,6 +165,10 @@ def report(outcomes: Sequence[Outcome], *, show_misses: bool = False) -> float:
     print()
     print(f"{'cases (exact)':<16}{'right':>8}{'of':>6}{'accuracy':>10}")
     for name, oks in [*sorted(by_agent.items()), *sorted(by_set.items())]:
+        print(f"{name:<16}{sum(oks):>8}{len(oks):>6}{_pct(sum(oks), len(oks)):>10}")
+    print()
+    print(f"{'file (exact)':<16}{'right':>8}{'of':>6}{'accuracy':>10}")
+    for name, oks in sorted(by_file.items()):
         print(f"{name:<16}{sum(oks):>8}{len(oks):>6}{_pct(sum(oks), len(oks)):>10}")
     latencies = sorted(o.seconds * 1000 for o in outcomes)
     if latencies:

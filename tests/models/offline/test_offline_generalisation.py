@@ -51,6 +51,8 @@ def _plan(tools: list[dict[str, Any]], directive: str, user: str, *, readback: b
         ("me and three friends", 4, 0),
         ("three adults plus an infant", 3, 1),
         ("my brother, his wife and I", 3, 0),
+        ("the three of us and a baby", 3, 1),
+        ("my grandparents and me", 3, 0),
     ],
 )
 def test_people_listed_one_by_one_are_counted(text: str, adults: int, children: int) -> None:

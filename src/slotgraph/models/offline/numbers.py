@@ -101,7 +101,8 @@ _COUNT = rf"\d{{1,2}}|{'|'.join(sorted([*_UNITS, *_TENS], key=len, reverse=True)
 _ADJ = r"(?:(?:little|young|small|older|younger|eldest|oldest|youngest|teenage|baby|new|grown-up)\s+)?"
 _MEMBER = (
     rf"(?:(?P<self>\b(?:me|myself|i(?!\s+(?:think|guess|believe|mean|suppose)\b)))\b"
-    rf"|\b(?:(?:my|our|the|his|her|their)\s+)?(?P<num>{_COUNT})\s+{_ADJ}(?P<plural>{_PLURAL})\b"
+    rf"|\b(?:(?:my|our|the|his|her|their)\s+)?(?P<num>{_COUNT})\s+(?:{_ADJ}(?P<plural>{_PLURAL})|of\s+us)\b"
+    r"|\b(?:my|our|his|her|their|the)\s+(?P<pair>(?:grand)?parents)\b"
     rf"|\b(?:my|our|the|his|her|their|a|an)\s+{_ADJ}(?P<one>{_SINGULAR})\b)"
 )
 _MEMBER_RE = re.compile(_MEMBER, re.I)
@@ -130,6 +131,9 @@ def _group_members(phrase: str) -> PeopleGroup | None:
         if m.group("self"):
             adults += 1
             named_one = True
+        elif m.group("pair"):
+            adults += 2
+            named_one = True
         elif m.group("one"):
             named_one = True
             if m.group("one").lower() in _CHILD_WORDS:
@@ -141,7 +145,7 @@ def _group_members(phrase: str) -> PeopleGroup | None:
             value = int(number) if number.isdigit() else parse_number_words(number)
             if value is None:
                 return None
-            if m.group("plural").lower() in _CHILD_WORDS:
+            if (m.group("plural") or "").lower() in _CHILD_WORDS:
                 children += value
             else:
                 adults += value
