@@ -61,6 +61,19 @@ def _fail(key: str, problem: str, fix: str) -> EngineStateError:
     return EngineStateError(problem, where=f"sm[{key!r}]", fix=fix)
 
 
+def _is_count(value: object) -> bool:
+    """An int, or an integral float: CES persists session state as a protobuf ``Struct``, whose numbers are
+    doubles, so a counter written as ``1`` comes back as ``1.0`` (§2.4). Bools are not counts."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
+def _as_count(value: Any) -> Any:
+    """``1.0`` → ``1`` (see :func:`_is_count`); anything else unchanged."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def validate_state(sm: object) -> None:
     """Check the types of every known key of ``sm``; raise :class:`EngineStateError` naming the key."""
     if not isinstance(sm, Mapping):
@@ -80,7 +93,7 @@ def validate_state(sm: object) -> None:
             if not isinstance(name, str):
                 raise _fail(key, f"slot/task names must be strings, got {name!r}", "use string keys")
     for key, count in (sm.get("_retries") or {}).items():
-        if not isinstance(key, str) or isinstance(count, bool) or not isinstance(count, int):
+        if not isinstance(key, str) or not _is_count(count):
             raise _fail(
                 "_retries", f"entry {key!r}: {count!r} is not a string -> int", "store integer counts"
             )
@@ -98,7 +111,7 @@ def validate_state(sm: object) -> None:
                     "fix the entry",
                 )
     turns = sm.get("_steer_back_turns")
-    if turns is not None and (isinstance(turns, bool) or not isinstance(turns, int)):
+    if turns is not None and not _is_count(turns):
         raise _fail("_steer_back_turns", f"expected an int, got {turns!r}", "store an integer (0 to reset)")
     status = sm.get("status")
     if status is not None and (not isinstance(status, str) or status not in STATUSES):
@@ -126,7 +139,7 @@ def validate_state(sm: object) -> None:
     ):
         raise _fail("_promoted_from_deferred", f"expected a list of slot names, got {promoted!r}", "drop it")
     count = sm.get("_invocation_count")
-    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+    if count is not None and (not _is_count(count) or count < 0):
         raise _fail("_invocation_count", f"expected a non-negative int, got {count!r}", "drop it (restarts)")
 
 
@@ -134,12 +147,20 @@ def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
     """The invocation's own copy: new containers for every key the engine writes into (see module doc).
 
     Missing keys stay missing (:func:`with_defaults` adds them), so a copy compares equal to its source.
+    Counts persisted as integral floats (``_retries`` values, ``_steer_back_turns``, ``_invocation_count``)
+    become ints (they still compare equal).
     """
     out = dict(sm)
     for key in DICT_KEYS:
         value = sm.get(key)
         if value is not None:
             out[key] = dict(value)
+    retries = out.get("_retries")
+    if retries:
+        out["_retries"] = {name: _as_count(count) for name, count in retries.items()}
+    for key in ("_steer_back_turns", "_invocation_count"):
+        if key in out:
+            out[key] = _as_count(out[key])
     last = out.get("_last_state")
     if last is not None:
         for key in ("filled", "pending", "deferred"):

@@ -1,0 +1,64 @@
+"""Discrepancies found reviewing the engine against the spec, each pinned by the sentence it checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tests.engine.toy import toy_dag
+
+from slotgraph.engine import after_tool, begin_turn, run_engine
+
+DAG = toy_dag()
+
+
+@pytest.mark.parametrize(
+    "sm",
+    [
+        {"_retries": {"CheckAvailability": 1.0, "slot:num_guests": 2.0}},
+        {"_steer_back_turns": 2.0},
+        {"_invocation_count": 3.0},
+    ],
+)
+def test_counts_persisted_as_floats_by_ces_are_accepted_and_normalised(sm: dict[str, Any]) -> None:
+    """§2.4: "All state lives in a session-scoped dict called `sm` ... CES persists declared variables across
+    turns." CES keeps session variables as a protobuf ``Struct``, whose numbers are doubles: a counter the
+    original platform wrote as ``1`` comes back as ``1.0``. Such a state must load (counts stay integers)."""
+    snapshot = {k: dict(v) if isinstance(v, dict) else v for k, v in sm.items()}
+    out = run_engine(DAG, sm, last_user_text="hello").sm
+    assert sm == snapshot
+    for count in out["_retries"].values():
+        assert type(count) is int
+    assert type(out["_steer_back_turns"]) is int
+    assert type(out["_invocation_count"]) is int
+    for routed in (begin_turn(DAG, sm), after_tool(sm, DAG, "set_date", {"date": "d"}, {"stored": True})):
+        assert all(type(c) is int for c in routed["_retries"].values())
+
+
+def test_float_counts_keep_counting_toward_exhaustion() -> None:
+    """§5.3: "When `_retries[task_name] >= max_retries`, the framework: 1. Shows the `on_exhaust.say` message"
+    — a failure count persisted as ``1.0`` is still one failure (MakeReservation: max_retries 2)."""
+    filled = {"num_guests": 4, "date": "d", "open_slots": "6 PM", "chosen_time": "6 PM", "name": "C"}
+    sm = {
+        "filled": filled,
+        "task_results": {"CheckAvailability": {"success": True, "open_slots": "6 PM"}},
+        "_retries": {"MakeReservation": 1.0},
+    }
+    sm = after_tool(sm, DAG, "make_reservation", {}, {"success": False})
+    out = run_engine(DAG, sm)
+    assert out.sm["status"] == "escalated"
+    assert out.action["message"] == "Please call us directly."
+    assert out.sm["_retries"] == {"MakeReservation": 2}
+
+
+@pytest.mark.parametrize(
+    "sm",
+    [{"_retries": {"X": 1.5}}, {"_steer_back_turns": 0.5}, {"_invocation_count": float("nan")}],
+)
+def test_non_integral_counts_are_still_refused(sm: dict[str, Any]) -> None:
+    """A fractional count is not a count: refused with a clear error naming the key."""
+    from slotgraph.engine import EngineStateError
+
+    with pytest.raises(EngineStateError) as err:
+        run_engine(DAG, sm)
+    assert err.value.where.startswith("sm[")
