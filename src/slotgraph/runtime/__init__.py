@@ -22,6 +22,7 @@ from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
 from slotgraph.runtime.errors import (
     AgentLoadError,
     ModelNotAvailableError,
+    ModelResponseError,
     ScriptedModelError,
     SessionError,
     SlotgraphRuntimeError,
@@ -83,6 +84,7 @@ __all__ = [
     "ModelNotAvailableError",
     "ModelRequest",
     "ModelResponse",
+    "ModelResponseError",
     "PayloadEvent",
     "RefusalEvent",
     "ScriptedModel",

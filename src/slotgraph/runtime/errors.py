@@ -6,6 +6,7 @@ Hierarchy (every class carries a stable ``code``)::
     ├── AgentLoadError                    the agent directory / YAML / tools module cannot be loaded
     │   └── ToolDefinitionError           a tool function cannot be turned into a schema
     ├── ModelNotAvailableError            a model spec string names no backend we can build
+    ├── ModelResponseError                a model's generate() returned something that is not a ModelResponse
     ├── ScriptedModelError                a ScriptedModel got a call it did not expect / was not fully used
     ├── SessionError                      misuse of a session (sync call inside a running loop, ended session)
     └── StoreError                        a session store failed (slotgraph.stores raises these too)
@@ -23,6 +24,7 @@ from __future__ import annotations
 __all__ = [
     "AgentLoadError",
     "ModelNotAvailableError",
+    "ModelResponseError",
     "ScriptedModelError",
     "SessionError",
     "SlotgraphRuntimeError",
@@ -57,6 +59,13 @@ class ModelNotAvailableError(SlotgraphRuntimeError):
     """A model spec string does not name a backend this installation can build."""
 
     code = "model_not_available"
+
+
+class ModelResponseError(SlotgraphRuntimeError):
+    """A model backend answered with something the runtime cannot use (not a ModelResponse, a text that is
+    not a string, a tool call without a string id or name). The turn is not saved, like a model exception."""
+
+    code = "model_response_invalid"
 
 
 class ScriptedModelError(AssertionError, SlotgraphRuntimeError):

@@ -15,6 +15,10 @@ Calls from the **engine** (task fires, auto-confirm, ``on_exhaust.then``) skip t
 that raises never crashes the turn: an executor's exception becomes ``{"success": False, "error": "<Exc>:
 msg"}`` routed to the engine like any task failure (so its retries apply); any other tool's exception becomes
 a failed result ``{"error": true, "failed": true, ...}`` the model can read, and the state is left as it was.
+
+A tool's result is made JSON before it is routed (:func:`~slotgraph.runtime.json_values.tool_result_json`:
+dates become ISO strings, tuples and sets lists), so the state stays storable; a result that cannot be
+(an object, ``nan``) fails the call like an exception would, with an ``InvalidResult: <path> ...`` error.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from slotgraph.runtime.events import (
     ToolResultEvent,
     TransferEvent,
 )
+from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.model import ToolCall
 from slotgraph.runtime.tools import ToolContext, ToolRegistry
 
@@ -98,9 +103,19 @@ class ToolRunner:
         return ToolOutcome(result, sm, events, refused=True)
 
     def check_model_call(
-        self, call: ToolCall, visible: Collection[str], sm: dict[str, Any], *, ended: bool
+        self,
+        call: ToolCall,
+        visible: Collection[str],
+        sm: dict[str, Any],
+        *,
+        ended: bool,
+        args_problem: str | None = None,
     ) -> ToolOutcome | None:
-        """A refusal for a model call that must not run, else None."""
+        """A refusal for a model call that must not run, else None.
+
+        ``args_problem`` says what was wrong with the arguments the model sent (not a JSON object) when the
+        caller had to replace them; the call is then refused as ``bad_arguments`` with that message.
+        """
         tool = self.registry.get(call.name)
         if ended:
             return self._refuse(call, "session_ended", "The session has ended; no more tools can run.", sm)
@@ -128,7 +143,9 @@ class ToolRunner:
                 "tools you are given.",
                 sm,
             )
-        _, problem = tool.check_args(call.args)
+        problem = args_problem
+        if problem is None:
+            _, problem = tool.check_args(call.args)
         if problem is not None:
             return self._refuse(
                 call,
@@ -163,6 +180,22 @@ class ToolRunner:
         except Exception as err:
             logger.exception("tool %s raised", call.name)
             error = f"{type(err).__name__}: {err}"
+            if is_executor:
+                return self._finish(
+                    call, sm, events, {"success": False, "error": error}, failed=True, route=True
+                )
+            failed = {"error": True, "failed": True, "message": f"The tool {call.name} failed ({error})."}
+            return self._finish(call, sm, events, failed, failed=True, route=False)
+        try:
+            result = tool_result_json(result)
+        except TypeError as problem:
+            logger.error(
+                "tool %s returned a value JSON cannot carry (%s); make it return str, int, float, bool, "
+                "None, lists or dicts with string keys — the call counts as failed",
+                call.name,
+                problem,
+            )
+            error = f"InvalidResult: {problem}"
             if is_executor:
                 return self._finish(
                     call, sm, events, {"success": False, "error": error}, failed=True, route=True

@@ -21,6 +21,15 @@ The order, and why:
       model could first call setters for what the user added to an inline confirmation (§7.3a, reason
       ``fire_held``) and the model called none, the engine runs once more so the task fires this turn
       instead of waiting for the user to speak again (the original host let it wait a whole turn).
+
+What a model answers is checked before anything of it is kept, so a misbehaving backend cannot leave a
+history the stores cannot read back: a response that is not a :class:`~slotgraph.runtime.model.ModelResponse`
+(or whose text is not a string, or a tool call whose id or name is not a string) raises
+:class:`~slotgraph.runtime.errors.ModelResponseError` — the turn is not saved, as for a model exception. A
+tool call whose arguments are not a JSON object is refused (``bad_arguments``) and kept with ``{}`` as its
+arguments; a call id that is empty or already used in the conversation is replaced by a fresh one (tool
+results answer calls by id); a response with neither text nor tool calls adds an
+:class:`~slotgraph.runtime.events.ErrorEvent` (``empty_model_response``) instead of an unexplained silence.
 """
 
 from __future__ import annotations
@@ -33,13 +42,16 @@ from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.errors import ModelResponseError
 from slotgraph.runtime.events import ErrorEvent, Event, TextEvent
+from slotgraph.runtime.json_values import json_problem
 from slotgraph.runtime.model import (
     AssistantText,
     AssistantToolCalls,
     Message,
     Model,
     ModelRequest,
+    ModelResponse,
     ToolCall,
     ToolResultMessage,
     Usage,
@@ -197,7 +209,7 @@ async def _call_model(
             "channel": inputs.channel,
         },
     )
-    response = await inputs.model.generate(request)
+    response = _checked_response(await inputs.model.generate(request))
     out.model_calls += 1
     out.usage = out.usage + response.usage
     if response.text:
@@ -206,10 +218,19 @@ async def _call_model(
     out.sm, payload_events = inject_pending_payloads(out.sm, delivered)
     await out.emit(*payload_events)
     if not response.tool_calls:
+        if not response.text and not payload_events:
+            message = (
+                "the model returned neither text nor tool calls, so this turn has no reply; the state is "
+                "kept — check the model backend (a content filter or a token limit?) and send the message "
+                "again"
+            )
+            logger.warning("session %s: %s", inputs.session_id, message)
+            await out.emit(ErrorEvent("empty_model_response", message))
         return False
-    out.history.append(AssistantToolCalls(tuple(response.tool_calls)))
-    for call in response.tool_calls:
-        refusal = runner.check_model_call(call, visible, out.sm, ended=out.ended)
+    calls = _admissible_calls(response.tool_calls, out.history, inputs.session_id)
+    out.history.append(AssistantToolCalls(tuple(call for call, _ in calls)))
+    for call, args_problem in calls:
+        refusal = runner.check_model_call(call, visible, out.sm, ended=out.ended, args_problem=args_problem)
         outcome = refusal if refusal is not None else await runner.run(call, out.sm, origin="model")
         out.refusals += int(outcome.refused)
         out.sm = outcome.sm
@@ -217,3 +238,71 @@ async def _call_model(
         out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
         out.ended = out.ended or outcome.ended
     return True
+
+
+def _checked_response(response: object) -> ModelResponse:
+    """``response`` if it is a usable :class:`ModelResponse`, else :class:`ModelResponseError`."""
+    fix = "fix the model backend's generate() (see slotgraph.runtime.model)"
+    if not isinstance(response, ModelResponse):
+        raise ModelResponseError(
+            f"the model returned a {type(response).__name__}, not a ModelResponse; nothing of this turn was "
+            f"saved — {fix}"
+        )
+    if response.text is not None and not isinstance(response.text, str):
+        raise ModelResponseError(
+            f"the model's response text is a {type(response.text).__name__}, not a string; nothing of this "
+            f"turn was saved — {fix}"
+        )
+    if not isinstance(response.tool_calls, tuple | list):
+        raise ModelResponseError(
+            f"the model's tool_calls is a {type(response.tool_calls).__name__}, not a tuple of ToolCall; "
+            f"nothing of this turn was saved — {fix}"
+        )
+    for index, call in enumerate(response.tool_calls):
+        if not isinstance(call, ToolCall) or not isinstance(call.id, str) or not isinstance(call.name, str):
+            raise ModelResponseError(
+                f"the model's tool_calls[{index}] ({call!r:.120}) is not a ToolCall with a string id and "
+                f"name; nothing of this turn was saved — {fix}"
+            )
+    return response
+
+
+def _used_call_ids(history: list[Message]) -> set[str]:
+    return {
+        call.id for message in history if isinstance(message, AssistantToolCalls) for call in message.calls
+    }
+
+
+def _admissible_calls(
+    calls: tuple[ToolCall, ...] | list[ToolCall], history: list[Message], session_id: str
+) -> list[tuple[ToolCall, str | None]]:
+    """Each call with a conversation-unique id and JSON arguments, plus what is wrong with its arguments.
+
+    Arguments that are not a JSON object are replaced by ``{}`` (the call is then refused with the problem),
+    so the history and the events only ever hold JSON.
+    """
+    used = _used_call_ids(history)
+    out: list[tuple[ToolCall, str | None]] = []
+    for call in calls:
+        problem = (
+            json_problem(call.args)
+            if isinstance(call.args, Mapping)
+            else f"arguments must be an object, got {type(call.args).__name__}"
+        )
+        call_id = call.id
+        if not call_id or call_id in used:
+            base, number = call_id or "call", 2
+            while f"{base}_{number}" in used:
+                number += 1
+            call_id = f"{base}_{number}"
+            logger.warning(
+                "session %s: the model reused the tool call id %r; the call gets the id %r",
+                session_id,
+                call.id,
+                call_id,
+            )
+        used.add(call_id)
+        if problem is not None or call_id != call.id:
+            call = ToolCall(call_id, call.name, {} if problem is not None else call.args)
+        out.append((call, problem))
+    return out
