@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tests.engine.toy import toy_dag
+from tests.engine.toy import toy_dag, toy_raw
 
-from slotgraph.engine import after_tool, begin_turn, run_engine
+from slotgraph.config import compile_config
+from slotgraph.engine import EngineStateError, after_tool, begin_turn, compute_dag_state, run_engine
 
 DAG = toy_dag()
 
@@ -57,8 +58,27 @@ def test_float_counts_keep_counting_toward_exhaustion() -> None:
 )
 def test_non_integral_counts_are_still_refused(sm: dict[str, Any]) -> None:
     """A fractional count is not a count: refused with a clear error naming the key."""
-    from slotgraph.engine import EngineStateError
-
     with pytest.raises(EngineStateError) as err:
         run_engine(DAG, sm)
     assert err.value.where.startswith("sm[")
+
+
+def test_an_announce_slot_gates_a_task_but_is_never_passed_as_an_argument() -> None:
+    """§12.3: "Announce slots have no setter, no readback, and their value is never consumed as a task
+    argument." An announce listed in a task's ``inputs`` still gates the fire (§9.2), is not in ``args``."""
+    raw = toy_raw()
+    raw["slots"].insert(0, {"name": "terms", "source": "announce", "message": "Our terms apply."})
+    raw["tasks"][1]["inputs"].append("terms")
+    dag = compile_config(raw)
+    filled = {"num_guests": 4, "date": "d", "open_slots": "6 PM", "chosen_time": "6 PM", "name": "C"}
+    results = {"CheckAvailability": {"success": True, "open_slots": "6 PM"}}
+    assert compute_dag_state(dag, filled, task_results=results).kind == "announce"
+    action = compute_dag_state(dag, {**filled, "terms": True}, task_results=results)
+    assert action.kind == "fire"
+    assert dict(action.args) == {
+        "num_guests": 4, "date": "d", "chosen_time": "6 PM", "name": "C"
+    }  # fmt: skip
+    sm = {"filled": filled, "task_results": results}
+    out = run_engine(dag, sm)
+    assert out.action["function_call"] == {"name": "make_reservation", "args": dict(action.args)}
+    assert out.action["message"] == "Our terms apply."

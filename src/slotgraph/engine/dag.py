@@ -3,7 +3,8 @@
 :func:`compute_dag_state` is a strict priority cascade over *copies it never mutates*:
 
 1. **fire** — the first task, in declaration order, that is active, has not succeeded, and whose *active*
-   ``inputs`` and ``requires`` are all in ``filled``;
+   ``inputs`` and ``requires`` are all in ``filled``; its ``args`` are the active inputs except announce slots
+   (§12.3: an announce's completion bit is never a task argument);
 2. **awaiting readback** — ``pending`` is non-empty;
 3. **announce / next question** — the first slot, in declaration order, that is not in
    ``filled``/``pending``/``deferred``, is active, has its requires met, and is an announce slot or a user
@@ -69,8 +70,17 @@ def task_ready(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any]) 
     )
 
 
+def _argument(dag: CompiledDag, name: str, filled: Mapping[str, Any]) -> bool:
+    """An input is passed to the tool when it is filled and active — and not an announce slot, whose value
+    (a completion bit) "is never consumed as a task argument" (§12.3); it still gates the fire."""
+    if name not in filled or not slot_active(dag, name, filled):
+        return False
+    slot = dag.slot_by_name.get(name)
+    return slot is None or not slot.is_announce
+
+
 def _fire(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any]) -> Fire:
-    args = {name: filled[name] for name in task.inputs if name in filled and slot_active(dag, name, filled)}
+    args = {name: filled[name] for name in task.inputs if _argument(dag, name, filled)}
     return Fire(task=task.name, tool=task.tool, args=args)
 
 
