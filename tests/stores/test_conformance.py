@@ -149,8 +149,17 @@ def test_older_payloads_are_migrated_on_load(durable_backend: Backend) -> None:
         ('{"schema": 99, "record": {}}', r"schema 99, written by a newer slotgraph; .*Upgrade slotgraph"),
         ('{"record": {}}', r"is not \{\"schema\": N"),
         ('{"schema": 2, "record": {"history": [{"kind": "shout"}]}}', r"history\[0\]: unknown message kind"),
+        (
+            '{"schema": 2, "record": {"history": [], "turns": 3, "ended": false}}',
+            r"'sm' \(the engine state\) is missing",
+        ),
+        ('{"schema": 2, "record": {"sm": [], "history": []}}', r"'sm' must be an object, got list"),
+        (
+            '{"schema": 2, "record": {"sm": {}, "history": [], "ended": "no"}}',
+            r"'ended' must be true or false",
+        ),
     ],
-    ids=["corrupted-json", "newer-schema", "no-schema", "bad-message"],
+    ids=["corrupted-json", "newer-schema", "no-schema", "bad-message", "no-sm", "sm-list", "ended-str"],
 )
 def test_unreadable_payloads_raise_and_stay_in_the_store(
     durable_backend: Backend, payload: str, message: str

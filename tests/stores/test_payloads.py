@@ -78,6 +78,11 @@ def test_migrations_are_numbered_steps_to_the_current_schema() -> None:
         ('{"schema": 2, "record": {"history": [{"kind": "user", "text": 3}]}}', r"'text' must be a string"),
         ('{"schema": 1, "record": {"history": [{"role": "robot"}]}}', r"from schema 1 to 2: .*unknown role"),
         ("\udcff", r"not valid JSON"),
+        ('{"schema": 2, "record": {"history": []}}', r"'sm' \(the engine state\) is missing"),
+        ('{"schema": 2, "record": {"sm": "x", "history": []}}', r"'sm' must be an object, got str"),
+        ('{"schema": 2, "record": {"sm": {}, "history": [], "turns": "many"}}', r"'turns' must be a count"),
+        ('{"schema": 2, "record": {"sm": {}, "history": [], "turns": -1}}', r"'turns' must be a count"),
+        ('{"schema": 2, "record": {"sm": {}, "history": [], "ended": 1}}', r"'ended' must be true or false"),
     ],
 )
 def test_unreadable_payloads_get_a_clear_error(payload: str, message: str) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from slotgraph.runtime import ModelRequest, ModelResponse, ScriptedModel, ScriptedStep
 from slotgraph.runtime.store import InMemoryStore
-from slotgraph.stores import StoreConflictError, open_store
+from slotgraph.stores import StoreConflictError, StorePayloadError, open_store
 
 from . import agent_kit
 from .test_conformance import GatedModel
@@ -163,3 +163,33 @@ def test_the_sync_facade_works_with_a_store_across_event_loops(kind: str, tmp_pa
         )
         assert session.send(text).text == text and session.turns == n
     asyncio.run(store.close())
+
+
+@pytest.mark.parametrize(
+    ("planted", "says"),
+    [
+        ({"history": [], "ended": False, "turns": 3}, "'sm' is missing"),
+        ({"sm": ["x"], "history": [], "ended": False, "turns": 3}, "'sm' is not a mapping"),
+        ({"sm": {}, "history": [], "ended": "no", "turns": 3}, "'ended' is not a boolean"),
+        ({"sm": {}, "history": [], "ended": False, "turns": "3"}, "'turns' is not an integer"),
+    ],
+)
+def test_a_stored_record_the_turn_cannot_play_on_is_refused_and_left_alone(
+    planted: dict[str, Any], says: str
+) -> None:
+    """Any store (here one that does not check payloads): a missing ``sm`` is not a fresh start."""
+
+    async def scenario() -> None:
+        store = InMemoryStore()
+        await store.save("s1", planted, 0)
+        session = agent_kit.agent().session(
+            session_id="s1",
+            store=store,
+            clock=agent_kit.clock,
+            model=ScriptedModel([ScriptedStep(text="Hi")]),
+        )
+        with pytest.raises(StorePayloadError, match=says):
+            await session.asend("hello")
+        assert await store.load("s1") == (planted, 1)
+
+    asyncio.run(scenario())

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from slotgraph.runtime.engine_port import DagEngine, Engine
-from slotgraph.runtime.errors import SessionError
+from slotgraph.runtime.errors import SessionError, StorePayloadError
 from slotgraph.runtime.events import TurnResult
 from slotgraph.runtime.model import Message, Model, UserMessage
 from slotgraph.runtime.store import InMemoryStore, SessionStore
@@ -37,6 +37,27 @@ if TYPE_CHECKING:
 __all__ = ["Clock", "Session"]
 
 Clock = Callable[[], datetime]
+
+
+def _check_record(session_id: str, record: Any) -> None:
+    """Refuse a loaded record the turn cannot play on, rather than guess (a missing ``sm`` read as ``{}``
+    would restart the conversation and the save would overwrite the stored one)."""
+    problem = None
+    if not isinstance(record, Mapping):
+        problem = f"the record is a {type(record).__name__}, not a mapping"
+    elif not isinstance(record.get("sm"), Mapping):
+        problem = "'sm' is missing" if "sm" not in record else "'sm' is not a mapping"
+    elif not isinstance(record.get("history", []), list | tuple):
+        problem = "'history' is not a list"
+    elif not isinstance(record.get("ended", False), bool):
+        problem = "'ended' is not a boolean"
+    elif type(record.get("turns", 0)) is not int:
+        problem = "'turns' is not an integer"
+    if problem is not None:
+        raise StorePayloadError(
+            f"session {session_id!r}: the store returned a record this turn cannot play on ({problem}); "
+            "nothing was played or saved — fix or delete the stored session"
+        )
 
 
 def _system_clock() -> datetime:
@@ -146,6 +167,7 @@ class Session:
         if found is None:
             return
         record, version = found
+        _check_record(self.id, record)
         self._sm = dict(record.get("sm") or {})
         self._history = list(record.get("history") or [])
         self._ended = bool(record.get("ended", False))

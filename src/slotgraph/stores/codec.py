@@ -11,7 +11,8 @@ durable store saves JSON. Each message becomes an object tagged with its ``kind`
 :func:`encode_payload` refuses values JSON cannot carry (a tool that returned a ``datetime``, say) with the
 path of the offending value, *before* anything is written. :func:`decode_payload` runs older payloads
 through :mod:`slotgraph.stores.migrations` and refuses corrupted JSON, a wrong shape or a newer schema with a
-:class:`~slotgraph.runtime.errors.StorePayloadError` — the stored payload itself is never touched.
+:class:`~slotgraph.runtime.errors.StorePayloadError` — the stored payload itself is never touched. A record
+without ``sm``, or whose ``sm``, ``turns`` or ``ended`` has the wrong type, is refused the same way.
 """
 
 from __future__ import annotations
@@ -158,6 +159,7 @@ def decode_payload(text: str | bytes, *, session_id: str, where: str) -> dict[st
         if not isinstance(history, list):
             raise ValueError(f"'history' must be a list, got {type(history).__name__}")
         messages = [_message_at(item, index) for index, item in enumerate(history)]
+        _check_fields(record)
     except ValueError as problem:
         raise StorePayloadError(
             f"session {session_id!r} in {where}: the stored record is malformed ({problem}); {fix}"
@@ -165,6 +167,21 @@ def decode_payload(text: str | bytes, *, session_id: str, where: str) -> dict[st
     out = dict(record)
     out["history"] = messages
     return out
+
+
+def _check_fields(record: Mapping[str, Any]) -> None:
+    """``sm`` present and an object, ``turns`` a count, ``ended`` a boolean — never guessed from junk (a
+    missing ``sm`` read as ``{}`` would restart the conversation and the next save would overwrite it)."""
+    if "sm" not in record:
+        raise ValueError("'sm' (the engine state) is missing")
+    if not isinstance(record["sm"], dict):
+        raise ValueError(f"'sm' must be an object, got {type(record['sm']).__name__}")
+    turns = record.get("turns", 0)
+    if not isinstance(turns, int) or isinstance(turns, bool) or turns < 0:
+        raise ValueError(f"'turns' must be a count (0 or more), got {turns!r:.40}")
+    ended = record.get("ended", False)
+    if not isinstance(ended, bool):
+        raise ValueError(f"'ended' must be true or false, got {ended!r:.40}")
 
 
 def _message_at(item: Any, index: int) -> Message:
