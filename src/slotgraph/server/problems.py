@@ -44,6 +44,11 @@ _STATUS: dict[type[ServerError], tuple[int, str]] = {
 }
 
 _HTTP_CODES: dict[int, tuple[str, str, str]] = {
+    400: (
+        "bad_request",
+        "Bad request",
+        "send the body as UTF-8 JSON with `Content-Type: application/json` (see /docs for the schema)",
+    ),
     404: ("not_found", "Not found", "see /docs for the endpoints of this API"),
     405: ("method_not_allowed", "Method not allowed", "see /docs for the methods each endpoint accepts"),
 }
@@ -147,6 +152,8 @@ async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
     code, title, fix = _HTTP_CODES.get(exc.status_code, ("http_error", "HTTP error", ""))
     detail = "no such endpoint" if exc.status_code == 404 else title.lower()
+    if exc.status_code == 400:  # FastAPI's own: the body could not be decoded (not UTF-8, say)
+        detail = "the request body could not be parsed (is it UTF-8 JSON?)"
     return problem(exc.status_code, code, title, detail, fix=fix, headers=exc.headers)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from slotgraph.runtime.json_values import json_problem
 
 __all__ = [
     "AgentList",
@@ -31,6 +33,16 @@ class CreateSession(_Request):
         default=None, description="Data known before the conversation (e.g. a caller's party size)."
     )
     channel: str | None = Field(default=None, max_length=100, description="Channel, e.g. 'telephony'.")
+
+    @field_validator("event_data")
+    @classmethod
+    def _json_values_only(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        """``NaN``/``Infinity`` parse (Python's JSON reader accepts them) but cannot be stored: refuse them
+        here, with their path, instead of failing the save."""
+        problem = None if value is None else json_problem(value, "event_data")
+        if problem is not None:
+            raise ValueError(f"{problem}; use finite numbers, strings, booleans, null, lists and objects")
+        return value
 
 
 class SendMessage(_Request):
