@@ -85,6 +85,16 @@ def test_bad_event_data_and_missing_paths_are_usage_errors(tmp_path: Path) -> No
     assert "--event-data must be a JSON object" in output and "no such file or directory" in output
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_event_data_with_a_non_json_number_is_a_usage_error(tmp_path: Path, constant: str) -> None:
+    console = Console(file=io.StringIO(), width=200)
+    model = f"scripted:{_script(tmp_path)}"
+    event_data = f'{{"party_size": {constant}}}'
+    assert chat(AGENT_DIR, model, False, event_data, None, False, console=console, lines=[]) == 2
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    assert f"--event-data: {constant} is not a JSON number" in output and "use finite numbers" in output
+
+
 def test_a_script_mismatch_fails_the_turn_with_exit_1(tmp_path: Path) -> None:
     console = Console(file=io.StringIO(), width=200)
     code = chat(AGENT_DIR, f"scripted:{_script(tmp_path, [])}", False, None, None, False, console=console,

@@ -106,6 +106,11 @@ def _print_turn(console: Console, result: TurnResult) -> None:
         console.print(f"[red]error:[/red] {escape(error.message)}")
 
 
+def _no_constant(name: str) -> Any:
+    """``NaN``/``Infinity`` are not JSON (Python's reader accepts them) and cannot be stored: refuse them."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _fail(console: Console, message: str, code: ExitCode, fix: str = "") -> int:
     console.print(f"[red]error:[/red] {escape(message)}")
     if fix:
@@ -135,9 +140,11 @@ def chat(
     data: dict[str, Any] | None = None
     if event_data is not None:
         try:
-            parsed = json.loads(event_data)
+            parsed = json.loads(event_data, parse_constant=_no_constant)
         except json.JSONDecodeError as err:
             return _fail(out, f"--event-data is not valid JSON: {err}", ExitCode.USAGE, "pass a JSON object")
+        except ValueError as err:
+            return _fail(out, f"--event-data: {err}", ExitCode.USAGE, "use finite numbers")
         if not isinstance(parsed, dict):
             return _fail(
                 out, "--event-data must be a JSON object", ExitCode.USAGE, "e.g. '{\"party_size\": 4}'"
