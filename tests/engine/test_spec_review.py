@@ -82,3 +82,30 @@ def test_an_announce_slot_gates_a_task_but_is_never_passed_as_an_argument() -> N
     out = run_engine(dag, sm)
     assert out.action["function_call"] == {"name": "make_reservation", "args": dict(action.args)}
     assert out.action["message"] == "Our terms apply."
+
+
+@pytest.mark.parametrize("last_state", [{"pending": {"num_guests": 4}}, {}])
+def test_a_stale_inline_confirm_flag_never_commits_pending_on_a_post_tool_invocation(
+    last_state: dict[str, Any],
+) -> None:
+    """§7.3: "Post-tool re-invocations (where the last content is a function response, not a user message)
+    never trigger auto-confirm"; §7.3a: "`_try_auto_confirm` detects `_starts_affirmative` and sets
+    `sm["_inline_confirm"] = True`", consumed later in the same run. A flag left in the state (a host that
+    died mid-run, a hand-edited state) is not a confirmation: the values stay pending and are read back."""
+    dag = toy_dag()
+    sm = {"pending": {"num_guests": 4}, "_last_state": last_state, "_inline_confirm": True}
+    out = run_engine(dag, sm, last_user_text="")
+    assert out.sm["pending"] == {"num_guests": 4}
+    assert "num_guests" not in out.sm["filled"]
+    assert out.action["inline_confirmed"] is False
+    assert out.action["reason"] == "readback"
+    assert "_inline_confirm" not in out.sm
+
+
+def test_inline_confirm_still_applies_when_the_user_starts_affirmative() -> None:
+    """§7.3a: "Yea, also my wife has a shellfish allergy" — pending moves to filled silently."""
+    dag = toy_dag()
+    sm = {"pending": {"num_guests": 4}, "_last_state": {"pending": {"num_guests": 4}}}
+    out = run_engine(dag, sm, last_user_text="Yea, also my wife has a shellfish allergy")
+    assert out.sm["filled"]["num_guests"] == 4 and not out.sm["pending"]
+    assert out.action["inline_confirmed"] is True

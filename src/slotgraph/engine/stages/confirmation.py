@@ -9,7 +9,8 @@ invocations never confirm).
   resulting state change does not reset the steer-back counter.
 * **Inline confirm** — the message starts affirmative but says more ("Yea, also my wife has a shellfish
   allergy"): ``_inline_confirm`` is set, then consumed by :func:`apply_inline_confirm`, which moves pending to
-  filled silently; the invocation carries on in the collection phase with ``inline_confirmed`` so the model
+  filled silently (a flag already in the incoming state is dropped first: only this invocation's detection
+  counts); the invocation carries on in the collection phase with ``inline_confirmed`` so the model
   can call setters for the new content (a task fire is held for this invocation).
 """
 
@@ -27,6 +28,9 @@ def _awaiting_confirmation(inv: Invocation) -> bool:
 
 
 def try_auto_confirm(inv: Invocation) -> Reply | None:
+    # Only this invocation's detection may set the inline-confirm flag: one left in the incoming state (a host
+    # that died between the two steps, an edited state) must not commit values nobody confirmed.
+    inv.sm.pop("_inline_confirm", None)
     if not _awaiting_confirmation(inv):
         return None
     if is_affirmative(inv.user_text):
