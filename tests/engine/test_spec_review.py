@@ -8,7 +8,15 @@ import pytest
 from tests.engine.toy import toy_dag, toy_raw
 
 from slotgraph.config import compile_config
-from slotgraph.engine import EngineStateError, after_tool, begin_turn, compute_dag_state, run_engine
+from slotgraph.engine import (
+    EngineStateError,
+    after_tool,
+    begin_turn,
+    compute_dag_state,
+    confirm_pending,
+    reject_pending,
+    run_engine,
+)
 
 DAG = toy_dag()
 
@@ -109,3 +117,30 @@ def test_inline_confirm_still_applies_when_the_user_starts_affirmative() -> None
     out = run_engine(dag, sm, last_user_text="Yea, also my wife has a shellfish allergy")
     assert out.sm["filled"]["num_guests"] == 4 and not out.sm["pending"]
     assert out.action["inline_confirmed"] is True
+
+
+def test_no_transition_prefix_when_a_rejection_is_applied_in_the_same_invocation() -> None:
+    """§7.4: "`reject_pending` does **not** set this flag — after rejections, the LLM generates its own
+    response naturally"; §8.3: no preemption "After reject_pending". When one model turn confirms a readback,
+    sets a new value and rejects it, the invocation that applies the rejection must not preempt with
+    "{prefix} {next_question}" (docs/engine.md choice 5: "No transition prefix after a rejection")."""
+    dag = toy_dag()
+    sm: dict[str, Any] = {"pending": {"num_guests": 4}, "_last_state": {"pending": {"num_guests": 4}}}
+    sm = confirm_pending(sm)
+    sm = after_tool(sm, dag, "set_date", {"date": "2026-07-15"}, {"stored": True, "value": "2026-07-15"})
+    sm = reject_pending(sm)
+    out = run_engine(dag, sm)
+    assert out.sm["pending"] == {} and out.sm["filled"] == {"num_guests": 4}
+    assert out.action["reason"] == "next_question"
+    assert out.action["message"] == "What date works for you?"
+    assert out.action["preempt"] is False
+
+
+def test_the_transition_prefix_still_follows_a_plain_confirmation() -> None:
+    """§7.4: "if `_readback_transition` was true and the action is `next_question`, the callback preempts
+    with `"{prefix} {next_question}"`"."""
+    dag = toy_dag()
+    sm = confirm_pending({"pending": {"num_guests": 4}, "_last_state": {"pending": {"num_guests": 4}}})
+    out = run_engine(dag, sm)
+    assert out.action["message"] == "Great! What date works for you?"
+    assert out.action["preempt"] is True

@@ -155,10 +155,11 @@ def _invoke_data(
 
 def _run(inv: Invocation) -> Reply:
     """Stages 2–11; returns the reply. The order is explained in the module docstring."""
-    if apply_rejection(inv.sm):
-        inv.readback_transition = False
+    rejected = apply_rejection(inv.sm)
     prefill_from_events(inv)
-    detect_state_change(inv)
+    detect_state_change(inv)  # consumes ``_readback_transition`` into ``inv.readback_transition``
+    if rejected:
+        inv.readback_transition = False  # §7.4: no transition prefix after a rejection
     count_user_turn(inv)
     auto_promote(inv)
     route_deferred(inv)
