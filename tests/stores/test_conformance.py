@@ -306,6 +306,20 @@ def test_a_closed_store_says_so(durable_backend: Backend) -> None:
     backend.run(scenario)
 
 
+def test_the_sync_facade_works_on_network_stores_across_calls(network_backend: Backend) -> None:
+    """``Session.send`` runs each turn in a new event loop and lets the store release that loop's connections
+    before it ends (``release_loop``), so Redis and PostgreSQL serve one sync call after another."""
+    store = network_backend.open()
+    network_backend.opened.remove(store)  # closed below, outside any particular turn's loop
+    agent = agent_kit.agent()
+    for n, text in enumerate(["one", "two", "three"], start=1):
+        session = agent.session(
+            session_id="s", store=store, clock=agent_kit.clock, model=ScriptedModel([ScriptedStep(text=text)])
+        )
+        assert session.send(text).text == text and session.turns == n
+    asyncio.run(store.close())
+
+
 def test_network_stores_refuse_a_second_event_loop_clearly(network_backend: Backend) -> None:
     """(Memory and SQLite stores work from any loop: see test_the_sync_facade_works_with_a_store...)"""
     backend = network_backend

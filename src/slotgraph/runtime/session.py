@@ -153,12 +153,21 @@ class Session:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            result: TurnResult = asyncio.run(coro)
+            result: TurnResult = asyncio.run(self._then_release_loop(coro))
             return result
         coro.close()
         raise SessionError(
             "session.send() was called inside a running event loop — use `await session.asend(text)` there"
         )
+
+    async def _then_release_loop(self, coro: Any) -> TurnResult:
+        """Run a turn, then let the store close what is bound to this (short-lived) event loop."""
+        try:
+            result: TurnResult = await coro
+            return result
+        finally:
+            if not self._owned_store:
+                await self.store.release_loop()
 
     async def _load(self) -> None:
         if self._owned_store:

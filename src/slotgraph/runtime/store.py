@@ -70,6 +70,15 @@ class SessionStore(Protocol):
         """Release connections and threads; the store is not used afterwards."""
         ...
 
+    async def release_loop(self) -> None:
+        """Close whatever is bound to the running event loop; the store reconnects on its next use.
+
+        The sync facade (``Session.send``) runs each turn in its own event loop and calls this before that
+        loop ends, so a network store is usable from one sync call to the next. Stores with nothing bound to
+        a loop do nothing.
+        """
+        ...
+
 
 def conflict_message(session_id: str, stored: int, expected: int) -> str:
     return (
@@ -168,4 +177,7 @@ class InMemoryStore:
         return self._locks.hold(session_id)
 
     async def close(self) -> None:
+        return None
+
+    async def release_loop(self) -> None:
         return None

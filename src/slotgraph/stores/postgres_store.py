@@ -196,13 +196,17 @@ class PostgresStore:
         else:
             self._idle.append(conn)
 
-    async def close(self) -> None:
-        self._closed = True
+    async def release_loop(self) -> None:
+        """Close the connections bound to the running loop; the next use reconnects on its loop."""
         conns, self._idle = [self._conn, *self._idle], []
-        self._conn = None
+        self._conn, self._loop = None, None
         for conn in conns:
             if conn is not None:
                 await conn.close()
+
+    async def close(self) -> None:
+        self._closed = True
+        await self.release_loop()
 
 
 def _is_lock_timeout(problem: BaseException) -> bool:

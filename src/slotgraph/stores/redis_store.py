@@ -180,11 +180,15 @@ class RedisStore:
         ):
             yield
 
-    async def close(self) -> None:
-        self._closed = True
-        client, self._client = self._client, None
+    async def release_loop(self) -> None:
+        """Close the client bound to the running loop; the next use connects on whatever loop runs then."""
+        client, self._client, self._loop = self._client, None, None
         if client is not None:
             await client.aclose()
+
+    async def close(self) -> None:
+        self._closed = True
+        await self.release_loop()
 
 
 def _unavailable(where: str, problem: Exception) -> StoreError:

@@ -248,6 +248,10 @@ class SQLiteStore:
         ):
             yield
 
+    async def release_loop(self) -> None:
+        """Nothing to do: the connection lives on the store's own thread, usable from any event loop."""
+        return None
+
     async def close(self) -> None:
         if self._closed:
             return
