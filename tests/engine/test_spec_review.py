@@ -144,3 +144,14 @@ def test_the_transition_prefix_still_follows_a_plain_confirmation() -> None:
     out = run_engine(dag, sm)
     assert out.action["message"] == "Great! What date works for you?"
     assert out.action["preempt"] is True
+
+
+def test_a_null_steer_back_counter_gets_the_spec_default() -> None:
+    """§2.4: ``"_steer_back_turns": 0,  # user turns since last forward progress``. A state carrying ``None``
+    (a CES variable declared without that default) comes back with the default like every other key, not
+    with ``None`` for the host to trip over."""
+    dag = toy_dag()
+    assert run_engine(dag, {"_steer_back_turns": None}).sm["_steer_back_turns"] == 0
+    routed = after_tool({"_steer_back_turns": None}, dag, "set_date", {}, {"stored": True, "value": "d"})
+    assert routed["_steer_back_turns"] == 0
+    assert run_engine(dag, {"_steer_back_turns": None}, last_user_text="hm").sm["_steer_back_turns"] == 1

@@ -190,7 +190,8 @@ def with_defaults(sm: dict[str, Any]) -> dict[str, Any]:
             sm[key] = {}
     if sm.get("_slot_errors") is None:
         sm["_slot_errors"] = []
-    sm.setdefault("_steer_back_turns", 0)
+    if sm.get("_steer_back_turns") is None:
+        sm["_steer_back_turns"] = 0
     if sm.get("_system_message") is None:
         sm["_system_message"] = ""
     if sm.get("status") is None:
