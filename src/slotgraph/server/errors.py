@@ -8,7 +8,8 @@ Hierarchy::
     ├── SessionNotFoundError        no session with this id in the store
     ├── SessionBusyError            a turn of this session is already running in this process
     ├── SessionConflictError        another process saved the session first (store version moved)
-    └── SessionEndedError           the session ended; start a new one
+    ├── SessionEndedError           the session ended; start a new one
+    └── SessionUnreadableError      the stored session cannot be read (corrupted, or from a newer version)
 
 The mapping to HTTP statuses lives in :mod:`slotgraph.server.problems` and nowhere else. Messages are written
 for the API's user (what is wrong, how to fix it) and never carry internals.
@@ -23,6 +24,7 @@ __all__ = [
     "SessionConflictError",
     "SessionEndedError",
     "SessionNotFoundError",
+    "SessionUnreadableError",
     "UnknownAgentError",
 ]
 
@@ -62,3 +64,10 @@ class SessionConflictError(ServerError):
 
 class SessionEndedError(ServerError):
     code = "session_ended"
+
+
+class SessionUnreadableError(ServerError):
+    """The stored session cannot be read; it is left untouched in the store (a server-side problem whose
+    message carries no internals, so it is shown to the client with its own code)."""
+
+    code = "session_unreadable"

@@ -25,6 +25,7 @@ from slotgraph.server.errors import (
     SessionConflictError,
     SessionEndedError,
     SessionNotFoundError,
+    SessionUnreadableError,
     UnknownAgentError,
 )
 
@@ -40,6 +41,7 @@ _STATUS: dict[type[ServerError], tuple[int, str]] = {
     SessionBusyError: (409, "Session busy"),
     SessionConflictError: (409, "Conflict"),
     SessionEndedError: (409, "Session ended"),
+    SessionUnreadableError: (500, "Session unreadable"),
     ServerConfigError: (500, "Server misconfigured"),
 }
 
@@ -106,7 +108,9 @@ def problem_for(exc: Exception) -> dict[str, Any]:
     keeps its message and fix; anything else is ``internal_error`` with an id (logged with its traceback)."""
     if isinstance(exc, ServerError):
         status, title = next((v for k, v in _STATUS.items() if isinstance(exc, k)), (500, "Server error"))
-        if status < 500:
+        if status < 500 or isinstance(exc, SessionUnreadableError):
+            if status >= 500:
+                logger.error("%s: %s", exc.code, exc.message, exc_info=(type(exc), exc, exc.__traceback__))
             return problem_body(status, exc.code, title, exc.message, fix=exc.fix)
     error_id = uuid.uuid4().hex[:12]
     logger.error("internal error %s", error_id, exc_info=(type(exc), exc, exc.__traceback__))

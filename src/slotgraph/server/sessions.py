@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from slotgraph.runtime import EventSink, Session, SessionStore, SlotgraphRuntimeError, TurnResult
+from slotgraph.runtime.errors import StorePayloadError
 from slotgraph.runtime.session import Clock
 from slotgraph.server.errors import (
     SessionBusyError,
     SessionConflictError,
     SessionEndedError,
     SessionNotFoundError,
+    SessionUnreadableError,
     UnknownAgentError,
 )
 from slotgraph.server.hosting import HostedAgent
@@ -137,7 +139,10 @@ class SessionService:
         return session_id
 
     async def read(self, session_id: str) -> SessionRecord:
-        found = await self.store.load(session_id)
+        try:
+            found = await self.store.load(session_id)
+        except StorePayloadError:
+            raise _unreadable(session_id) from None
         meta = found[0].get(META_KEY) if found is not None else None
         if found is None or not isinstance(meta, Mapping):
             raise SessionNotFoundError(
@@ -191,8 +196,18 @@ class SessionService:
         )
 
 
+def _unreadable(session_id: str) -> SessionUnreadableError:
+    return SessionUnreadableError(
+        f"session {session_id!r} is stored in a form this server cannot read (corrupted, or written by a "
+        "newer version); it was left untouched",
+        fix="start a new session with POST /v1/sessions; the operator finds the details in the server log",
+    )
+
+
 def _translated(session_id: str, err: SlotgraphRuntimeError, *, ended: bool) -> Exception:
     """The server error for a runtime error a client can act on; anything else stays internal."""
+    if isinstance(err, StorePayloadError):
+        return _unreadable(session_id)
     if err.code == "store_conflict":
         return SessionConflictError(
             f"session {session_id!r} was changed by another request while this turn ran; "
