@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from slotgraph.engine import EngineStateError, after_tool, begin_turn, run_engine
 
+from .bella import bella_dag
 from .toy import toy_dag
 
 DAG = toy_dag()
@@ -41,3 +43,74 @@ def test_malformed_state_is_refused_clearly_or_handled(sm: dict[str, Any], text:
             call()
         except EngineStateError as err:
             assert err.where.startswith("sm") and err.fix
+
+
+# Well-typed but inconsistent states (Bella Notte config): every entry point must run — no exception at all —
+# never mutate its input, and be deterministic. Counts may arrive as integral floats (CES Struct numbers).
+BELLA = bella_dag()
+_NAMES = [s.name for s in BELLA.slots] + ["ghost"]
+_TASKS = [t.name for t in BELLA.tasks] + ["Nope"]
+_VALUES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-2, 12)
+    | st.sampled_from(["", "x", "4", "19:00", "None", "2026-06-17", "17:30, 19:00"])
+    | st.lists(st.integers(), max_size=2)
+)
+_SLOTS = st.dictionaries(st.sampled_from(_NAMES), _VALUES, max_size=4)
+_COUNT = st.integers(0, 5) | st.integers(0, 5).map(float)
+_STATE = st.fixed_dictionaries(
+    {},
+    optional={
+        "filled": _SLOTS,
+        "pending": _SLOTS,
+        "deferred": _SLOTS,
+        "task_results": st.dictionaries(
+            st.sampled_from(_TASKS),
+            _VALUES | st.dictionaries(st.sampled_from(["success", "available_times"]), _VALUES, max_size=2),
+            max_size=2,
+        ),
+        "_retries": st.dictionaries(
+            st.sampled_from([*_TASKS, *(f"slot:{n}" for n in _NAMES), "readback"]), _COUNT, max_size=3
+        ),
+        "_slot_errors": st.lists(
+            st.fixed_dictionaries(
+                {"slot": st.sampled_from(_NAMES)}, optional={"code": st.none() | st.sampled_from(["x"])}
+            ),
+            max_size=2,
+        ),
+        "_last_state": st.fixed_dictionaries({}, optional={"filled": _SLOTS | st.none(), "pending": _SLOTS}),
+        "_steer_back_turns": _COUNT,
+        "_task_just_completed": st.sampled_from(_TASKS),
+        "_readback_transition": st.booleans(),
+        "_auto_confirm_pending": st.booleans(),
+        "_inline_confirm": st.booleans(),
+        "_rejection_requested": st.booleans(),
+        "_rejection_snapshot": _SLOTS,
+        "_hard_steer_yielded": st.booleans(),
+        "_promoted_from_deferred": st.lists(st.sampled_from(_NAMES), max_size=2),
+        "status": st.sampled_from(["in_progress", "complete", "escalated"]),
+    },
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sm=_STATE,
+    text=st.sampled_from(["", "yes", "Yes, also my wife is vegan", "hm", "yes but 6"]),
+    event=st.none() | st.dictionaries(st.sampled_from(["party_size", "x"]), _VALUES, max_size=1),
+    tool=st.sampled_from(sorted({*BELLA.setter_slots, *BELLA.executor_tasks, "unknown_tool"})),
+    result=_VALUES | st.dictionaries(st.sampled_from(["stored", "value", "error", "success"]), _VALUES),
+)
+def test_inconsistent_states_never_crash_mutate_or_vary(
+    sm: dict[str, Any], text: str, event: dict[str, Any] | None, tool: str, result: Any
+) -> None:
+    before = copy.deepcopy(sm)
+    first = run_engine(BELLA, sm, last_user_text=text, event_data=event, debug=True)
+    again = run_engine(BELLA, sm, last_user_text=text, event_data=event, debug=True)
+    assert sm == before
+    assert (first.sm, first.action, first.debug_log) == (again.sm, again.action, again.debug_log)
+    routed = after_tool(sm, BELLA, tool, {"party_size": 4}, result)
+    begin_turn(BELLA, sm)
+    assert sm == before
+    run_engine(BELLA, routed)
