@@ -30,11 +30,16 @@ def stderr_console() -> Console:
 
 
 def print_issue(console: Console, issue: ConfigIssue, *, indent: str = "  ") -> None:
-    """``  error    location: message`` then ``           fix: ...`` on its own line."""
+    """``  error    file:line:column: location: message`` then ``           fix: ...`` on its own line.
+
+    The ``file:line:column: `` part is there when the config was read from a file.
+    """
     style = _SEVERITY_STYLE.get(issue.severity, "")
     where = escape(issue.location or "<config>")
+    position = f"{escape(issue.position)}: " if issue.line is not None else ""
     console.print(
-        f"{indent}[{style}]{issue.severity:<8}[/{style}] [bold]{where}[/bold]: {escape(issue.message)}"
+        f"{indent}[{style}]{issue.severity:<8}[/{style}] {position}[bold]{where}[/bold]: "
+        f"{escape(issue.message)}"
     )
     if issue.fix:
         console.print(f"{indent}{'':<8} fix: {escape(issue.fix)}")
@@ -47,6 +52,9 @@ def issue_as_dict(issue: ConfigIssue) -> dict[str, Any]:
         "location": issue.location,
         "message": issue.message,
         "fix": issue.fix,
+        "file": issue.file,
+        "line": issue.line,
+        "column": issue.column,
     }
 
 

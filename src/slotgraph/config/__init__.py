@@ -41,7 +41,7 @@ from slotgraph.config.errors import (
     ValidationReport,
 )
 from slotgraph.config.formatters import compile_formatter
-from slotgraph.config.loader import read_mapping
+from slotgraph.config.loader import read_located_mapping, read_mapping
 from slotgraph.config.models import DagConfig, SlotConfig, TaskConfig
 from slotgraph.config.schema import agent_json_schema, dag_json_schema
 from slotgraph.config.validation import validate_raw
@@ -94,9 +94,17 @@ def load_dag(source: str | os.PathLike[str] | Mapping[str, Any]) -> DagConfig:
     """Read a DAG config from a YAML/JSON file or a plain mapping and validate it fully.
 
     Raises :class:`ConfigLoadError` when a file cannot be read, :class:`ConfigValidationError` with every
-    problem when the config is invalid.
+    problem when the config is invalid. Issues of a file carry its name and the line/column of their
+    location; a mapping has no positions.
     """
-    raw = read_mapping(source, what="DAG config")
-    label = None if isinstance(source, Mapping) else os.fspath(source)
-    validate_raw(raw).raise_for_errors(label)
+    if isinstance(source, Mapping):
+        raw = read_mapping(source, what="DAG config")
+        validate_raw(raw).raise_for_errors()
+    else:
+        raw, source_map = read_located_mapping(source, what="DAG config")
+        report = validate_raw(raw)
+        if report.errors:
+            raise ConfigValidationError(
+                (source_map.locate(i) for i in report.errors), source=os.fspath(source)
+            )
     return DagConfig.model_validate(raw)

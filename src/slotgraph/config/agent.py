@@ -3,6 +3,8 @@
 :func:`load_definition` accepts an agent directory (containing ``agent.yaml``), an ``agent.yaml`` file,
 or a bare DAG file (YAML/JSON with ``slots``/``tasks``) and returns a :class:`Definition`, raising
 :class:`ConfigValidationError` with every problem of the agent file, the DAG and the tools check at once.
+Every issue carries the file and the line/column of its location: ``agent.yaml`` for agent keys and an
+inline ``dag:``, the DAG file for a DAG read from its own file.
 
 Tools are discovered with :mod:`ast` (:func:`discover_tool_names`): the tools module is never imported or
 executed at load time.
@@ -20,8 +22,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
-from slotgraph.config.loader import read_mapping
+from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.models import DagConfig
+from slotgraph.config.positions import SourceMap
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 
@@ -111,7 +114,7 @@ def _issue(code: str, location: str, message: str, fix: str) -> ConfigIssue:
 
 def _load_agent(file: Path) -> Definition:
     base = file.parent
-    raw = read_mapping(file, what="agent file")
+    raw, agent_map = read_located_mapping(file, what="agent file")
     issues = [i for i in structure_issues(raw, AgentConfig) if "not both" not in i.message]
     if raw.get("instruction") is not None and raw.get("instruction_file") is not None:
         issues.append(
@@ -124,6 +127,7 @@ def _load_agent(file: Path) -> Definition:
         )
     warnings: list[ConfigIssue] = []
     dag_raw: dict[str, Any] | None = None
+    dag_map: SourceMap | None = None  # None: the DAG is inline, its positions are in agent_map
     dag_value = raw.get("dag")
     if isinstance(dag_value, str):
         dag_path = base / dag_value
@@ -137,7 +141,7 @@ def _load_agent(file: Path) -> Definition:
                 )
             )
         else:
-            dag_raw = read_mapping(dag_path, what="DAG config")
+            dag_raw, dag_map = read_located_mapping(dag_path, what="DAG config")
     elif isinstance(dag_value, Mapping):
         dag_raw = dict(dag_value)
     instruction = raw.get("instruction") if isinstance(raw.get("instruction"), str) else None
@@ -174,6 +178,8 @@ def _load_agent(file: Path) -> Definition:
             )
     if dag_raw is not None:
         report = validate_raw(dag_raw, tool_names=tool_names)
+        if dag_map is not None:
+            report = _located(report, dag_map)
         issues.extend(i.prefixed("dag") for i in report.errors)
         warnings.extend(i.prefixed("dag") for i in report.warnings)
         if tools_path is None and "tools" not in raw and (report.ok and _names_tools(dag_raw)):
@@ -186,6 +192,8 @@ def _load_agent(file: Path) -> Definition:
                     severity="warning",
                 )
             )
+    issues = [agent_map.locate(i) for i in issues]
+    warnings = [agent_map.locate(i) for i in warnings]
     if issues:
         raise ConfigValidationError(issues, source=str(file))
     assert dag_raw is not None  # no issues means the dag was read
@@ -209,11 +217,19 @@ def _names_tools(dag: Mapping[str, Any]) -> bool:
     return has_setter or (isinstance(tasks, list) and bool(tasks))
 
 
-def _load_dag_file(file: Path, raw: dict[str, Any]) -> Definition:
+def _located(report: ValidationReport, source_map: SourceMap) -> ValidationReport:
+    """``report`` with every issue given the file and position of its location."""
+    return ValidationReport(
+        errors=tuple(source_map.locate(i) for i in report.errors),
+        warnings=tuple(source_map.locate(i) for i in report.warnings),
+    )
+
+
+def _load_dag_file(file: Path, raw: dict[str, Any], source_map: SourceMap) -> Definition:
     sibling = file.parent / "tools.py"
     tools_path = sibling if sibling.is_file() else None
     tool_names = discover_tool_names(sibling) if tools_path is not None else None
-    report = validate_raw(raw, tool_names=tool_names)
+    report = _located(validate_raw(raw, tool_names=tool_names), source_map)
     report.raise_for_errors(str(file))
     return Definition(
         kind="dag",
@@ -244,9 +260,9 @@ def load_definition(path: str | os.PathLike[str]) -> Definition:
         raise ConfigLoadError(f"{target}: no such file or directory")
     if target.name in (AGENT_FILE, "agent.yml"):
         return _load_agent(target)
-    raw = read_mapping(target)
+    raw, source_map = read_located_mapping(target)
     if _looks_like_dag(raw):
-        return _load_dag_file(target, raw)
+        return _load_dag_file(target, raw, source_map)
     if "dag" in raw and "name" in raw:
         return _load_agent(target)
     raise ConfigLoadError(

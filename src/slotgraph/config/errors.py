@@ -8,14 +8,16 @@ Hierarchy::
                                                         every :class:`ConfigIssue` found in one pass
 
 A :class:`ConfigIssue` is one problem: a stable ``code``, a ``location`` such as
-``tasks[1].inputs[2]``, what is wrong (``message``) and how to fix it (``fix``). Validation never stops at
-the first problem; :class:`ValidationReport` holds them all, errors and warnings apart.
+``tasks[1].inputs[2]``, what is wrong (``message``) and how to fix it (``fix``). When the config was read
+from a file, ``file``, ``line`` and ``column`` (1-based) say where the located node is in that file.
+Validation never stops at the first problem; :class:`ValidationReport` holds them all, errors and warnings
+apart.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 __all__ = [
@@ -32,17 +34,34 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True, slots=True)
 class ConfigIssue:
-    """One problem found in a config. ``str()`` reads ``location: message — fix: fix``."""
+    """One problem found in a config. ``str()`` reads ``location: message — fix: fix``, preceded by
+    ``file:line:column: `` when the config came from a file and the position is known."""
 
     code: str
     location: str
     message: str
     fix: str
     severity: Severity = "error"
+    file: str | None = None
+    """The file the config was read from (``None`` for a mapping passed in by a host)."""
+    line: int | None = None
+    """1-based line of the located node (or of its nearest existing ancestor) in ``file``."""
+    column: int | None = None
+    """1-based column of that node."""
+
+    @property
+    def position(self) -> str:
+        """``file:line:column`` (or the parts known), ``""`` when the issue has no position."""
+        if self.line is None:
+            return self.file or ""
+        head = f"{self.file}:" if self.file else ""
+        return f"{head}{self.line}:{self.column}" if self.column is not None else f"{head}{self.line}"
 
     def __str__(self) -> str:
         where = self.location or "<config>"
         text = f"{where}: {self.message}"
+        if self.line is not None:
+            text = f"{self.position}: {text}"
         if self.fix:
             text += f" — fix: {self.fix}"
         return text
@@ -50,7 +69,7 @@ class ConfigIssue:
     def prefixed(self, prefix: str) -> ConfigIssue:
         """The same issue with ``prefix`` put in front of its location (``dag.`` for agent.yaml)."""
         location = f"{prefix}.{self.location}" if self.location else prefix
-        return ConfigIssue(self.code, location, self.message, self.fix, self.severity)
+        return replace(self, location=location)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,9 @@
 """Reading config documents: YAML or JSON files, or plain mappings passed in by a host.
 
 YAML is read with a safe loader that refuses duplicate keys (PyYAML would silently keep the last one,
-hiding a mistake). Syntax errors carry the file, line and column. Nothing here validates the content;
-see :mod:`slotgraph.config.validation`.
+hiding a mistake). Syntax errors carry the file, line and column. :func:`read_located_mapping` also
+returns where each value is in the file, so validation issues can be given a line and column. Nothing here
+validates the content; see :mod:`slotgraph.config.validation`.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import Any
 import yaml
 
 from slotgraph.config.errors import ConfigLoadError
+from slotgraph.config.positions import Position, SourceMap, json_positions, yaml_positions
 
-__all__ = ["read_document", "read_mapping"]
+__all__ = ["read_document", "read_located_mapping", "read_mapping"]
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -45,11 +47,9 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def read_document(path: str | os.PathLike[str]) -> Any:
-    """Parse a YAML or JSON file (by extension; anything else is read as YAML, a superset of JSON)."""
-    file = Path(path)
+def _read_text(file: Path) -> str:
     try:
-        text = file.read_text(encoding="utf-8")
+        return file.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigLoadError(
             f"{file}: file not found — fix: check the path (relative paths are resolved from {Path.cwd()})"
@@ -58,16 +58,24 @@ def read_document(path: str | os.PathLike[str]) -> Any:
         raise ConfigLoadError(f"{file}: is a directory, expected a YAML or JSON file") from None
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigLoadError(f"{file}: cannot be read ({err})") from None
+
+
+def _parse(file: Path, *, with_positions: bool) -> tuple[Any, dict[str, Position]]:
+    """The document in ``file`` and, if asked, the positions of its values (see :mod:`.positions`)."""
+    text = _read_text(file)
     if file.suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            data = json.loads(text)
         except json.JSONDecodeError as err:
             raise ConfigLoadError(
                 f"{file}:{err.lineno}:{err.colno}: invalid JSON: {err.msg} "
                 "— fix: correct the JSON syntax there"
             ) from None
+        return data, json_positions(text) if with_positions else {}
+    loader = _StrictLoader(text)  # a SafeLoader
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # _StrictLoader is a SafeLoader
+        node = loader.get_single_node()  # compose: nodes only, no Python object yet
+        data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
         where = f"{file}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(file)
@@ -78,6 +86,24 @@ def read_document(path: str | os.PathLike[str]) -> Any:
         ) from None
     except yaml.YAMLError as err:
         raise ConfigLoadError(f"{file}: invalid YAML: {err}") from None
+    finally:
+        loader.dispose()
+    return data, yaml_positions(node) if with_positions else {}
+
+
+def read_document(path: str | os.PathLike[str]) -> Any:
+    """Parse a YAML or JSON file (by extension; anything else is read as YAML, a superset of JSON)."""
+    return _parse(Path(path), with_positions=False)[0]
+
+
+def _as_mapping(data: Any, source: object, what: str) -> dict[str, Any]:
+    if data is None:
+        raise ConfigLoadError(f"{source}: the file is empty — fix: write the {what} as a YAML mapping")
+    if not isinstance(data, dict):
+        raise ConfigLoadError(
+            f"{source}: the {what} must be a mapping (key: value pairs), got {type(data).__name__}"
+        )
+    return data
 
 
 def read_mapping(
@@ -86,11 +112,12 @@ def read_mapping(
     """A config as a plain ``dict``: a mapping is copied shallowly, a path is read and must hold a mapping."""
     if isinstance(source, Mapping):
         return dict(source)
-    data = read_document(source)
-    if data is None:
-        raise ConfigLoadError(f"{source}: the file is empty — fix: write the {what} as a YAML mapping")
-    if not isinstance(data, dict):
-        raise ConfigLoadError(
-            f"{source}: the {what} must be a mapping (key: value pairs), got {type(data).__name__}"
-        )
-    return data
+    return _as_mapping(read_document(source), source, what)
+
+
+def read_located_mapping(
+    path: str | os.PathLike[str], *, what: str = "config"
+) -> tuple[dict[str, Any], SourceMap]:
+    """Like :func:`read_mapping` for a file, with the :class:`SourceMap` of its values' positions."""
+    data, positions = _parse(Path(path), with_positions=True)
+    return _as_mapping(data, path, what), SourceMap(os.fspath(path), positions)
