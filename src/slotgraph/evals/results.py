@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from slotgraph.runtime import Event, Usage
+from slotgraph.runtime import Event, TurnResult, Usage
 
 __all__ = ["Failure", "Outcome", "RunSummary", "ScenarioResult", "TurnRecord"]
 
@@ -49,6 +49,35 @@ class TurnRecord:
     latency_s: float
     failures: tuple[Failure, ...] = ()
     note: str = ""
+
+    @classmethod
+    def played(
+        cls,
+        index: int,
+        kind: str,
+        user_text: str,
+        result: TurnResult,
+        visible_tools: tuple[tuple[str, ...], ...],
+        latency_s: float,
+        failures: tuple[Failure, ...] = (),
+        note: str = "",
+    ) -> TurnRecord:
+        """The record of a turn the runtime played: events, text, cost and status come from ``result``."""
+        return cls(
+            index,
+            kind,
+            user_text,
+            result.events,
+            result.text,
+            result.model_calls,
+            result.usage,
+            result.refusals,
+            result.status,
+            visible_tools,
+            latency_s,
+            failures,
+            note,
+        )
 
     @property
     def preempted(self) -> bool:

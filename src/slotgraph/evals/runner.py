@@ -322,18 +322,6 @@ class CaseRunner:
                 failures.append(
                     Failure(index + 1, f"turns[{index}].model", "every scripted step used", str(err))
                 )
-        return TurnRecord(
-            index + 1,
-            turn.kind,
-            label,
-            result.events,
-            result.text,
-            result.model_calls,
-            result.usage,
-            result.refusals,
-            result.status,
-            visible,
-            latency,
-            tuple(failures),
-            turn.note,
+        return TurnRecord.played(
+            index + 1, turn.kind, label, result, visible, latency, tuple(failures), turn.note
         )

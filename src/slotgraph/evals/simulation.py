@@ -87,21 +87,7 @@ def _one_run(
         result = session.send(text)
         latency = time.perf_counter() - started
         visible = tuple(r.tool_names for r in recorder.requests[first:])
-        records.append(
-            TurnRecord(
-                index + 1,
-                "user",
-                text,
-                result.events,
-                result.text,
-                result.model_calls,
-                result.usage,
-                result.refusals,
-                result.status,
-                visible,
-                latency,
-            )
-        )
+        records.append(TurnRecord.played(index + 1, "user", text, result, visible, latency))
         events.extend(result.events)
         transcript += [("user", text), ("agent", result.text)]
         if session.ended or session.status != "in_progress":
