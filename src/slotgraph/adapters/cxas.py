@@ -5,8 +5,10 @@ The original platform's tool interface, on plain data:
 * :func:`slot_filling_engine` ``(input_data) -> {"action": {...}, "sm": {...}}`` — ``input_data`` carries
   ``raw_config`` (the DAG config exactly as the spec writes it), ``sm``, ``last_user_text`` (``""`` on
   post-tool and first-turn invocations) and optionally ``event_data``, ``debug``, ``channel`` and ``seed``
-  (alias ``random_seed``). With ``debug`` the result also has ``_debug_log`` (a list of ``{"tag": ..., ...}``
-  entries, spec §19.4);
+  (alias ``random_seed``), and ``config_id``, which the original platform's callback sends on every call as
+  the cache key of the compiled config: it is accepted and ignored, because compiled configs are cached by
+  content here (see "Config memo"). With ``debug`` the result also has ``_debug_log`` (a list of
+  ``{"tag": ..., ...}`` entries, spec §19.4);
 * :func:`after_tool` ``(sm, raw_config, tool_name, args, result) -> sm`` — tool-result routing (§6a);
 * :func:`confirm_pending` / :func:`reject_pending` ``(sm) -> sm`` — the readback tools (§7.1);
 * :func:`fill_slots` ``(sm, config, values, skip_readback=True)`` ``-> {"filled", "skipped", ...}`` — the
@@ -59,6 +61,7 @@ __all__ = [
 
 _KNOWN_KEYS = frozenset(
     {"raw_config", "sm", "last_user_text", "event_data", "debug", "channel", "seed", "random_seed"}
+    | {"config_id"}
 )
 MEMO_SIZE: Final = 16
 
@@ -165,6 +168,14 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
             code="unknown_input_key",
             where=where,
             fix=f"use only {sorted(_KNOWN_KEYS)}",
+        )
+    config_id = input_data.get("config_id")
+    if config_id is not None and not isinstance(config_id, str):
+        raise EngineInputError(
+            f"'config_id' must be a string, got {config_id!r}",
+            code="invalid_config_id",
+            where=where,
+            fix="pass the config id as text (e.g. 'default'), or leave it out",
         )
     dag = _compiled(input_data["raw_config"], f"{where}['raw_config']")
     sm = input_data.get("sm")

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from slotgraph.config.compiled import (
     NO_RESPONSES,
+    Bootstrap,
     CompiledDag,
     CompiledSlot,
     CompiledTask,
@@ -43,7 +44,7 @@ from slotgraph.config.models import (
 )
 from slotgraph.config.validation import validate_raw
 
-__all__ = ["CACHE_SIZE", "clear_compile_cache", "compile_config", "config_fingerprint"]
+__all__ = ["CACHE_SIZE", "clear_compile_cache", "compile_config", "config_fingerprint", "legacy_steer_back"]
 
 CACHE_SIZE: Final = 256
 
@@ -208,7 +209,28 @@ def _task(task: TaskConfig) -> CompiledTask:
         then_responses=_responses(task.then_response, task.channel_then_response),
         condition=None if task.condition is None else compile_condition(task.condition),
         on_failure=failure,
+        loop_clear_slots=None if task.on_complete is None else tuple(task.on_complete.clear_slots),
     )
+
+
+def legacy_steer_back(config: DagConfig) -> SteerBack:
+    """``steer_back``, or its translation from the legacy stall keys when it is absent.
+
+    ``progress_stall: {max_turns: N, on_exhaust}`` escalated after N user turns without progress (the same
+    count steer-back keeps) and had no softer tier: it becomes ``escalate_after: N`` with its
+    ``on_exhaust`` and soft/hard tiers at N too, which never fire because escalation is checked first.
+    ``readback_retry`` has no equivalent (it cleared pending values on a stall); only its ``on_exhaust`` is
+    kept, as steer-back's, when nothing else configures one. Validation warns about both.
+    """
+    steer = config.steer_back
+    if steer is not None:
+        return SteerBack(steer.soft_after, steer.hard_after, steer.escalate_after, _exhaust(steer.on_exhaust))
+    if config.progress_stall is not None:
+        turns = config.progress_stall.max_turns
+        return SteerBack(turns, turns, turns, _exhaust(config.progress_stall.on_exhaust))
+    if config.readback_retry is not None and config.readback_retry.on_exhaust is not None:
+        return SteerBack(on_exhaust=_exhaust(config.readback_retry.on_exhaust))
+    return SteerBack()
 
 
 def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
@@ -222,14 +244,12 @@ def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
         setter_slots[slot.setter] = (*setter_slots.get(slot.setter, ()), slot.name)
         if slot.setter_field is not None:
             multi.setdefault(slot.setter, {})[slot.setter_field] = slot.name
-    steer = config.steer_back
     prefix = config.confirm_transition_prefix
+    boot = config.bootstrap
     return CompiledDag(
         slots=slots,
         tasks=tasks,
-        steer_back=SteerBack()
-        if steer is None
-        else SteerBack(steer.soft_after, steer.hard_after, steer.escalate_after, _exhaust(steer.on_exhaust)),
+        steer_back=legacy_steer_back(config),
         confirm_transition_prefixes=()
         if prefix is None
         else (prefix,)
@@ -237,6 +257,11 @@ def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
         else tuple(prefix),
         gate_slot=config.gate_slot,
         config_id=config.config_id,
+        readback_responses=_responses(config.readback_response, config.channel_readback_response),
+        event_mappings=MappingProxyType(
+            {name: MappingProxyType(dict(pairs)) for name, pairs in (config.event_mappings or {}).items()}
+        ),
+        bootstrap=None if boot is None else Bootstrap(boot.tool, boot.slot, boot.reset_on_complete),
         fingerprint=fingerprint,
         slot_by_name=MappingProxyType({s.name: s for s in slots}),
         task_by_name=MappingProxyType({t.name: t for t in tasks}),

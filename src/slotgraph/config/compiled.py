@@ -18,6 +18,7 @@ from typing import Any
 from slotgraph.expr import ExpressionError
 
 __all__ = [
+    "Bootstrap",
     "CompiledCondition",
     "CompiledDag",
     "CompiledSlot",
@@ -181,6 +182,9 @@ class CompiledTask:
     then_responses: Responses = NO_RESPONSES
     condition: CompiledCondition | None = None
     on_failure: Failure | None = None
+    loop_clear_slots: tuple[str, ...] | None = None
+    """``on_complete.clear_slots`` of a terminal task: on success these slots and every task result are
+    cleared and the flow starts over instead of completing (``None``: no loop)."""
 
     def is_active(self, filled: Mapping[str, Any]) -> bool:
         return self.condition is None or self.condition.is_active(filled)
@@ -195,6 +199,15 @@ class SteerBack:
 
 
 @dataclass(frozen=True, slots=True)
+class Bootstrap:
+    """``bootstrap``: the routing tool whose stored value opens the flow (tool-result routing, §6a)."""
+
+    tool: str
+    slot: str
+    reset_on_complete: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class CompiledDag:
     slots: tuple[CompiledSlot, ...]
     tasks: tuple[CompiledTask, ...]
@@ -202,6 +215,11 @@ class CompiledDag:
     confirm_transition_prefixes: tuple[str, ...] = ()
     gate_slot: str | None = None
     config_id: str | None = None
+    readback_responses: Responses = NO_RESPONSES
+    """``readback_response`` / ``channel_readback_response``: parts attached to every readback prompt."""
+    event_mappings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """``{platform event name: {event_data key: value}}`` merged into ``event_data`` before pre-fill."""
+    bootstrap: Bootstrap | None = None
     fingerprint: str = ""
     """Content hash of the raw config (sha256 of its canonical JSON)."""
 

@@ -6,10 +6,13 @@ A formatter is a callable ``value -> str`` that never raises. Specs:
   integral float → its integer (``4.0`` → ``"4"``), anything else ``str(value)``;
 - ``"date"``: ISO date or datetime → ``"on July 4th"``; anything unparseable → the value as text;
 - ``"time"``: ``H:MM``, ``HH:MM``, ``HH:MM:SS`` → ``"at 7:30 PM"``; unparseable → the value as text;
-- ``{"type": "prefix", "prefix": "under the name"}`` → ``"under the name Chen"``;
+- ``{"type": "prefix", "prefix": "under the name"}`` → ``"under the name Chen"`` (the original platform spells
+  the field ``text``; both are accepted);
 - ``{"type": "plural", "one": "guest", "other": "guests"}`` → ``"1 guest"`` / ``"4 guests"``;
 - ``{"type": "none_sub", "text": "no special requests", "none_values": [...]}`` → the text when the value
-  is none-like (``None``, ``""``, ``"none"``, ``"no"``, ...; case-insensitive), else the value;
+  is none-like (``None``, ``""``, ``"none"``, ``"no"``, ...; case-insensitive), else the value. The original
+  platform's spelling ``{"type": "none_sub", "default": "no special requests"}`` keeps its meaning: the text
+  replaces a value only when ``str(value).lower()`` is exactly ``none``, ``no`` or ``nothing``;
 - a lambda string (``"lambda v: f'custom {v}'"``) compiled by :func:`slotgraph.expr.compile_lambda`.
 
 :func:`formatter_problems` lists what is wrong with a spec (used by validation); :func:`compile_formatter`
@@ -33,6 +36,8 @@ __all__ = [
     "BUILTIN_FORMATTERS",
     "DEFAULT_NONE_VALUES",
     "DICT_FORMATTER_KEYS",
+    "PLATFORM_NONE_VALUES",
+    "PLATFORM_SPELLINGS",
     "compile_formatter",
     "default_formatter",
     "format_date",
@@ -50,6 +55,16 @@ DICT_FORMATTER_KEYS: Final[Mapping[str, tuple[frozenset[str], frozenset[str]]]] 
     "plural": (frozenset({"one", "other"}), frozenset()),
     "none_sub": (frozenset({"text"}), frozenset({"none_values"})),
 }
+
+PLATFORM_SPELLINGS: Final[Mapping[str, Mapping[str, str]]] = {
+    # type: {platform spelling: Slotgraph key}
+    "prefix": {"text": "prefix"},
+    "none_sub": {"default": "text"},
+}
+"""Field names the original platform uses in dict formatters, accepted beside Slotgraph's."""
+
+PLATFORM_NONE_VALUES: Final = frozenset({"none", "no", "nothing"})
+"""What the platform's ``none_sub`` (``default`` spelling) replaces: ``str(value).lower()``, exactly."""
 
 _MONTHS: Final = (
     "January", "February", "March", "April", "May", "June",
@@ -166,6 +181,18 @@ class _NoneSub:
 
 
 @dataclass(frozen=True, slots=True)
+class _PlatformNoneSub:
+    """The platform's ``none_sub``: exact match of ``str(value).lower()`` (no trimming)."""
+
+    text: str
+
+    def __call__(self, value: Any) -> str:
+        if str(value).lower() in PLATFORM_NONE_VALUES:
+            return self.text
+        return default_formatter(value)
+
+
+@dataclass(frozen=True, slots=True)
 class _Lambda:
     fn: Callable[[Any], Any]
 
@@ -234,6 +261,18 @@ def formatter_problems(spec: Any) -> list[tuple[str, str, str, str]]:
         return [("unknown_formatter", ".type", f"readback formatter {what}", f"set type to one of: {types}")]
     required, optional = DICT_FORMATTER_KEYS[kind]
     problems: list[tuple[str, str, str, str]] = []
+    spellings = PLATFORM_SPELLINGS.get(kind, {})
+    for platform_key, key in spellings.items():
+        if platform_key in spec and key in spec:
+            problems.append(
+                (
+                    "invalid_formatter",
+                    f".{platform_key}",
+                    f"{kind!r} formatter sets both {key!r} and its platform spelling {platform_key!r}",
+                    f"keep one of them ({key} is Slotgraph's spelling)",
+                )
+            )
+    spec = {spellings.get(k, k) if isinstance(k, str) else k: v for k, v in spec.items()}
     for key in sorted(required - spec.keys()):
         problems.append(
             (
@@ -294,9 +333,11 @@ def compile_formatter(spec: Any, *, location: str = "readback_fmt") -> Formatter
         return _safe(_BUILTINS[spec])
     kind = spec["type"]
     if kind == "prefix":
-        return _safe(_Prefix(spec["prefix"]))
+        return _safe(_Prefix(spec["prefix"] if "prefix" in spec else spec["text"]))
     if kind == "plural":
         return _safe(_Plural(spec["one"], spec["other"]))
+    if "default" in spec:
+        return _safe(_PlatformNoneSub(spec["default"]))
     values = spec.get("none_values")
     none_values = DEFAULT_NONE_VALUES if values is None else tuple(values)
     return _safe(_NoneSub(spec["text"], frozenset(v.strip().lower() for v in none_values)))

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
+    "BootstrapConfig",
     "DagConfig",
     "ExhaustConfig",
     "FailureConfig",
+    "OnCompleteConfig",
+    "ProgressStallConfig",
+    "ReadbackRetryConfig",
     "ResponsePart",
     "SlotConfig",
     "SlotValidationConfig",
@@ -64,6 +68,13 @@ class ResponsePart(BaseModel):
 ResponseList = list[ResponsePart]
 
 
+def _channel_responses() -> Any:
+    """``channel_responses`` (the spec's §8a spelling), also read as ``channel_response``: the platform
+    builds every override name as ``channel_`` + the field name, so for ``response`` it writes
+    ``channel_response``."""
+    return Field(default=None, validation_alias=AliasChoices("channel_responses", "channel_response"))
+
+
 class ThenCall(_Model):
     """The dict form of ``on_exhaust.then``: a tool call with ``{slot}`` placeholders in its args."""
 
@@ -81,7 +92,7 @@ class ExhaustConfig(_Model):
     then: str | ThenCall | None = None
     """A tool to call: its name (no args) or {tool, args}."""
     response: ResponseList | None = None
-    channel_responses: dict[str, ResponseList] | None = None
+    channel_responses: dict[str, ResponseList] | None = _channel_responses()
 
 
 class ValidateAgainstConfig(_Model):
@@ -138,7 +149,9 @@ class SlotConfig(_Model):
     validation: SlotValidationConfig | None = None
     """Error messages by code, retry bound and exhaustion."""
     response: ResponseList | None = None
-    channel_responses: dict[str, ResponseList] | None = None
+    """Rich response parts shown with the question (§8a)."""
+    channel_responses: dict[str, ResponseList] | None = _channel_responses()
+    """Per-channel overrides of ``response`` (also spelled ``channel_response``, as the platform does)."""
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -158,6 +171,13 @@ class FailureConfig(_Model):
     clear_slots: list[str] = Field(default_factory=list)
     """Slots cleared on failure so they are asked again."""
     on_exhaust: ExhaustConfig | None = None
+
+
+class OnCompleteConfig(_Model):
+    """``on_complete`` of a terminal task (platform key): loop back instead of finishing."""
+
+    clear_slots: list[str] = Field(default_factory=list)
+    """Slots that leave ``filled`` when the terminal task succeeds; all task results are cleared too."""
 
 
 class TaskConfig(_Model):
@@ -186,6 +206,8 @@ class TaskConfig(_Model):
     """Lambda string or expression; the task fires only when it is true."""
     on_failure: FailureConfig | None = None
     """Retry and escalation configuration."""
+    on_complete: OnCompleteConfig | None = None
+    """Terminal tasks: on success, clear these slots and every task result and start over (a loop)."""
 
 
 class SteerBackConfig(_Model):
@@ -197,6 +219,33 @@ class SteerBackConfig(_Model):
     """Stalled user turns before the engine asks the next question itself."""
     escalate_after: Annotated[int, Field(ge=1)] = 6
     """Stalled user turns before on_exhaust fires."""
+    on_exhaust: ExhaustConfig | None = None
+
+
+class BootstrapConfig(_Model):
+    """``bootstrap`` (platform key): a routing tool's stored value opens the flow."""
+
+    tool: str = Field(min_length=1)
+    """The routing tool; when it returns ``stored``, its ``value`` is written to ``filled[slot]``."""
+    slot: str = Field(min_length=1)
+    """Where the routing value goes (usually the ``gate_slot``)."""
+    reset_on_complete: bool = False
+    """A later call after ``complete``/``escalated`` restarts the flow."""
+    welcome_slot: str | None = None
+    """Only checked by the platform's validator (it must name a slot)."""
+
+
+class ReadbackRetryConfig(_Model):
+    """``readback_retry`` (legacy): cleared pending values after stalled readbacks, then escalated."""
+
+    max_retries: Annotated[int, Field(ge=1)] = 2
+    on_exhaust: ExhaustConfig | None = None
+
+
+class ProgressStallConfig(_Model):
+    """``progress_stall`` (legacy): escalated after ``max_turns`` user turns without progress."""
+
+    max_turns: Annotated[int, Field(ge=1)] = 8
     on_exhaust: ExhaustConfig | None = None
 
 
@@ -212,5 +261,19 @@ class DagConfig(_Model):
     confirm_transition_prefix: str | list[str] | None = None
     """Prefixes for the question after a confirmed readback."""
     gate_slot: str | None = None
-    """The engine is skipped until this slot is filled."""
+    """The engine is skipped until this slot is filled (it may be written by another agent's tool)."""
     config_id: str | None = None
+    readback_response: ResponseList | None = None
+    """Response parts attached to every readback prompt (e.g. yes/no chips); placeholders from filled and
+    pending values."""
+    channel_readback_response: dict[str, ResponseList] | None = None
+    """Per-channel overrides of ``readback_response``."""
+    event_mappings: dict[str, dict[str, Any]] | None = None
+    """``{platform event name: {event_data key: value}}`` merged into ``event_data`` before event pre-fill
+    when ``event_data.ia_event_name`` names an entry."""
+    bootstrap: BootstrapConfig | None = None
+    """The routing tool whose stored value opens this flow (multi-agent apps)."""
+    readback_retry: ReadbackRetryConfig | None = None
+    """Legacy readback-stall detector; ``steer_back`` replaced it (see docs/migration.md)."""
+    progress_stall: ProgressStallConfig | None = None
+    """Legacy no-progress escalation; translated into ``steer_back`` when that is absent."""

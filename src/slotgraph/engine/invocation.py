@@ -48,12 +48,18 @@ class FunctionCall:
 class Segment:
     """One piece of a reply's text and the rich response parts configured at the same location (§8a).
 
-    ``question`` marks a user slot's ``ask`` (its parts are stashed as ``stash_question``).
+    ``question`` marks a user slot's ``ask`` (its parts are stashed as ``stash_question``). ``values``
+    replaces ``filled`` as the source of the parts' placeholders (a task's result fields, pending values);
+    ``attach`` makes the parts follow the text instead of replacing it.
     """
 
     text: str
     responses: Responses = NO_RESPONSES
     question: bool = False
+    values: Mapping[str, Any] | None = None
+    """What the parts' ``{placeholders}`` are filled from (default: ``filled``)."""
+    attach: bool = False
+    """The parts come *with* the text (``readback_response``) instead of standing for it."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,12 @@ Setter results:
 Executor results go to ``task_results[task]``; outputs are copied into ``filled`` only when the result is a
 success (``success_check`` truthy and every declared output key present); ``_task_just_completed`` is set
 either way for the next engine invocation. Tools the config does not know leave the state unchanged.
+
+The ``bootstrap`` routing tool (a platform key) is routed before anything else: a ``stored`` result writes its
+``value`` to ``filled[bootstrap.slot]`` directly (no readback); with ``reset_on_complete`` a call after
+``complete``/``escalated`` restarts the flow (status ``in_progress``, task results and pending cleared,
+filled kept); a ``target_agent`` in the result is recorded as ``sm["_pending_transfer"]``, a transfer request
+for the host.
 """
 
 from __future__ import annotations
@@ -24,14 +30,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from slotgraph.config.compiled import CompiledDag, CompiledSlot
+from slotgraph.config.compiled import Bootstrap, CompiledDag, CompiledSlot
 from slotgraph.engine.dag import requires_met, task_result_ok
 from slotgraph.engine.errors import EngineInputError
-from slotgraph.engine.state import validate_state, with_defaults, working_copy
+from slotgraph.engine.state import (
+    IN_PROGRESS,
+    TERMINAL_STATUSES,
+    validate_state,
+    with_defaults,
+    working_copy,
+)
 
-__all__ = ["PREREQ_NOT_MET", "after_tool", "confirm_pending", "reject_pending"]
+__all__ = ["PREREQ_NOT_MET", "TRANSFER_KEY", "after_tool", "confirm_pending", "reject_pending"]
 
 PREREQ_NOT_MET = "prereq_not_met"
+TRANSFER_KEY = "_pending_transfer"
+"""Where a routing tool's ``target_agent`` is recorded: a transfer request for the host."""
 INVALID_RESULT = "invalid_result"
 
 
@@ -134,6 +148,20 @@ def _route_executor(dag: CompiledDag, sm: dict[str, Any], tool: str, result: Any
     sm["_task_just_completed"] = task.name
 
 
+def _route_bootstrap(boot: Bootstrap, sm: dict[str, Any], result: Any) -> None:
+    """The routing tool of ``bootstrap``: its stored value opens (or re-opens) the flow."""
+    if not isinstance(result, Mapping) or not result.get("stored") or "value" not in result:
+        return
+    sm["filled"][boot.slot] = result["value"]
+    if boot.reset_on_complete and sm.get("status") in TERMINAL_STATUSES:
+        sm["status"] = IN_PROGRESS
+        sm["task_results"] = {}
+        sm["pending"] = {}
+    target = result.get("target_agent")
+    if isinstance(target, str) and target:
+        sm[TRANSFER_KEY] = target
+
+
 def after_tool(
     sm: Mapping[str, Any],
     dag: CompiledDag,
@@ -156,7 +184,9 @@ def after_tool(
         )
     out = _prepare(sm)
     call_args: Mapping[str, Any] = args or {}
-    if tool_name in dag.executor_tasks:
+    if dag.bootstrap is not None and tool_name == dag.bootstrap.tool:
+        _route_bootstrap(dag.bootstrap, out, result)
+    elif tool_name in dag.executor_tasks:
         _route_executor(dag, out, tool_name, result)
     elif tool_name in dag.setter_slots:
         _route_setter(dag, out, tool_name, call_args, result)

@@ -12,7 +12,9 @@ A slot's setter is *wanted* when the slot is
 A setter tool is visible when any of its slots wants it (a multi-slot setter is hidden only when every slot is
 filled, inactive, dependency-blocked or fresh-pending). Executors are always hidden: tasks fire only through
 the engine's ``function_call``. ``confirm_pending``/``reject_pending`` are visible only while values are
-pending and not fresh. In a terminal state (``complete``/``escalated``) every config tool is hidden.
+pending and not fresh. In a terminal state (``complete``/``escalated``) every config tool is hidden. The
+``bootstrap`` routing tool is never hidden, not even when it is also a setter or the flow is finished: it is
+how the user switches or restarts a flow.
 """
 
 from __future__ import annotations
@@ -28,8 +30,11 @@ __all__ = ["all_config_tools", "compute_hidden_tools"]
 
 
 def all_config_tools(dag: CompiledDag) -> list[str]:
-    """Every tool ``hide_tools`` may name, sorted."""
-    return sorted({*dag.setter_slots, *dag.executor_tasks, CONFIRM_PENDING, REJECT_PENDING})
+    """Every tool ``hide_tools`` may name, sorted (never the ``bootstrap`` routing tool)."""
+    tools = {*dag.setter_slots, *dag.executor_tasks, CONFIRM_PENDING, REJECT_PENDING}
+    if dag.bootstrap is not None:
+        tools.discard(dag.bootstrap.tool)
+    return sorted(tools)
 
 
 def _setter_wanted(
@@ -66,7 +71,7 @@ def compute_hidden_tools(
     if not pending or fresh_pending:
         hidden.update((CONFIRM_PENDING, REJECT_PENDING))
     for tool, names in dag.setter_slots.items():
-        if tool in dag.executor_tasks:
+        if tool in dag.executor_tasks or (dag.bootstrap is not None and tool == dag.bootstrap.tool):
             continue
         if not any(_setter_wanted(dag, n, filled, pending, deferred, fresh_pending) for n in names):
             hidden.add(tool)

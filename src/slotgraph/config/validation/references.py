@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from slotgraph.config.errors import ConfigIssue
-from slotgraph.config.suggest import did_you_mean
+from slotgraph.config.suggest import closest, did_you_mean
 from slotgraph.config.validation.view import SOURCE_KINDS, View, names_in, sources_of
 
 __all__ = ["reference_issues"]
@@ -102,8 +102,20 @@ def _slot_references(view: View) -> Iterator[ConfigIssue]:
         if isinstance(target, str) and target not in view.slot_index:
             yield _unknown_slot(view, target, f"slots[{index}].validate_against.filled_slot", "filled_slot")
     gate = view.raw.get("gate_slot")
-    if isinstance(gate, str) and gate not in view.slot_index:
-        yield _unknown_slot(view, gate, "gate_slot", "gate_slot")
+    bootstrap_slot = View.mapping(view.raw.get("bootstrap")).get("slot")
+    if isinstance(gate, str) and gate not in view.slot_index and closest(gate, view.slot_index):
+        yield _unknown_slot(view, gate, "gate_slot", "gate_slot")  # close to a declared slot: a typo
+    elif isinstance(gate, str) and gate not in view.slot_index and gate != bootstrap_slot:
+        # A gate value may be written by another agent's tool (multi-agent apps): legal, but worth a word.
+        yield ConfigIssue(
+            "undeclared_gate_slot",
+            "gate_slot",
+            f"gate_slot {gate!r} names no slot of this config; the "
+            "engine stays idle until something else (another agent's routing tool) writes "
+            f"filled[{gate!r}]",
+            f"declare the slot, or name the routing tool in bootstrap: {{tool: <tool>, slot: {gate}}}",
+            severity="warning",
+        )
 
 
 def _producers(view: View) -> dict[str, list[str]]:

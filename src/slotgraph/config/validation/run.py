@@ -8,6 +8,7 @@ from typing import Any
 from slotgraph.config.errors import ConfigIssue, ValidationReport
 from slotgraph.config.models import DagConfig
 from slotgraph.config.validation.advisories import advisory_issues
+from slotgraph.config.validation.platform import platform_issues
 from slotgraph.config.validation.references import reference_issues
 from slotgraph.config.validation.setters import setter_issues
 from slotgraph.config.validation.structure import structure_issues
@@ -32,6 +33,13 @@ def validate_raw(raw: Any, *, tool_names: Collection[str] | None = None) -> Vali
         )
     issues: list[ConfigIssue] = list(structure_issues(raw, DagConfig))
     view = View(raw, None if tool_names is None else frozenset(tool_names))
-    for check in (reference_issues, setter_issues, placeholder_issues, expression_issues, advisory_issues):
+    for check in (
+        reference_issues,
+        setter_issues,
+        placeholder_issues,
+        expression_issues,
+        advisory_issues,
+        platform_issues,
+    ):
         issues.extend(check(view))
     return ValidationReport.from_issues(issues)

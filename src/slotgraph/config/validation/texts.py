@@ -10,7 +10,7 @@ from typing import Any
 from slotgraph.config.conditions import condition_problem
 from slotgraph.config.errors import ConfigIssue
 from slotgraph.config.formatters import formatter_problems
-from slotgraph.config.suggest import did_you_mean
+from slotgraph.config.suggest import closest, did_you_mean
 from slotgraph.config.validation.view import View
 
 __all__ = ["expression_issues", "placeholder_issues"]
@@ -34,7 +34,7 @@ def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
 
 
 def _exhaust_texts(block: Mapping[str, Any], where: str) -> Iterator[tuple[str, str]]:
-    for key in ("say", "response", "channel_responses"):
+    for key in ("say", "response", "channel_responses", "channel_response"):
         if key in block:
             yield from _strings(block[key], f"{where}.{key}")
     then = block.get("then")
@@ -42,10 +42,17 @@ def _exhaust_texts(block: Mapping[str, Any], where: str) -> Iterator[tuple[str, 
         yield from _strings(then["args"], f"{where}.then.args")
 
 
+_RESULT_TEXT_KEYS = ("then_say", "then_response", "channel_then_response")
+"""Task texts rendered on success from filled values plus the task's whole result dict."""
+
+
 def _texts(view: View) -> Iterator[tuple[str, str]]:
+    for key in ("readback_response", "channel_readback_response"):
+        if key in view.raw:
+            yield from _strings(view.raw[key], key)
     for index, slot in view.slots:
         base = f"slots[{index}]"
-        for key in ("ask", "message", "response", "channel_responses"):
+        for key in ("ask", "message", "response", "channel_responses", "channel_response"):
             if key in slot:
                 yield from _strings(slot[key], f"{base}.{key}")
         validation = View.mapping(slot.get("validation"))
@@ -55,7 +62,7 @@ def _texts(view: View) -> Iterator[tuple[str, str]]:
         yield from _exhaust_texts(View.mapping(validation.get("on_exhaust")), f"{base}.validation.on_exhaust")
     for index, task in view.tasks:
         base = f"tasks[{index}]"
-        for key in ("then_say", "then_response", "channel_then_response"):
+        for key in _RESULT_TEXT_KEYS:
             if key in task:
                 yield from _strings(task[key], f"{base}.{key}")
         failure = View.mapping(task.get("on_failure"))
@@ -90,6 +97,17 @@ def placeholder_issues(view: View) -> Iterator[ConfigIssue]:
                     f"positional placeholder {{{name}}} in {text!r}; placeholders are filled by slot name",
                     "write {slot_name}, or {{}} for literal braces",
                 )
+            elif root not in known and _is_result_text(where) and closest(root, known) is None:
+                # The platform renders these from the task's whole result dict, whose fields cannot be
+                # known at load time: legal, unless the name is close to a slot's (then it is a typo).
+                yield ConfigIssue(
+                    "result_placeholder",
+                    where,
+                    f"placeholder {{{root}}} names no slot and no declared output; it is filled from the "
+                    f"task's result if the result has a field {root!r}",
+                    "if the result has no such field, use a slot name; otherwise nothing to do",
+                    severity="warning",
+                )
             elif root not in known:
                 yield ConfigIssue(
                     "unknown_placeholder",
@@ -97,6 +115,10 @@ def placeholder_issues(view: View) -> Iterator[ConfigIssue]:
                     f"placeholder {{{root}}} names no slot and no task result key{did_you_mean(root, known)}",
                     "use the name of a slot (or a key of a task's outputs); write {{ }} for literal braces",
                 )
+
+
+def _is_result_text(where: str) -> bool:
+    return where.startswith("tasks[") and where.split("]", 1)[1].lstrip(".").startswith(_RESULT_TEXT_KEYS)
 
 
 def expression_issues(view: View) -> Iterator[ConfigIssue]:

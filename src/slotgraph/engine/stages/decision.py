@@ -4,7 +4,8 @@
   if any, lead) — except right after an inline confirm, when the fire is held so the model can first call
   setters for what else the user said (§7.3a step 3).
 * **awaiting readback** — the readback sentence of every pending value, relayed by the model (not preempted,
-  §8.3), unless a task's ``then_say`` leads it, in which case both are preempted.
+  §8.3), unless a task's ``then_say`` leads it, in which case both are preempted. The config's
+  ``readback_response`` parts come with it (placeholders from filled and pending values).
 * **next question** — the slot's ``ask``. Right after a confirmation (``_readback_transition``) it is
   preempted as ``"{prefix} {question}"`` with the prefix picked by the injected ``choose`` from
   ``confirm_transition_prefixes`` (default ``"Great!"``). After a successful task it is preempted behind the
@@ -78,7 +79,14 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
         case AwaitReadback():
             if then_say:
                 lead.append(then_say)
-            lead.append(Segment(build_readback(inv.dag, inv.pending, action.slots)))
+            lead.append(
+                Segment(
+                    build_readback(inv.dag, inv.pending, action.slots),
+                    inv.dag.readback_responses,
+                    values={**inv.filled, **inv.pending},
+                    attach=True,
+                )
+            )
             return _reply(lead, preempt=preempt, force_preempt=force, reason="readback")
         case Ask():
             slot = inv.dag.slot_by_name[action.slot]

@@ -14,7 +14,10 @@
 
 :func:`response_parts` — §8a. Each segment of the reply resolves its location's parts for the channel
 (``channel_*[channel]``, else the default ``response``), every string rendered with ``{slot}`` from ``filled``
-(recursively); a segment without parts stands for ``[{"type": "text", "text": ...}]``. When at least one
+(recursively; a segment may bring its own placeholder values, e.g. a task's result fields) and chips with
+``options_from`` given their options (:mod:`~slotgraph.engine.chips`); a segment without parts stands for
+``[{"type": "text", "text": ...}]``, and an *attaching* segment (the readback with ``readback_response``)
+is its text followed by its parts. When at least one
 segment has parts: a preempting reply carries them all as the action's ``response`` (``preempt_dispatch``);
 otherwise the configured parts are stashed in ``sm["_pending_payloads"]`` for the host's after-model step
 (``stash_question`` when they all belong to the question being asked, else ``stash_unconditional``). Without
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from slotgraph.engine.chips import fill_options
 from slotgraph.engine.dag import find_next_question
 from slotgraph.engine.invocation import Invocation, Reply
 from slotgraph.engine.readback import format_value
@@ -87,7 +91,10 @@ def response_parts(inv: Invocation, reply: Reply) -> list[dict[str, Any]] | None
     for seg in reply.segments:
         parts = seg.responses.resolve(channel) if not seg.responses.empty else None
         if parts:
-            rendered = [render_value(dict(part), inv.filled) for part in parts]
+            values = inv.filled if seg.values is None else seg.values
+            rendered = [fill_options(render_value(dict(part), values), inv.filled) for part in parts]
+            if seg.attach and seg.text:
+                combined.append({"type": "text", "text": seg.text})
             combined.extend(rendered)
             stash.extend(rendered)
             rich = True

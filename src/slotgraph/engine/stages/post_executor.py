@@ -3,9 +3,13 @@
 ``_task_just_completed`` (set by tool-result routing) is consumed. The task succeeded when its
 ``success_check`` key is truthy (no check: success) and every declared output key is present.
 
-* **Success** — ``_retries[task]`` is cleared and ``then_say`` rendered. A terminal task sets ``status`` to
-  ``"complete"`` and ends the invocation with its ``then_say`` (preempted). Otherwise ``then_say`` leads the
-  reply of the DAG evaluation that follows (the cascade, §3.3).
+* **Success** — ``_retries[task]`` is cleared and ``then_say``/``then_response`` rendered from the filled
+  values plus the fields of the task's result (filled values win on a name clash), so a result field that
+  ``outputs`` does not map can be quoted. A terminal task sets ``status`` to ``"complete"`` and ends the
+  invocation with its ``then_say`` (preempted) — unless it has ``on_complete``: then its ``clear_slots``
+  leave ``filled``/``pending``/``deferred``, every task result is cleared, ``status`` stays
+  ``"in_progress"`` and the ``then_say`` is still delivered (preempted): the flow starts over. Otherwise
+  ``then_say`` leads the reply of the DAG evaluation that follows (the cascade, §3.3).
 * **Failure** — ``_retries[task]`` increments. When it reaches ``on_failure.max_retries`` the task is
   exhausted (:mod:`~slotgraph.engine.stages.exhaustion`; slots are *not* cleared, so the hand-over keeps
   the context).
@@ -15,6 +19,8 @@
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from slotgraph.engine.dag import task_result_ok
 from slotgraph.engine.invocation import Invocation, Reply, Segment
@@ -38,8 +44,26 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
     inv.trace.emit("task", name=name, ok=ok)
     if ok:
         inv.retries.pop(name, None)
-        say = render(task.then_say, inv.filled) if task.then_say else None
-        segment = Segment(say or "", task.then_responses) if say or not task.then_responses.empty else None
+        values = {**result, **inv.filled} if isinstance(result, Mapping) else inv.filled
+        say = render(task.then_say, values) if task.then_say else None
+        segment = (
+            Segment(say or "", task.then_responses, values=values)
+            if say or not task.then_responses.empty
+            else None
+        )
+        if task.terminal and task.loop_clear_slots is not None:
+            for slot in task.loop_clear_slots:
+                inv.filled.pop(slot, None)
+                inv.pending.pop(slot, None)
+                inv.deferred.pop(slot, None)
+            inv.sm["task_results"] = {}
+            inv.trace.emit("task_loop", name=name, cleared=list(task.loop_clear_slots))
+            return Reply(
+                message=say,
+                preempt=segment is not None,
+                reason="task_loop",
+                segments=(segment,) if segment is not None else (),
+            )
         if task.terminal:
             inv.sm["status"] = COMPLETE
             return Reply(
