@@ -39,7 +39,7 @@ def _echo(rest: str, env: Mapping[str, str]) -> Model:
 
 def test_the_builtin_providers_in_order() -> None:
     names = [info.name for info in default_registry(plugins=False).list_providers()]
-    assert names == ["offline", "scripted", "openai", "openai-compatible", "gemini"]
+    assert names == ["offline", "scripted", "openai", "openai-compatible", "gemini", "anthropic"]
     assert all(info.example.startswith(info.name) for info in BUILTIN_PROVIDERS)
 
 
@@ -126,7 +126,9 @@ def test_an_unknown_provider_suggests_the_nearest() -> None:
         UnknownProviderError, match=r"unknown provider 'opnai'; did you mean 'openai'"
     ) as info:
         resolve("opnai:gpt-4o-mini", env={})
-    assert "Known providers: offline, scripted, openai, openai-compatible, gemini" in str(info.value)
+    assert "Known providers: offline, scripted, openai, openai-compatible, gemini, anthropic" in str(
+        info.value
+    )
     assert "slotgraph models list" in str(info.value)
 
 

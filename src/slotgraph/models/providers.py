@@ -16,6 +16,8 @@ from slotgraph.models.retry import RetryPolicy
 from slotgraph.runtime.model import Model
 
 __all__ = [
+    "ANTHROPIC_BASE_URL_ENV",
+    "ANTHROPIC_KEY_ENV",
     "BUILTIN_PROVIDERS",
     "COMPATIBLE_KEY_ENV",
     "DEFAULT_TIMEOUT",
@@ -30,6 +32,8 @@ OPENAI_BASE_URL_ENV = "OPENAI_BASE_URL"
 # Only the dedicated variable: an OpenAI key is never sent to whatever server a spec string names.
 COMPATIBLE_KEY_ENV = ("SLOTGRAPH_OPENAI_COMPATIBLE_KEY",)
 GEMINI_KEY_ENV = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+ANTHROPIC_KEY_ENV = "ANTHROPIC_API_KEY"
+ANTHROPIC_BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 TIMEOUT_ENV = "SLOTGRAPH_MODEL_TIMEOUT"
 RETRIES_ENV = "SLOTGRAPH_MODEL_MAX_RETRIES"
 DEFAULT_TIMEOUT = 60.0
@@ -143,6 +147,22 @@ def _gemini(rest: str, env: Mapping[str, str]) -> Model:
     return GeminiModel(rest, api_key=key, timeout=timeout, retry=retry)
 
 
+def _anthropic(rest: str, env: Mapping[str, str]) -> Model:
+    if not rest:
+        raise ModelSpecError("model 'anthropic' needs a model name: use e.g. 'anthropic:claude-sonnet-4-5'")
+    key = _first_key(env, (ANTHROPIC_KEY_ENV,))
+    if key is None:
+        raise MissingCredentialsError(
+            f"model 'anthropic:{rest}' needs an API key: set {ANTHROPIC_KEY_ENV} "
+            f"(and {ANTHROPIC_BASE_URL_ENV} for another endpoint; create a key in the Anthropic Console)"
+        )
+    from slotgraph.models.anthropic import DEFAULT_ANTHROPIC_BASE_URL, AnthropicModel
+
+    timeout, retry = http_settings(env)
+    base_url = env.get(ANTHROPIC_BASE_URL_ENV, "").strip() or DEFAULT_ANTHROPIC_BASE_URL
+    return AnthropicModel(rest, base_url=base_url, api_key=key, timeout=timeout, retry=retry)
+
+
 BUILTIN_PROVIDERS: tuple[ProviderInfo, ...] = (
     ProviderInfo(
         name="offline",
@@ -183,6 +203,16 @@ BUILTIN_PROVIDERS: tuple[ProviderInfo, ...] = (
         requires=("google.genai",),
         extra="gemini",
         key_env=GEMINI_KEY_ENV,
+        key_required=True,
+    ),
+    ProviderInfo(
+        name="anthropic",
+        factory=_anthropic,
+        description=f"Anthropic Messages API (base URL from {ANTHROPIC_BASE_URL_ENV}, optional)",
+        example="anthropic:claude-sonnet-4-5",
+        requires=("httpx",),
+        extra="anthropic",
+        key_env=(ANTHROPIC_KEY_ENV,),
         key_required=True,
     ),
 )
