@@ -20,7 +20,9 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"expr", "config", "engine"},
     # The runtime resolves "provider:model" specs through slotgraph.models (lazily, inside a function);
     # backends import only the runtime's protocol types (slotgraph.runtime.model).
-    "runtime": {"expr", "config", "engine", "runtime", "models"},
+    "runtime": {"expr", "config", "engine", "runtime", "models", "mcp_tools"},
+    # MCP servers as a tool source: the runtime loads them lazily when an agent names one.
+    "mcp_tools": {"expr", "config", "runtime", "mcp_tools"},
     "models": {"expr", "config", "runtime", "models"},
     "stores": {"expr", "config", "engine", "runtime", "stores"},
 }

@@ -25,6 +25,7 @@ from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidati
 from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.models import DagConfig
 from slotgraph.config.positions import SourceMap
+from slotgraph.config.tool_sources import McpServerConfig, ToolsConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 
@@ -48,8 +49,9 @@ class AgentConfig(BaseModel):
     """Path of a text file holding the instruction, relative to the agent directory."""
     model: str = "offline"
     """The model as a "provider:model" string, e.g. "openai:gpt-4o-mini"; "offline" needs no network."""
-    tools: str = "tools.py"
-    """Python module with the setter and executor tools, relative to the agent directory."""
+    tools: str | ToolsConfig = "tools.py"
+    """Python module with the setter and executor tools, relative to the agent directory; or a mapping with
+    `module` and `mcp` (MCP servers whose tools the agent uses)."""
     dag: dict[str, Any] | str
     """The DAG config inline (a mapping with slots and tasks) or the path of a YAML/JSON file holding it."""
     channel: str | None = None
@@ -84,6 +86,8 @@ class Definition:
     """The validation report (errors are raised, so this holds warnings only)."""
     instruction: str | None = None
     """The instruction text, read from ``instruction`` or ``instruction_file``."""
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+    """MCP servers whose tools the agent uses (``tools: {mcp: ...}``); the runtime connects to them."""
 
 
 def discover_tool_names(path: str | os.PathLike[str]) -> frozenset[str]:
@@ -162,18 +166,32 @@ def _load_agent(file: Path) -> Definition:
     tools_value = raw.get("tools", "tools.py")
     tools_path: Path | None = None
     tool_names: frozenset[str] | None = None
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+    module_key = "tools"
+    explicit_module = "tools" in raw
+    if isinstance(tools_value, Mapping):
+        try:
+            tools_config = ToolsConfig.model_validate(tools_value)
+        except ValueError:
+            tools_config = None  # structure_issues reports what is wrong, with its location
+        if tools_config is not None:
+            mcp_servers = tools_config.mcp
+        module_key = "tools.module"
+        explicit_module = isinstance(tools_value.get("module"), str)
+        tools_value = tools_value["module"] if explicit_module else "tools.py"
     if isinstance(tools_value, str):
         candidate = base / tools_value
         if candidate.is_file():
             tools_path = candidate
-            tool_names = discover_tool_names(candidate)
-        elif "tools" in raw:
+            # With MCP servers the tool names are only known once the runtime asks the servers.
+            tool_names = None if mcp_servers else discover_tool_names(candidate)
+        elif explicit_module:
             issues.append(
                 _issue(
                     "missing_file",
-                    "tools",
+                    module_key,
                     f"tools module {tools_value!r} not found in {base}",
-                    "fix the path (relative to the agent directory) or remove 'tools'",
+                    "fix the path (relative to the agent directory) or remove it",
                 )
             )
     if dag_raw is not None:
@@ -207,6 +225,7 @@ def _load_agent(file: Path) -> Definition:
         tools_path=tools_path,
         report=ValidationReport.from_issues(warnings),
         instruction=instruction,
+        mcp_servers=mcp_servers,
     )
 
 

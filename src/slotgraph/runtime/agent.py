@@ -12,9 +12,11 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from slotgraph.config import CompiledDag, compile_config, load_definition
+from slotgraph.config.agent import Definition
+from slotgraph.config.validation import validate_raw
 from slotgraph.runtime.builtin_tools import builtin_tools
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import AgentLoadError, ModelNotAvailableError
@@ -32,6 +34,37 @@ from slotgraph.runtime.tools import (
 from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP
 
 __all__ = ["Agent"]
+
+
+class ToolSourceHandle(Protocol):
+    """A tool source that holds resources (an MCP server connection) until the agent is closed."""
+
+    def close(self) -> None: ...
+
+
+def _external_tools(
+    definition: Definition, functions: list[Callable[..., Any]], sources: list[ToolSourceHandle]
+) -> list[Tool]:
+    """The tools of the agent's MCP servers; the DAG's tool references checked against every tool."""
+    if not definition.mcp_servers:
+        return []
+    from slotgraph.mcp_tools import load_mcp_tools
+
+    tools: list[Tool] = list(
+        load_mcp_tools(
+            definition.mcp_servers,
+            base_dir=definition.base_dir,
+            taken=[fn.__name__ for fn in functions],
+            on_source=sources.append,
+        )
+    )
+    names = frozenset([fn.__name__ for fn in functions] + [tool.name for tool in tools])
+    report = validate_raw(definition.raw_dag, tool_names=names)
+    if not report.ok:
+        for source in sources:
+            source.close()
+        report.raise_for_errors(str(definition.path))
+    return tools
 
 
 def _registry(tools: Iterable[Callable[..., Any] | Tool]) -> ToolRegistry:
@@ -53,6 +86,8 @@ class Agent:
     model_spec: str | None = None
     channel: str | None = None
     base_dir: Path | None = None
+    tool_sources: tuple[ToolSourceHandle, ...] = ()
+    """Sources holding resources for the tools (MCP server connections); :meth:`close` releases them."""
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
@@ -63,6 +98,8 @@ class Agent:
         if definition.tools_path is not None:
             module = load_tools_module(definition.tools_path)
             functions = module_functions(module)
+        sources: list[ToolSourceHandle] = []
+        external = _external_tools(definition, functions, sources)
         agent_cfg = definition.agent
         spec = agent_cfg.model if agent_cfg is not None else None
         resolved: Model | None = None
@@ -73,12 +110,13 @@ class Agent:
         return cls(
             name=agent_cfg.name if agent_cfg is not None else Path(path).stem,
             dag=dag,
-            tools=_registry(functions),
+            tools=_registry([*functions, *external]),
             instruction=definition.instruction or "",
             model=resolved,
             model_spec=spec,
             channel=agent_cfg.channel if agent_cfg is not None else None,
             base_dir=definition.base_dir,
+            tool_sources=tuple(sources),
         )
 
     @classmethod
@@ -96,6 +134,11 @@ class Agent:
         compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
         return cls(name=name, dag=compiled, tools=_registry(tools), instruction=instruction, model=model,
                    channel=channel)  # fmt: skip
+
+    def close(self) -> None:
+        """Release the tool sources (stop MCP servers started for this agent). Idempotent."""
+        for source in self.tool_sources:
+            source.close()
 
     def _model(self, model: Model | str | None) -> Model:
         if isinstance(model, str):
