@@ -128,7 +128,7 @@ def test_graph_has_nodes_edges_layout_and_mermaid(api: TestClient) -> None:
 
 
 def test_health_readiness_openapi_docs_and_playground(api: TestClient) -> None:
-    assert api.get("/healthz").json() == {"status": "ok", "agents": None}
+    assert api.get("/healthz").json() == {"status": "ok", "agents": None, "api_key_required": False}
     assert api.get("/readyz").json() == {"status": "ready", "agents": 1}
     spec = api.get("/openapi.json").json()
     assert {

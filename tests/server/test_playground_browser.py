@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from slotgraph.server import ServerSettings
+
 from .live import live_server
 from .support import app_for
 
@@ -46,19 +48,52 @@ def _browser_or_skip() -> Any:
     pytest.skip(f"{missing} is not available; {HINT}")
 
 
-@pytest.fixture
-def page() -> Iterator[Any]:
-    sync_playwright = _browser_or_skip()
-    with tempfile.TemporaryDirectory() as profile, sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+class Browser:
+    """Headless Chromium tabs; each records console errors and uncaught page errors in ``errors``."""
+
+    def __init__(self, playwright: Any) -> None:
+        self._playwright = playwright
+        self._contexts: list[Any] = []
+        self.errors: list[str] = []
+
+    def tab(self, **context: Any) -> Any:
+        profile = tempfile.mkdtemp(prefix="slotgraph-chromium-")
+        ctx = self._playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, **context
         )
+        self._contexts.append((ctx, profile))
+        tab = ctx.pages[0] if ctx.pages else ctx.new_page()
+        tab.set_default_timeout(20_000)
+        tab.on("pageerror", lambda err: self.errors.append(f"pageerror: {err}"))
+        tab.on(
+            "console", lambda msg: self.errors.append(f"console: {msg.text}") if msg.type == "error" else None
+        )
+        return tab
+
+    def _console(self, message: Any) -> None:
+        if message.type == "error":
+            self.errors.append(f"console: {message.text}")
+
+    def close(self) -> None:
+        for ctx, profile in self._contexts:
+            ctx.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    sync_playwright = _browser_or_skip()
+    with sync_playwright() as p:
+        b = Browser(p)
         try:
-            tab = context.new_page()
-            tab.set_default_timeout(20_000)
-            yield tab
+            yield b
         finally:
-            context.close()
+            b.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Any:
+    return browser.tab()
 
 
 def _send(page: Any, text: str, turn: int) -> None:
@@ -67,9 +102,9 @@ def _send(page: Any, text: str, turn: int) -> None:
     page.wait_for_selector(f'body[data-turns="{turn}"]', state="attached")
 
 
-def test_chat_in_the_playground_updates_transcript_slots_tasks_and_dag(page: Any, tmp_path: Path) -> None:
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
+def test_chat_in_the_playground_updates_transcript_slots_tasks_and_dag(
+    browser: Browser, page: Any, tmp_path: Path
+) -> None:
     with live_server(app_for()) as base:
         page.goto(base + "/")
         page.wait_for_selector('body[data-ready="true"]', state="attached")
@@ -105,4 +140,196 @@ def test_chat_in_the_playground_updates_transcript_slots_tasks_and_dag(page: Any
         page.screenshot(path=str(shot), full_page=True)
     data = shot.read_bytes()
     assert len(data) > 1000 and data.startswith(b"\x89PNG\r\n\x1a\n")
-    assert errors == []
+    assert browser.errors == []
+
+
+def _finish_booking(page: Any, first_turn: int) -> None:
+    for turn, text in enumerate(
+        ["7:30 pm", "yes", "under Chen", "no special requests", "yes"], start=first_turn
+    ):
+        _send(page, text, turn)
+
+
+def test_turn_events_are_rows_and_a_finished_session_disables_the_composer(
+    browser: Browser, page: Any
+) -> None:
+    with live_server(app_for()) as base:
+        page.goto(base + "/")
+        page.wait_for_selector('body[data-ready="true"]', state="attached")
+        for turn, text in enumerate(["Hi", "A table for 4 on July 17th", "yes"], start=1):
+            _send(page, text, turn)
+        rows = page.locator("#events li")
+        kinds = [rows.nth(i).get_attribute("data-kind") for i in range(rows.count())]
+        assert "tool_call" in kinds and "tool_result" in kinds and "text" in kinds
+        calls = page.locator('#events li[data-kind="tool_call"]').all_inner_texts()
+        fired = [c for c in calls if "find_available_times(" in c]
+        assert fired and fired[0].startswith("tool call") and "party_size=4" in fired[0]
+        assert "by the engine" in fired[0]
+        assert page.get_attribute("body", "data-finished") == "false"
+        assert page.is_enabled("#message")
+
+        _finish_booking(page, 4)
+        page.wait_for_selector('body[data-finished="true"]', state="attached")
+        assert page.is_visible("#ended")
+        assert "has ended (complete)" in page.inner_text("#ended")
+        assert page.is_disabled("#message") and page.is_disabled("#send")
+        assert (
+            page.locator("#transcript .msg.agent")
+            .last.inner_text()
+            .startswith("Your reservation is confirmed")
+        )
+
+        page.click("#restart")  # a new session re-enables the composer
+        page.wait_for_selector('body[data-finished="false"]', state="attached")
+        assert page.is_enabled("#message")
+        assert page.locator("#transcript .msg").count() == 0
+    assert browser.errors == []
+
+
+def _segments(d: str) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    points = [tuple(float(v) for v in p.split(",")) for p in d.lstrip("M").split(" L")]
+    return [(points[i], points[i + 1]) for i in range(len(points) - 1)]  # type: ignore[misc]
+
+
+def _crosses(segment: tuple[tuple[float, float], tuple[float, float]], box: dict[str, float]) -> bool:
+    """Whether an axis-parallel segment passes through the inside of a box."""
+    (x1, y1), (x2, y2) = segment
+    left, right = box["x"], box["x"] + box["width"]
+    top, bottom = box["y"], box["y"] + box["height"]
+    lo_x, hi_x, lo_y, hi_y = min(x1, x2), max(x1, x2), min(y1, y2), max(y1, y2)
+    return lo_x < right and hi_x > left and lo_y < bottom and hi_y > top
+
+
+def test_the_dag_is_readable_edges_avoid_unrelated_nodes_and_conditions_are_marked(
+    browser: Browser, page: Any
+) -> None:
+    with live_server(app_for()) as base:
+        page.goto(base + "/")
+        page.wait_for_selector('body[data-ready="true"]', state="attached")
+        boxes = page.evaluate(
+            """() => Object.fromEntries([...document.querySelectorAll('#graph g[data-node]')].map((g) => {
+                 const r = g.querySelector('rect');
+                 return [g.dataset.node, {x: +r.getAttribute('x'), y: +r.getAttribute('y'),
+                         width: +r.getAttribute('width'), height: +r.getAttribute('height')}]; }))"""
+        )
+        edges = page.evaluate(
+            """() => [...document.querySelectorAll('#graph path.edge')].map((p) =>
+                 ({source: p.dataset.source, target: p.dataset.target, d: p.getAttribute('d')}))"""
+        )
+        assert len(boxes) == 11 and len(edges) == 11
+        for edge in edges:
+            for name, box in boxes.items():
+                if name in (edge["source"], edge["target"]):
+                    continue
+                for segment in _segments(edge["d"]):
+                    assert not _crosses(segment, box), f"{edge['source']}→{edge['target']} crosses {name}"
+        # labels at body size, drawn at natural size (not scaled down to the panel)
+        body_px = float(page.evaluate("getComputedStyle(document.body).fontSize").removesuffix("px"))
+        label = page.locator('#graph g[data-node="slot:party_size"] text').first
+        assert float(label.evaluate("t => getComputedStyle(t).fontSize").removesuffix("px")) >= body_px
+        scale = page.evaluate(
+            "() => { const s = document.querySelector('#graph svg'); "
+            "return s.getBoundingClientRect().width / s.viewBox.baseVal.width; }"
+        )
+        assert scale == pytest.approx(1.0)
+        # the conditional slot is dashed; with no party size yet it is inactive (its condition is false)
+        phone = '#graph g[data-node="slot:large_party_phone"]'
+        assert page.get_attribute(phone + " rect", "stroke-dasharray") != "none"
+        assert page.get_attribute('#graph g[data-node="slot:party_size"] rect', "stroke-dasharray") == "none"
+        _send(page, "Hi", 1)
+        _send(page, "A table for 4 on July 17th", 2)
+        _send(page, "yes", 3)
+        assert page.get_attribute(phone, "data-state") == "inactive"
+        assert page.get_attribute('#slots tr[data-slot="large_party_phone"]', "data-state") == "inactive"
+    assert browser.errors == []
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    header = path.read_bytes()[:24]
+    assert header.startswith(b"\x89PNG\r\n\x1a\n")
+    return int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+
+
+def test_phone_layout_fits_390px_and_send_works_by_tap(browser: Browser, tmp_path: Path) -> None:
+    width, height = 390, 844
+    page = browser.tab(
+        viewport={"width": width, "height": height}, device_scale_factor=1, is_mobile=True, has_touch=True
+    )
+    with live_server(app_for()) as base:
+        page.goto(base + "/")
+        page.wait_for_selector('body[data-ready="true"]', state="attached")
+        for turn, text in enumerate(["Hi", "A table for 4 on July 17th"], start=1):
+            page.tap("#message")
+            page.fill("#message", text)
+            page.tap("#send")
+            page.wait_for_selector(f'body[data-turns="{turn}"]', state="attached")
+        assert page.locator("#transcript .msg.user").all_inner_texts() == ["Hi", "A table for 4 on July 17th"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.evaluate("window.scrollTo(0, 0)")
+        for selector in ("#transcript", "#composer", "#send"):
+            box = page.locator(selector).bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, selector
+            assert box["y"] >= 0 and box["y"] + box["height"] <= height, f"{selector} is off screen: {box}"
+        assert page.locator("#transcript .msg.agent").last.is_visible()
+        viewport_shot, full_shot = tmp_path / "phone.png", tmp_path / "phone-full.png"
+        page.screenshot(path=str(viewport_shot))
+        page.screenshot(path=str(full_shot), full_page=True)
+    assert _png_size(viewport_shot) == (width, height)
+    full_width, full_height = _png_size(full_shot)
+    assert full_width == width, "the page scrolls sideways at 390 px"
+    assert full_height >= height
+    assert browser.errors == []
+
+
+def test_with_an_api_key_the_key_is_asked_first_and_kept_for_the_tab(browser: Browser) -> None:
+    settings = ServerSettings(api_key="k-123")
+    page = browser.tab()
+    with live_server(app_for(settings=settings)) as base:
+        page.goto(base + "/")
+        page.wait_for_selector("#key-gate", state="visible")
+        assert page.is_hidden("#workspace")
+        assert page.locator("#agent option").count() == 0
+        assert browser.errors == []  # asking needs no failed request
+
+        page.fill("#api-key", "wrong")
+        page.press("#api-key", "Enter")
+        page.wait_for_selector("#key-error:has-text('refused')")
+        assert page.is_visible("#key-gate")
+        browser.errors.clear()  # the refused request is logged by the browser; that is the point here
+
+        page.fill("#api-key", "k-123")
+        page.click("#use-key")
+        page.wait_for_selector('body[data-ready="true"]', state="attached")
+        assert page.is_hidden("#key-gate")
+        assert page.input_value("#agent") == "bella_notte"
+        _send(page, "Hi", 1)
+        assert page.locator("#transcript .msg.agent").first.inner_text().startswith("Welcome to Bella Notte!")
+
+        page.reload()  # the key survives a reload of the tab
+        page.wait_for_selector('body[data-ready="true"]', state="attached")
+        assert page.is_hidden("#key-gate")
+        assert page.is_visible("#change-key")
+
+        other = browser.tab()  # another browser profile (a new tab of its own) is asked again
+        other.goto(base + "/")
+        other.wait_for_selector("#key-gate", state="visible")
+    assert browser.errors == []
+
+
+def test_the_api_docs_page_works_offline(browser: Browser, page: Any) -> None:
+    outside: list[str] = []
+    with live_server(app_for()) as base:
+
+        def only_loopback(route: Any) -> None:
+            if route.request.url.startswith(base):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        page.route("**/*", only_loopback)
+        page.goto(base + "/docs")
+        page.wait_for_selector(".swagger-ui .info .title:has-text('Slotgraph')")
+        page.wait_for_selector(".opblock-summary-path:has-text('/v1/sessions')", state="attached")
+    assert outside == []
+    assert browser.errors == []

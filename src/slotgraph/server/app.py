@@ -15,6 +15,7 @@ from fastapi import FastAPI
 
 from slotgraph.runtime import SessionStore
 from slotgraph.runtime.session import Clock
+from slotgraph.server.api_docs import install_api_docs
 from slotgraph.server.hosting import HostedAgent, check_unique
 from slotgraph.server.middleware import ApiKeyMiddleware, BodyLimitMiddleware
 from slotgraph.server.playground import playground_router
@@ -75,9 +76,13 @@ def create_app(
         version="1",
         description=_DESCRIPTION,
         lifespan=lifespan,
+        docs_url=None,  # served by install_api_docs from packaged assets (works offline)
+        redoc_url=None,
     )
     app.state.service = service
+    app.state.api_key_required = bool(config.api_key)
     install_problem_handlers(app)
+    install_api_docs(app)
     app.include_router(health_router())
     app.include_router(agents_router())
     app.include_router(sessions_router())

@@ -76,6 +76,7 @@ def dag_graph(dag: CompiledDag) -> dict[str, Any]:
                 "label": slot.label or slot.name,
                 "setter": slot.setter,
                 "readback": slot.requires_readback,
+                "condition": slot.condition.source if slot.condition else None,
             }
         )
     for task in dag.tasks:
@@ -88,6 +89,7 @@ def dag_graph(dag: CompiledDag) -> dict[str, Any]:
                 "label": task.name,
                 "tool": task.tool,
                 "readback": task.readback_inputs,
+                "condition": task.condition.source if task.condition else None,
             }
         )
     edges = _edges(dag)

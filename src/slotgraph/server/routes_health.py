@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 
 from slotgraph.server.dependencies import get_service
@@ -33,9 +33,11 @@ def health_router() -> APIRouter:
     router = APIRouter(tags=["health"])
 
     @router.get("/healthz", response_model=Health)
-    async def healthz() -> Health:
-        """The process is alive."""
-        return Health(status="ok")
+    async def healthz(request: Request) -> Health:
+        """The process is alive; ``api_key_required`` tells a client whether ``/v1`` needs a key."""
+        return Health(
+            status="ok", api_key_required=bool(getattr(request.app.state, "api_key_required", False))
+        )
 
     @router.get("/readyz", response_model=Health, responses=_NOT_READY)
     async def readyz(service: Service) -> Health | JSONResponse:

@@ -63,6 +63,9 @@ class SessionView(BaseModel):
     deferred: dict[str, Any]
     tasks: list[dict[str, Any]] = Field(description="Tasks fired so far: name, tool, succeeded.")
     asking: str | None = Field(description="The slot the engine would ask for next.")
+    inactive: list[str] = Field(
+        default_factory=list, description="Slots whose condition is false now (they are not collected)."
+    )
     hidden_tools: list[str] | None = Field(description="Tools hidden from the model at the last call.")
     directive: str | None = Field(description="The engine's current directive (system message).")
 
@@ -111,6 +114,9 @@ class GraphView(BaseModel):
 class Health(BaseModel):
     status: str
     agents: int | None = None
+    api_key_required: bool | None = Field(
+        default=None, description="Whether /v1 requests need an API key (on /healthz)."
+    )
 
 
 class Problem(BaseModel):

@@ -129,6 +129,11 @@ def _tasks(dag: CompiledDag, sm: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _inactive(dag: CompiledDag, sm: Mapping[str, Any]) -> list[str]:
+    filled = sm.get("filled") or {}
+    return [slot.name for slot in dag.slots if not slot.is_active(filled)]
+
+
 def session_view(
     dag: CompiledDag,
     sm: Mapping[str, Any],
@@ -136,7 +141,8 @@ def session_view(
     hidden_tools: Sequence[str] | None = None,
     directive: str | None = None,
 ) -> dict[str, Any]:
-    """What the playground shows: slots by state, tasks fired, the slot asked, hidden tools, directive."""
+    """What the playground shows: slots by state, tasks fired, the slot asked, inactive slots, hidden tools,
+    directive."""
     state = public_state(sm)
     return {
         "status": str(sm.get("status", "in_progress")),
@@ -145,6 +151,7 @@ def session_view(
         "deferred": state.get("deferred") or {},
         "tasks": _tasks(dag, sm),
         "asking": _asking(dag, sm),
+        "inactive": _inactive(dag, sm),
         "hidden_tools": sorted(hidden_tools) if hidden_tools is not None else None,
         "directive": directive,
     }
