@@ -139,7 +139,14 @@ def test_health_readiness_openapi_docs_and_playground(api: TestClient) -> None:
         "/v1/agents",
         "/v1/agents/{name}/graph",
     } <= set(spec["paths"])
-    assert "text/html" in api.get("/docs").headers["content-type"]
+    docs = api.get("/docs")
+    assert "text/html" in docs.headers["content-type"]
+    assert "cdn" not in docs.text and "https://" not in docs.text  # its assets are served by the app
+    assert api.get("/static/api-docs/swagger-ui-bundle.js").status_code == 200
+    assert api.get("/favicon.ico").headers["content-type"] == "image/svg+xml"
+    for asset in ("playground.js", "playground.css"):
+        assert api.get(f"/static/playground/{asset}").status_code == 200
+    assert api.get("/static/playground/nothing.js").json()["code"] == "not_found"
     page = api.get("/")
     assert page.status_code == 200 and "Slotgraph playground" in page.text
     assert "http://" not in page.text.replace("http://www.w3.org/2000/svg", "")

@@ -39,7 +39,7 @@ def health_router() -> APIRouter:
             status="ok", api_key_required=bool(getattr(request.app.state, "api_key_required", False))
         )
 
-    @router.get("/readyz", response_model=Health, responses=_NOT_READY)
+    @router.get("/readyz", response_model=Health, responses=_NOT_READY, response_model_exclude_none=True)
     async def readyz(service: Service) -> Health | JSONResponse:
         """Agents are loaded and the store can be read."""
         if not service.agents:
