@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from benchmarks.sgd import Dialogue, ServiceSchema, load_dialogues, load_schemas
+from benchmarks.sgd.data import data_dir
 
-from slotgraph.evals.sgd import Dialogue, ServiceSchema, load_dialogues, load_schemas
-
-DATA = Path("/work/shared/data/sgd/train")
+DATA = data_dir() or Path("shared/data/sgd/train")
 
 
 @pytest.fixture(scope="session")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from slotgraph.evals.sgd import GoldBackend
-from slotgraph.evals.sgd.data import Act, GoldCall
+from benchmarks.sgd import GoldBackend
+from benchmarks.sgd.data import Act, GoldCall
 
 FAIL = (Act("NOTIFY_FAILURE", "", (), ()),)
 OK = (Act("NOTIFY_SUCCESS", "", (), ()),)

@@ -8,9 +8,9 @@ import types
 from typing import Any
 
 import pytest
+from benchmarks.sgd import GoldBackend, ServiceSchema, convert_service
 
 from slotgraph.config import compile_config, validate_dag
-from slotgraph.evals.sgd import GoldBackend, ServiceSchema, convert_service
 from slotgraph.runtime import Agent, ToolContext
 
 SERVICES = ["Restaurants_1", "Hotels_2", "Services_1", "RideSharing_2"]

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from slotgraph.evals.sgd import GoldBackend, Op, OracleModel, ServiceSchema, convert_service, plan_ops
-from slotgraph.evals.sgd.data import Act, UserTurn
+from benchmarks.sgd import GoldBackend, Op, OracleModel, ServiceSchema, convert_service, plan_ops
+from benchmarks.sgd.data import Act, UserTurn
+
 from slotgraph.runtime import ModelRequest, ToolResultMessage, ToolSchema, UserMessage
 
 

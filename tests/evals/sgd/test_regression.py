@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from slotgraph.evals.sgd import Dialogue, ServiceSchema, format_report, replay_dialogue, replay_dialogues
+from benchmarks.sgd import Dialogue, ServiceSchema, format_report, replay_dialogue, replay_dialogues
 
 PINNED = json.loads((Path(__file__).parent / "regression_set.json").read_text(encoding="utf-8"))
 

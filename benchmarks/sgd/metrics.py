@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from slotgraph.evals.sgd.replay import DialogueOutcome
+from .replay import DialogueOutcome
 
 __all__ = ["Summary", "desync_categories", "format_report", "summarize"]
 
@@ -35,6 +35,10 @@ class Summary:
     preempted_turns: int
     model_calls: int
     user_turns: int
+    booking_dialogues: int = 0
+    """Dialogues whose gold system made at least one booking (transactional call)."""
+    booking_matched: int = 0
+    """Of those, the dialogues whose bookings equal the gold calls exactly."""
 
     @property
     def match_rate(self) -> float:
@@ -59,6 +63,8 @@ def summarize(name: str, outcomes: Sequence[DialogueOutcome]) -> Summary:
         preempted_turns=sum(o.preempted_turns for o in outcomes),
         model_calls=sum(o.model_calls for o in outcomes),
         user_turns=sum(o.user_turns for o in outcomes),
+        booking_dialogues=sum(o.needs_booking for o in outcomes),
+        booking_matched=sum(o.needs_booking and o.matched for o in outcomes),
     )
 
 
@@ -67,9 +73,24 @@ def desync_categories(outcomes: Iterable[DialogueOutcome]) -> Counter[str]:
     return Counter(f"{d.op.kind}: {d.reason}" for o in outcomes for d in o.desyncs)
 
 
+def first_divergences(outcomes: Iterable[DialogueOutcome]) -> Counter[str]:
+    """Why the dialogues that missed their gold booking first went wrong (real models only)."""
+    return Counter(
+        o.first_divergence.reason if o.first_divergence is not None else "no divergent reading (flow)"
+        for o in outcomes
+        if o.needs_booking and not o.matched
+    )
+
+
+def _pct(part: int, whole: int) -> float:
+    return 100.0 * part / whole if whole else 0.0
+
+
 def _line(s: Summary) -> str:
     return (
-        f"{s.name}: {s.matched}/{s.dialogues} match ({s.match_rate:.1f}%); re-asked {s.reasks}; "
+        f"{s.name}: {s.matched}/{s.dialogues} match ({s.match_rate:.1f}%); bookings exact "
+        f"{s.booking_matched}/{s.booking_dialogues} ({_pct(s.booking_matched, s.booking_dialogues):.1f}%); "
+        f"re-asked {s.reasks}; "
         f"readbacks {s.readbacks} (gold {s.gold_readbacks}); user turns to completion "
         f"{s.turns_to_completion} vs gold {s.gold_turns_to_completion} over {s.completed} bookings; "
         f"desyncs {s.desyncs}; calls the gold never made {s.backend_mismatches}; "
@@ -77,8 +98,9 @@ def _line(s: Summary) -> str:
     )
 
 
-def format_report(outcomes: Sequence[DialogueOutcome]) -> list[str]:
-    """The benchmark's lines: one per service, desync categories, mismatches; the last line is overall."""
+def format_report(outcomes: Sequence[DialogueOutcome], *, show: bool = False) -> list[str]:
+    """The benchmark's lines: one per service, desync categories, failure taxonomy (real models),
+    mismatches (with ``show``: the first divergent utterance); the last line is overall."""
     lines: list[str] = []
     services = sorted({o.service for o in outcomes})
     for service in services:
@@ -87,11 +109,21 @@ def format_report(outcomes: Sequence[DialogueOutcome]) -> list[str]:
     lines.append(_line(total))
     for category, count in sorted(desync_categories(outcomes).items()):
         lines.append(f"desync {category}: {count}")
+    live = any(o.divergences for o in outcomes)
+    if live:
+        for service in [*services, None]:
+            chosen = [o for o in outcomes if service is None or o.service == service]
+            for reason, count in first_divergences(chosen).most_common():
+                lines.append(f"first divergence ({service or 'all'}) {reason}: {count}")
     for o in outcomes:
         if not o.matched:
-            lines.append(
+            line = (
                 f"mismatch {o.dialogue_id} ({o.service}): {len(o.runtime_calls)} calls vs gold "
                 f"{len(o.gold_calls)}; desyncs {len(o.desyncs)}"
             )
+            d = o.first_divergence
+            if show and d is not None:
+                line += f"; turn {d.turn} {d.reason} [{d.detail}]: {d.utterance!r}"
+            lines.append(line)
     lines.append(f"overall: {total.match_rate:.1f}% of {total.dialogues} dialogues")
     return lines

@@ -34,9 +34,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from slotgraph.evals.sgd.backend import Backend
-from slotgraph.evals.sgd.data import IntentSchema, ServiceSchema, SlotSchema
 from slotgraph.runtime import ToolContext
+
+from .backend import Backend
+from .data import IntentSchema, ServiceSchema, SlotSchema
 
 __all__ = ["ConvertedAgent", "SetterRef", "ValueKind", "convert_service", "from_sgd_value", "to_sgd_value"]
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from slotgraph.evals.sgd.data import GoldCall
+from .data import GoldCall
 
 __all__ = ["Backend", "BackendCall", "GoldBackend"]
 

@@ -11,6 +11,7 @@ utterance, gold acts and dialogue state): the oracle model is built from these a
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +25,31 @@ __all__ = [
     "ServiceSchema",
     "SlotSchema",
     "UserTurn",
+    "data_dir",
     "load_dialogues",
     "load_schemas",
 ]
+
+DATA_ENV = "SLOTGRAPH_SGD_DATA"
+"""Environment variable naming the SGD directory (with ``schema.json`` and ``dialogues_*.json``)."""
+
+_REPO = Path(__file__).resolve().parents[2]
+
+
+def data_dir() -> Path | None:
+    """Where the SGD subset is: ``$SLOTGRAPH_SGD_DATA``, else ``shared/data/sgd/train`` beside the checkout.
+
+    The checkout's parent directory is searched upwards (a worktree may sit deeper than the main checkout).
+    None when no candidate holds a ``schema.json``.
+    """
+    env = os.environ.get(DATA_ENV)
+    if env:
+        return Path(env)
+    for parent in _REPO.parents:
+        candidate = parent / "shared" / "data" / "sgd" / "train"
+        if (candidate / "schema.json").is_file():
+            return candidate
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,14 +32,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from slotgraph.evals.sgd.convert import (
-    ALTERNATIVES_TOOL,
-    DONTCARE,
-    INTENT_SETTER,
-    ConvertedAgent,
-    from_sgd_value,
-)
-from slotgraph.evals.sgd.data import UserTurn
 from slotgraph.runtime import (
     SENTINEL,
     ModelRequest,
@@ -48,6 +40,15 @@ from slotgraph.runtime import (
     ToolResultMessage,
     UserMessage,
 )
+
+from .convert import (
+    ALTERNATIVES_TOOL,
+    DONTCARE,
+    INTENT_SETTER,
+    ConvertedAgent,
+    from_sgd_value,
+)
+from .data import UserTurn
 
 __all__ = ["Desync", "Op", "OracleModel", "plan_ops"]
 

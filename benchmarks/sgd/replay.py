@@ -15,15 +15,17 @@ model re-informs them, so they are confirmed again), or, for an accepted alterna
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from slotgraph.evals.sgd.backend import GoldBackend
-from slotgraph.evals.sgd.convert import INTENT_SLOT, ConvertedAgent, convert_service, from_sgd_value
-from slotgraph.evals.sgd.data import Dialogue, ServiceSchema
-from slotgraph.evals.sgd.oracle import Desync, Op, OracleModel
-from slotgraph.runtime import Agent, Session, ToolCallEvent, ToolResultEvent, TurnResult
+from slotgraph.runtime import Agent, Model, Session, ToolCallEvent, ToolResultEvent, TurnResult
+
+from .backend import GoldBackend
+from .convert import INTENT_SLOT, ConvertedAgent, convert_service, from_sgd_value
+from .data import Dialogue, ServiceSchema, UserTurn
+from .live import RecordingModel, TurnReading, divergence
+from .oracle import Desync, Op, OracleModel
 
 __all__ = ["SGD_TODAY", "DialogueOutcome", "replay_dialogue", "replay_dialogues"]
 
@@ -57,6 +59,14 @@ class DialogueOutcome:
     model_calls: int
     sessions: int
     reasked_slots: tuple[str, ...] = field(default=())
+    first_divergence: TurnReading | None = None
+    """With a real model: the first user turn whose reading differs from the oracle's (None: none did)."""
+    divergences: tuple[TurnReading, ...] = field(default=())
+    """With a real model: every user turn whose reading differs from the oracle's."""
+
+    @property
+    def needs_booking(self) -> bool:
+        return bool(self.gold_calls)
 
     @property
     def matched(self) -> bool:
@@ -70,6 +80,7 @@ class _Run:
     agent: ConvertedAgent
     runtime: Agent
     oracle: OracleModel
+    model: Model
     backend: GoldBackend
     session: Session
     sessions: int = 1
@@ -80,7 +91,7 @@ class _Run:
     completion: int | None = None
 
     def new_session(self, event_data: Mapping[str, Any]) -> None:
-        self.session = self.runtime.session(model=self.oracle, clock=lambda: SGD_TODAY, seed=0,
+        self.session = self.runtime.session(model=self.model, clock=lambda: SGD_TODAY, seed=0,
                                             event_data=event_data)  # fmt: skip
         self.sessions += 1
         self.oracle.reset_session()
@@ -132,14 +143,21 @@ def _judge(
             run.oracle.record(index, op, "intent switch not offered")
 
 
-def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema) -> DialogueOutcome:
-    """Replay one dialogue; never raises for a flow problem (those are what the outcome measures)."""
+def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema, model: Model | None = None) -> DialogueOutcome:
+    """Replay one dialogue; never raises for a flow problem (those are what the outcome measures).
+
+    ``model`` None: the oracle plays the model. Otherwise the given model reads the utterances (the oracle
+    only shadows it, to name where its reading diverges); a follow-up session then starts from the intent
+    and, for an accepted alternative, the offered booking — the model must read everything else itself.
+    """
     backend = GoldBackend(dialogue.gold_calls)
     agent = convert_service(schema, backend)
     runtime = Agent.from_config(agent.dag, tools=agent.tools, instruction=agent.instruction, name=schema.name)
     oracle = OracleModel(dialogue.user_turns, agent)
-    session = runtime.session(model=oracle, clock=lambda: SGD_TODAY, seed=0)
-    run = _Run(dialogue, agent, runtime, oracle, backend, session)
+    recorder = RecordingModel(model) if model is not None else None
+    used: Model = recorder if recorder is not None else oracle
+    session = runtime.session(model=used, clock=lambda: SGD_TODAY, seed=0)
+    run = _Run(dialogue, agent, runtime, oracle, used, backend, session)
     tx = agent.transactional
     gold = tuple(_call_key(c.method, c.parameters) for c in dialogue.gold_calls if c.method == tx)
     for turn in dialogue.user_turns:
@@ -151,15 +169,21 @@ def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema) -> DialogueOutcom
             if accepted is not None:
                 event_data.update(_typed(agent, accepted))
             else:
-                carry = True
+                carry = recorder is None
             run.new_session(event_data)
         given_before = dict(oracle.given)
         oracle.start_turn(index, carry_over=carry)
+        if recorder is not None:
+            recorder.turn = index
         result = run.session.send(turn.utterance)
         for event in result.events:
             if isinstance(event, ToolResultEvent):
                 oracle.observe_tool_result(event.call_id, event.name, event.result)
-        _judge(run, index, oracle.end_turn(), result, given_before)
+        if recorder is None:
+            _judge(run, index, oracle.end_turn(), result, given_before)
+        else:
+            oracle.end_turn()
+            _shadow(oracle, agent, turn, result)
         run.model_calls += result.model_calls
         run.preempted += int(result.preempted)
         run.readbacks += int(bool(result.state.get("pending")))
@@ -168,6 +192,10 @@ def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema) -> DialogueOutcom
                 run.reasks.append(slot)
         if run.completion is None and gold and run.tx_calls() == gold:
             run.completion = index + 1
+    readings = ()
+    if recorder is not None:
+        found = (divergence(t, agent, recorder.calls.get(t.index, ())) for t in dialogue.user_turns)
+        readings = tuple(r for r in found if r is not None)
     gold_done = max((c.after_user_turn + 1 for c in dialogue.gold_calls if c.method == tx), default=None)
     return DialogueOutcome(
         dialogue_id=dialogue.dialogue_id,
@@ -186,11 +214,27 @@ def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema) -> DialogueOutcom
         model_calls=run.model_calls,
         sessions=run.sessions,
         reasked_slots=tuple(run.reasks),
+        first_divergence=readings[0] if readings else None,
+        divergences=readings,
     )
 
 
+def _shadow(oracle: OracleModel, agent: ConvertedAgent, turn: UserTurn, result: TurnResult) -> None:
+    """Keep the oracle's memory (values given, booking slots) in step with what the real model set."""
+    slot_of = {ref.tool: ref for refs in agent.setters.values() for ref in refs}
+    for event in result.events:
+        if isinstance(event, ToolCallEvent) and event.name in slot_of:
+            ref = slot_of[event.name]
+            value = event.args.get(ref.param)
+            if value is not None:
+                oracle.given[ref.param] = str(value)
+                oracle.given_this_session.add(ref.param)
+
+
 def replay_dialogues(
-    dialogues: Sequence[Dialogue], schemas: Mapping[str, ServiceSchema]
+    dialogues: Sequence[Dialogue],
+    schemas: Mapping[str, ServiceSchema],
+    model: Callable[[], Model] | None = None,
 ) -> list[DialogueOutcome]:
-    """Replay each dialogue with its service's schema."""
-    return [replay_dialogue(d, schemas[d.service]) for d in dialogues]
+    """Replay each dialogue with its service's schema; ``model`` builds a fresh real model per dialogue."""
+    return [replay_dialogue(d, schemas[d.service], model() if model is not None else None) for d in dialogues]

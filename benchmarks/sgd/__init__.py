@@ -6,12 +6,12 @@ licensed CC BY-SA 4.0. Modules: :mod:`.data` (reading it), :mod:`.convert` (a se
 turns' gold acts), :mod:`.replay` (one dialogue through the runtime), :mod:`.metrics` (the figures).
 """
 
-from slotgraph.evals.sgd.backend import Backend, BackendCall, GoldBackend
-from slotgraph.evals.sgd.convert import ConvertedAgent, SetterRef, convert_service
-from slotgraph.evals.sgd.data import Dialogue, ServiceSchema, UserTurn, load_dialogues, load_schemas
-from slotgraph.evals.sgd.metrics import Summary, format_report, summarize
-from slotgraph.evals.sgd.oracle import Desync, Op, OracleModel, plan_ops
-from slotgraph.evals.sgd.replay import DialogueOutcome, replay_dialogue, replay_dialogues
+from .backend import Backend, BackendCall, GoldBackend
+from .convert import ConvertedAgent, SetterRef, convert_service
+from .data import Dialogue, ServiceSchema, UserTurn, load_dialogues, load_schemas
+from .metrics import Summary, format_report, summarize
+from .oracle import Desync, Op, OracleModel, plan_ops
+from .replay import DialogueOutcome, replay_dialogue, replay_dialogues
 
 __all__ = [
     "Backend",
