@@ -160,6 +160,12 @@ def make_tool(
     return tool
 
 
+def _sentence(description: str) -> str:
+    """An SGD description as a clause: "Reserve a table" → "reserve a table" (acronyms kept)."""
+    text = description.strip().rstrip(".")
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
 def _args_doc(rows: list[tuple[str, str]]) -> str:
     if not rows:
         return ""
@@ -235,19 +241,25 @@ class _Builder:
 
     # --- sections -------------------------------------------------------------------------------------
     def intent_slot(self) -> None:
-        names = tuple(i.name for i in self.service.intents)
-        options = " or ".join(f"{snake(n).replace('_', ' ')}" for n in names)
+        intents = self.service.intents
+        names = tuple(i.name for i in intents)
+        # The model sees each intent with what it means, not only its CamelCase identifier; the value it
+        # passes stays the identifier.
+        described = "; ".join(f"{i.name} = {_sentence(i.description)}" for i in intents)
+        options = ", or ".join(_sentence(i.description) for i in intents)
 
         def impl(args: dict[str, Any], context: ToolContext | None) -> dict[str, Any]:
             return {"stored": True, "value": args["intent"]}
 
-        doc = "Record what the user wants to do." + _args_doc([("intent", f"One of: {', '.join(names)}.")])
+        doc = "Record what the user wants to do." + _args_doc(
+            [("intent", f"What the user wants to do, one of: {described}.")]
+        )
         self.tools.append(
             make_tool(INTENT_SETTER, doc, [("intent", Literal[names], inspect.Parameter.empty)], impl)
         )
         self.slots.append({
             "name": INTENT_SLOT, "source": ["event", "user"], "setter": INTENT_SETTER,
-            "ask": self._ask(INTENT_SLOT, INTENT_SLOT, f"How can I help you: {options}?"),
+            "ask": self._ask(INTENT_SLOT, INTENT_SLOT, f"How can I help you? I can {options}."),
             "hint": "What the user wants to do", "label": "request",
         })  # fmt: skip
 

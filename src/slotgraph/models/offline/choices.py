@@ -19,7 +19,7 @@ from rapidfuzz import fuzz
 from slotgraph.models.offline.numbers import find_counts, unit_class
 from slotgraph.models.offline.spans import Found
 
-__all__ = ["SYNONYMS", "match_choice", "match_number_choice"]
+__all__ = ["SYNONYMS", "match_choice", "match_described_choice", "match_number_choice", "value_words"]
 
 # generic concept word → phrasings people use for it (matched on word boundaries, lower case).
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -58,8 +58,16 @@ _STOP = frozenset(
 _WORD_RE = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
 
 
-def _value_words(value: Any) -> list[str]:
-    return [w for w in re.split(r"[_\-\s]+", str(value).lower()) if w]
+_CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def value_words(value: Any) -> list[str]:
+    """The words of an enum value: ``annual_checkup`` → annual, checkup; ``FindRestaurants`` → find,
+    restaurants."""
+    return [w for w in re.split(r"[_\-\s]+", _CAMEL_RE.sub(" ", str(value)).lower()) if w]
+
+
+_value_words = value_words
 
 
 def _said(word: str, text: str, said_words: Sequence[str], joined: str) -> float:
@@ -111,13 +119,23 @@ def match_choice(text: str, values: Sequence[Any]) -> Found | None:
 _UNIT_SIZES: dict[tuple[str, str], int] = {("month", "day"): 30, ("week", "day"): 7, ("month", "week"): 4}
 
 
-def match_number_choice(text: str, values: Sequence[Any], param_words: frozenset[str]) -> Found | None:
-    """A numeric enum value said as a count: "90" or "three months" (→ 90 when the values count days)."""
+_SAME_UNIT = {"person": {"person", "adult"}, "adult": {"adult", "person"}}
+
+
+def match_number_choice(
+    text: str, values: Sequence[Any], param_words: frozenset[str], *, with_unit: bool = False
+) -> Found | None:
+    """A numeric enum value said as a count: "90" or "three months" (→ 90 when the values count days).
+
+    ``with_unit``: only a count whose unit is the parameter's own ("for two people" for a number of
+    seats) — how a value the parameter was not asked for is recognised."""
     numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
     param_units = {c for c in (unit_class(w) for w in param_words) if c is not None}
     for count in find_counts(text):
-        candidates = [count.value]
         said_unit = unit_class(count.unit)
+        if with_unit and not (said_unit is not None and _SAME_UNIT.get(said_unit, {said_unit}) & param_units):
+            continue
+        candidates = [count.value]
         for target in param_units:
             if said_unit is not None and (said_unit, target) in _UNIT_SIZES:
                 candidates.insert(0, count.value * _UNIT_SIZES[(said_unit, target)])
@@ -125,3 +143,25 @@ def match_number_choice(text: str, values: Sequence[Any], param_words: frozenset
             if candidate in numbers:
                 return Found(candidate, count.start, count.end)
     return None
+
+
+# A described option is taken when its similarity is at least this, and ahead of the next one by the margin.
+SEMANTIC_FLOOR = 0.12
+SEMANTIC_MARGIN = 0.03
+
+
+def match_described_choice(text: str, notes: Sequence[tuple[Any, str]]) -> Found | None:
+    """The option whose description the text means ("book a table" → ``ReserveRestaurant`` = "reserve a
+    table at a restaurant"), by semantic similarity (:mod:`~slotgraph.models.offline.semantic`); None when
+    no option is close enough or two are about as close."""
+    from slotgraph.models.offline.semantic import similarities
+
+    cleaned = " ".join(_WORD_RE.findall(text.lower()))
+    if len(notes) < 2 or not cleaned:
+        return None
+    candidates = [f"{' '.join(value_words(value))}: {note}" for value, note in notes]
+    scores = sorted(zip(similarities(cleaned, candidates), range(len(notes)), strict=True), reverse=True)
+    (best, index), (second, _) = scores[0], scores[1]
+    if best < SEMANTIC_FLOOR or best - second < SEMANTIC_MARGIN:
+        return None
+    return Found(notes[index][0], 0, 0)

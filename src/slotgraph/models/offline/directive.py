@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from slotgraph.models.offline.choices import value_words
 from slotgraph.models.offline.schema import Kind, Param
 from slotgraph.models.offline.spans import words
 
-__all__ = ["asked_params", "directive_text", "is_readback_instruction"]
+__all__ = ["asked_params", "directive_text", "is_readback_instruction", "without_directive"]
 
 _OPEN, _CLOSE = "<system_directive>", "</system_directive>"
 _STOP = frozenset(
@@ -57,6 +58,15 @@ def directive_text(system_instruction: str) -> str | None:
     return text or None
 
 
+def without_directive(system_instruction: str) -> str:
+    """The instruction with its last ``<system_directive>`` block removed."""
+    end = system_instruction.rfind(_CLOSE)
+    start = system_instruction.rfind(_OPEN, 0, end) if end >= 0 else -1
+    if start < 0:
+        return system_instruction
+    return system_instruction[:start] + system_instruction[end + len(_CLOSE) :]
+
+
 def is_readback_instruction(system_instruction: str) -> bool:
     """True when the instruction carries the readback protocol block."""
     return "<readback_protocol>" in system_instruction
@@ -93,7 +103,8 @@ def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param,
     scores: list[tuple[int, Param]] = []
     for param in params:
         name = {_stem(w) for w in param.name_words if w not in _STOP}
-        values = {_stem(w.lower()) for v in param.enum for w in re.split(r"[_\s]+", str(v))} - name
+        values = {_stem(w) for v in param.enum for w in value_words(v)} - name
+        values |= {_stem(w) for _, note in param.value_notes for w in words(note) if w not in _STOP} - name
         described = {_stem(w) for w in param.words if w not in _STOP} - name - values
         score = 3 * len(said & name) + 2 * len(said & values) + len(said & described)
         score += len(said & _KIND_CUES[param.kind])

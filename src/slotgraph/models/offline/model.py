@@ -3,8 +3,12 @@
 On each call it looks at the last message of the conversation:
 
 - a user message with text → plan setter calls from it (or relay the directive when nothing is found);
-- anything else (a tool result, an event turn with no text, the model's own text) → no tool calls, only a
-  reply relaying the ``<system_directive>`` — or a neutral question when there is none.
+- the results of its own calls on that message → read the message again for the setters that have just
+  become visible (``set_intent`` ran, so the search's setters appear: "a salon in Redwood City" also fills
+  the city), as an LLM would: the message is planned again over every visible tool, without the directive
+  (so only unambiguous values are taken), and only calls to tools not yet called in this turn are made;
+- anything else (an event turn with no text, the model's own text) → no tool calls, only a reply relaying
+  the ``<system_directive>`` — or a neutral question when there is none.
 
 The session clock for relative dates comes from ``request.metadata["now"]`` (a ``datetime`` or an ISO
 string) when the runtime provides it, else from the model's own ``clock``. ``metadata["region"]`` overrides
@@ -17,12 +21,15 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from slotgraph.models.offline.planner import plan_turn
+from slotgraph.models.offline.directive import without_directive
+from slotgraph.models.offline.planner import plan_turn, relay_text
 from slotgraph.runtime.model import (
     AssistantToolCalls,
+    Message,
     ModelRequest,
     ModelResponse,
     ToolCall,
+    ToolResultMessage,
     UserMessage,
 )
 
@@ -55,16 +62,43 @@ class OfflineModel:
     async def generate(self, request: ModelRequest) -> ModelResponse:
         last = request.messages[-1] if request.messages else None
         user_text = last.text if isinstance(last, UserMessage) and last.text.strip() else None
+        instruction = request.system_instruction
+        called: set[str] = set()
+        again = _after_own_calls(request.messages)
+        if user_text is None and again is not None:
+            user_text, called = again
+            instruction = without_directive(instruction)
         plan = plan_turn(
             [tool.as_json() for tool in request.tools],
-            system_instruction=request.system_instruction,
+            system_instruction=instruction,
             user_text=user_text,
             now=_now_from(request.metadata, self._clock),
             region=str(request.metadata.get("region") or self._region),
         )
         already = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
+        planned = [(name, args) for name, args in plan.tool_calls if name not in called]
         calls = tuple(
             ToolCall(id=f"offline-{already + index + 1}", name=name, args=args)
-            for index, (name, args) in enumerate(plan.tool_calls)
+            for index, (name, args) in enumerate(planned)
         )
+        if again is not None and not calls:
+            return ModelResponse(text=relay_text(request.system_instruction))
         return ModelResponse(text=plan.text, tool_calls=calls)
+
+
+def _after_own_calls(messages: tuple[Message, ...]) -> tuple[str, set[str]] | None:
+    """When the conversation ends with this turn's tool calls and their results: the user's text and the
+    tools already called since it; else None."""
+    called: set[str] = set()
+    for message in reversed(messages):
+        if isinstance(message, AssistantToolCalls):
+            called.update(call.name for call in message.calls)
+        elif isinstance(message, ToolResultMessage):
+            continue
+        elif isinstance(message, UserMessage):
+            if called and message.text.strip() and message.event is None:
+                return message.text, called
+            return None
+        else:
+            return None
+    return None

@@ -41,7 +41,8 @@ _DIGITS_RE = re.compile(r"(?<![\d.:/$-])\d{1,4}(?![\d:/]|\.\d|-\d)")
 # Unit words grouped by what they count; a parameter is matched to a class by its own name/description.
 UNIT_CLASSES: dict[str, frozenset[str]] = {
     "person": frozenset({"people", "person", "persons", "guest", "guests", "pax", "diners", "diner", "us",
-                         "party", "passengers", "passenger", "travelers", "attendees", "seats", "size"}),
+                         "party", "passengers", "passenger", "travelers", "attendees", "seats", "size",
+                         "riders", "rider", "travellers"}),
     "adult": frozenset({"adult", "adults", "grown-up", "grown-ups", "grownups", "grownup"}),
     "child": frozenset({"child", "children", "kid", "kids", "baby", "babies", "infant", "infants", "toddler",
                         "toddlers"}),
@@ -59,7 +60,11 @@ _UNIT_AFTER_RE = re.compile(
     r"([a-z]+(?:-[a-z]+)?)",
     re.IGNORECASE,
 )
-_PERSON_BEFORE_RE = re.compile(r"\b(?:party|table|group|booking|reservation)\s+(?:of|for)\s*$", re.I)
+_PERSON_BEFORE_RE = re.compile(
+    r"\b(?:(?:party|table|group|booking|reservation)\s+(?:of|for)"
+    r"|(?:cab|taxi|ride|car|house|room|place|seats?|tickets?)\s+for)\s*$",
+    re.I,
+)
 _ONE_PERSON_RE = re.compile(
     r"\b(?:just|only)\s+(?:me|myself)\b|\b(?:just|only)\s+one\b(?!\s+[a-z])|\bby myself\b"
     r"|\b(?:myself|alone|solo)\b(?!\s+and)",

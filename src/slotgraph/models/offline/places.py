@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["PLACE_WORDS", "find_route", "place_role", "strip_place_request"]
+__all__ = ["PLACE_WORDS", "find_place_names", "find_route", "place_role", "strip_place_request"]
 
 PLACE_WORDS = frozenset(
-    {"address", "place", "location", "destination", "street", "venue", "pickup", "dropoff", "origin"}
-)
+    {"address", "place", "location", "destination", "street", "venue", "pickup", "dropoff", "origin", "city",
+     "town", "located", "where"}
+)  # fmt: skip
 _ORIGIN_WORDS = frozenset({"pickup", "origin", "from", "start", "departure", "collection", "departing"})
 _DESTINATION_WORDS = frozenset({"dropoff", "destination", "drop", "arrival", "going", "heading"})
 _ORIGIN_CUE = (
@@ -78,3 +79,63 @@ def find_route(text: str) -> dict[str, str]:
 def strip_place_request(text: str) -> str:
     """The address without the request around it: "deliver it to 17 Elm Road" → "17 Elm Road"."""
     return _REQUEST_RE.sub("", text.strip(), count=1)
+
+
+# A proper name: capitalised words (or a street number), joined by the small words names contain
+# ("Shaking the Tree Theatre", "Kabul Kabob & Grill", "Solomon R. Guggenheim Museum", "512 Mill Street").
+_NAME_WORD = r"(?:[A-Z][\w'’.-]*|\d+[A-Za-z]*)"
+_JOINER = r"(?:of|the|de|del|la|le|and|&|n')"
+_PROPER = rf"{_NAME_WORD}(?:\s+(?:{_JOINER}\s+)*{_NAME_WORD})*"
+_PLACE_CUE_RE = re.compile(
+    rf"\b(?P<cue>(?i:in|to|at|near|around|from|for|visiting|into|towards?|of))\s+(?:the\s+)?(?P<place>{_PROPER})"
+)
+_NOT_PLACES = frozenset(
+    {"i", "i'm", "i'd", "i'll", "me", "my", "we", "us", "it", "a", "an", "the", "please", "thanks", "thank",
+     "yes", "no", "ok", "okay", "sure", "hi", "hello", "hey", "can", "could", "would", "will", "what", "how",
+     "is", "are", "that", "this", "there", "monday", "tuesday", "wednesday", "thursday", "friday",
+     "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july", "august",
+     "september", "october", "november", "december", "today", "tomorrow", "tonight", "am", "pm", "one",
+     "two", "three", "four", "five", "six"}
+)  # fmt: skip
+
+
+_TRAILING_JOINERS = frozenset({"of", "the", "de", "del", "la", "le", "and", "&", "n'"})
+
+
+_ABBREVIATIONS = frozenset({"st", "dr", "mt", "ft", "ave", "blvd", "rd", "jr", "sr", "d.c", "u.s"})
+
+
+def _cut(place: str) -> str:
+    """The name up to a sentence end ("Chicago. There is…") or a word that is no name ("Paris and I")."""
+    kept: list[str] = []
+    for token in place.split():
+        bare = token.rstrip(".,!?").lower()
+        if kept and bare in _NOT_PLACES:
+            break
+        kept.append(token)
+        if token.endswith(".") and len(bare) > 2 and bare not in _ABBREVIATIONS:
+            break
+    return " ".join(kept)
+
+
+def _plausible(place: str) -> bool:
+    first = place.split()[0].lower().strip(".,")
+    return first not in _NOT_PLACES and not place.isdigit() and len(place) > 1
+
+
+def find_place_names(text: str) -> list[tuple[str, str, int, int]]:
+    """Proper names after a place cue: ``(cue, name, start, end)`` — "a cab to Pear Street Bistro" →
+    ``("to", "Pear Street Bistro", …)``, "a place to eat in Santa Rosa" → ``("in", "Santa Rosa", …)``.
+
+    Only capitalised names (or street numbers) count: "a place to eat" has no place name. Month and weekday
+    names, pronouns and bare numbers are not places.
+    """
+    out: list[tuple[str, str, int, int]] = []
+    for match in _PLACE_CUE_RE.finditer(text):
+        place = _cut(match.group("place")).rstrip(".,'’")
+        while place.split() and place.split()[-1].lower() in _TRAILING_JOINERS:
+            place = " ".join(place.split()[:-1])
+        if place and _plausible(place):
+            start = match.start("place")
+            out.append((match.group("cue").lower(), place, start, start + len(place)))
+    return out

@@ -18,11 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from slotgraph.models.offline.choices import match_choice, match_number_choice
+from slotgraph.models.offline.choices import match_choice, match_described_choice, match_number_choice
 from slotgraph.models.offline.confirmation import is_affirmative, is_declining, is_negative
 from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
 from slotgraph.models.offline.dates import find_date_range, find_dates, parse_date_fallback
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
+from slotgraph.models.offline.entities import find_entity_name
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
 from slotgraph.models.offline.freetext import clean_text, is_nothing, is_question_or_greeting
 from slotgraph.models.offline.names import find_name
@@ -33,7 +34,7 @@ from slotgraph.models.offline.numbers import (
     find_people_groups,
     unit_class,
 )
-from slotgraph.models.offline.places import find_route, strip_place_request
+from slotgraph.models.offline.places import find_place_names, find_route, strip_place_request
 from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
 from slotgraph.models.offline.spans import Found, mask
 from slotgraph.models.offline.times import find_times, offered_times
@@ -133,6 +134,7 @@ def _fill_dates(
 ) -> None:
     date_params = _ordered(_of_kind(params, "date"), asked)
     _fill_date_range(work, params, date_params, now, region)
+    _fill_dates_by_role(work, date_params, asked, now, region)
     for index, param in enumerate(date_params):
         if work.has(param):
             continue
@@ -152,6 +154,51 @@ def _fill_dates(
         f for f in find_dates(work.text, now, region=region) if _has_date_anchor(work.text[f.start : f.end])
     ]
     work.text = mask(work.text, [(f.start, f.end) for f in leftovers])
+
+
+_END_WORDS = frozenset({"out", "checkout", "end", "return", "leaving", "dropoff", "until", "departure"})
+_START_WORDS = frozenset({"in", "checkin", "start", "arrival", "begin", "from", "pickup"})
+_END_CUE_RE = re.compile(
+    r"(?:check(?:ing)?[\s-]?out|leav\w*|until|till|through|thru|depart\w*|return\w*|end\w*|drop\w*"
+    r"|stay\w* (?:up )?to)\W+(?:[\w']+\W+){0,3}$",
+    re.I,
+)
+_START_CUE_RE = re.compile(
+    r"(?:check(?:ing)?[\s-]?in|arriv\w*|from|start\w*|begin\w*|pick\w*)\W+(?:[\w']+\W+){0,3}$", re.I
+)
+
+
+def _date_role(param: Param) -> str | None:
+    if _END_WORDS & param.name_words:
+        return "end"
+    if _START_WORDS & param.name_words:
+        return "start"
+    return None
+
+
+def _fill_dates_by_role(
+    work: _Work, date_params: Sequence[Param], asked: Sequence[Param], now: dt.datetime, region: str
+) -> None:
+    """Two dates of one stay or trip (check-in and check-out): each date said goes by the words before it
+    ("checking out on the 13th", "arriving Friday"); a date without such words goes to the asked one, else
+    to the start."""
+    roles = {p.key: _date_role(p) for p in date_params}
+    if len(date_params) < 2 or not {"start", "end"} <= set(roles.values()):
+        return
+    for found in find_dates(work.text, now, region=region):
+        before = work.text[max(0, found.start - 40) : found.start]
+        role = "end" if _END_CUE_RE.search(before) else "start" if _START_CUE_RE.search(before) else None
+        open_params = [p for p in date_params if not work.has(p)]
+        if role is not None:
+            targets = [p for p in open_params if roles[p.key] == role]
+        else:
+            targets = [p for p in open_params if p in asked] or [
+                p for p in open_params if roles[p.key] == "start"
+            ]
+        if targets:
+            param = targets[0]
+            value = find_dates(work.text[found.start : found.end], now, past=param.past, region=region)
+            work.take(param, format_date(value[0].value if value else found.value, param), found)
 
 
 def _fill_date_range(
@@ -264,12 +311,20 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
 
 def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
     for param in _of_kind(params, "choice"):
+        numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in param.enum)
+        if numeric and param not in asked and not readback:
+            # Not asked: only a count of the parameter's own unit ("a cab for two people" → seats).
+            found = match_number_choice(work.text, param.enum, param.words, with_unit=True)
+            if found is not None:
+                work.take(param, found.value, found)
+            continue
         if param in asked or readback:
-            numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in param.enum)
             if numeric:
                 found = match_number_choice(work.text, param.enum, param.words)
             else:
                 found = match_choice(work.text, param.enum)
+                if found is None and param.value_notes and param in asked:
+                    found = match_described_choice(work.text, param.value_notes)
             if found is not None:
                 work.take(param, found.value, found)
 
@@ -284,8 +339,16 @@ def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param])
             work.take(param, True)
 
 
-def _fill_names(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
+def _fill_names(
+    work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool, directive: str | None
+) -> None:
     for param in _ordered(_of_kind(params, "name"), asked):
+        if param.entity:
+            if not readback:
+                found = find_entity_name(work.text, directive, asked=param in asked)
+                if found is not None:
+                    work.take(param, found.value, found)
+            continue
         found = find_name(work.text, asked=param in asked and not readback)
         if found is not None:
             work.take(param, found.value, found)
@@ -349,6 +412,81 @@ def _fill_places(work: _Work, texts: Sequence[Param], asked: Sequence[Param]) ->
         work.text = mask(work.text, [(0, len(work.text))])
 
 
+_CITY_WORDS = frozenset({"city", "town"})
+_REQUEST_RE = re.compile(
+    r"\b(?:(?:i|we)\s+(?:need|want|would like|wanna|am looking|are looking)"
+    r"|(?:i|we)'(?:d like|m looking|re looking)|can you|could you|would you|will you|help me|find me"
+    r"|get me|book me|call me|looking for)\b",
+    re.I,
+)
+
+
+def _is_city_param(param: Param) -> bool:
+    return bool(_CITY_WORDS & param.name_words) or (
+        bool(_CITY_WORDS & param.words) and "location" in param.words
+    )
+
+
+def _place_value(param: Param, said: str) -> str | None:
+    """A place name as the parameter wants it: a city's usual name ("SF" → San Francisco) for a city or a
+    location; None when a city parameter is given something that is not a city."""
+    from slotgraph.models.offline.gazetteer import normalise_city
+
+    city = normalise_city(said)
+    if city is not None:
+        return city
+    return None if _is_city_param(param) else said
+
+
+def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
+    """Place names after a cue ("a cab to Pear Street Bistro", "somewhere to eat in Santa Rosa", "in SF"),
+    for every place parameter, asked or not: a city parameter takes only a known city."""
+    places = [p for p in _of_kind(params, "text") if p.role is not None and not work.has(p)]
+    if not places:
+        return
+    found = find_place_names(work.text)
+    used: list[tuple[int, int]] = []
+    for param in places:
+        for cue, name, start, end in found:
+            if (cue == "from") != (param.role == "origin"):
+                continue
+            value = _place_value(param, name)
+            if value is None:
+                continue
+            work.take(param, value)
+            used.append((start, end))
+            break
+        else:
+            if param in asked and not readback and _is_city_param(param):
+                city = _find_city(work.text)
+                if city is not None:
+                    work.take(param, city[0])
+                    used.append(city[1])
+    work.text = mask(work.text, used)
+
+
+def _find_city(text: str) -> tuple[str, tuple[int, int]] | None:
+    """A known city named anywhere in the text, longest name first ("Fairfield would be suitable")."""
+    from slotgraph.models.offline.gazetteer import city_index
+
+    index = city_index()
+    tokens = [(m.group(0), m.start(), m.end()) for m in re.finditer(r"[A-Za-z][\w'.-]*", text)]
+    for size in range(min(index.longest, 4), 0, -1):
+        for i in range(len(tokens) - size + 1):
+            said = " ".join(t[0] for t in tokens[i : i + size])
+            if size == 1 and (said.islower() or said.lower() in _NOT_CITY_WORDS):
+                continue
+            city = index.lookup(said)
+            if city is not None:
+                return city, (tokens[i][1], tokens[i + size - 1][2])
+    return None
+
+
+_NOT_CITY_WORDS = frozenset(
+    {"i", "me", "please", "yes", "no", "ok", "okay", "thanks", "hi", "hello", "can", "may"}
+)
+
+
 def _split_two(text: str) -> tuple[str, str] | None:
     """A reply to two questions at once, cut at its first strong break (", and", ";"), else its last comma."""
     match = _CLAUSE_SPLIT_RE.search(text)
@@ -374,6 +512,9 @@ def _fill_text(
             _take_text(work, places[0], correction.group("rest"))
         return
     _fill_places(work, texts, asked)
+    if _REQUEST_RE.search(work.text):
+        # "I need a cab", "can you find me a salon": a request, not a place, a name or a note.
+        texts = [p for p in texts if p.role is None]
     open_asked = [p for p in texts if p in asked and not work.has(p)]
     if len(open_asked) >= 2:
         # Two free-text questions at once: one clause each, in schema order; nothing when it cannot be cut.
@@ -417,7 +558,10 @@ def _extract(
     _fill_choices(work, params, asked, readback)
     if not readback:  # during readback a yes/no answers the readback question
         _fill_booleans(work, params, asked)
-    _fill_names(work, params, asked, readback)
+    _fill_names(work, params, asked, readback, directive)
+    if not readback:
+        _fill_places(work, _of_kind(params, "text"), asked)  # routes first: "pick me up at X" is an origin
+        _fill_place_names(work, params, asked, readback)
     _fill_text(work, params, asked, user_text, readback)
     return work.values
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from slotgraph.models.offline.entities import ENTITY_WORDS
 from slotgraph.models.offline.places import place_role
 from slotgraph.models.offline.spans import words
 
@@ -31,6 +32,9 @@ _PAST_WORDS = frozenset(
 _EVENING_WORDS = frozenset({"dinner", "evening", "night", "tonight", "supper"})
 _NAME_WORDS = frozenset({"name", "surname", "firstname", "lastname", "fullname"})
 _IDENTIFIER_WORDS = frozenset({"number", "id", "code", "reference", "ref", "identifier", "account", "policy"})
+_PERSON_WORDS = frozenset(
+    {"patient", "guest", "customer", "passenger", "attendee", "holder", "person", "contact"}
+)
 _SENTINEL_RE = re.compile(r"""['"]([A-Za-z/]+)['"]\s+(?:if|when)\b""")
 
 
@@ -50,6 +54,10 @@ class Param:
     evening: bool = False
     empty_value: str = "none"
     role: str | None = None  # for a place: "origin", "destination" or "" (neither); None otherwise
+    entity: bool = False
+    """A name parameter naming a business or place ("Name of the restaurant"), not a person."""
+    value_notes: tuple[tuple[Any, str], ...] = ()
+    """Enum values with the words the description gives each ("FindRestaurants = find a restaurant ...")."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -92,6 +100,22 @@ def param_notes(tool_description: str, names: Sequence[str]) -> dict[str, str]:
     return notes
 
 
+def value_notes(enum: Sequence[Any], description: str) -> tuple[tuple[Any, str], ...]:
+    """What the description says each enum value means: ``VALUE = words``, ``VALUE: words``, ``VALUE (words)``
+    or ``VALUE - words``, up to the next ``;``, closing parenthesis or line end. Values without a note are
+    left out."""
+    notes: list[tuple[Any, str]] = []
+    for value in enum:
+        if not isinstance(value, str) or not value:
+            continue
+        match = re.search(
+            rf"(?<![\w]){re.escape(value)}(?![\w])\s*(?:=|:|\(|\s-\s|\s—\s)\s*([^;\n)]+)", description
+        )
+        if match and match.group(1).strip(" .,"):
+            notes.append((value, match.group(1).strip(" .,")))
+    return tuple(notes)
+
+
 def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any], raw: str) -> Kind:
     json_type = _json_type(schema)
     fmt = str(schema.get("format") or "").lower()
@@ -130,6 +154,7 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     all_words = frozenset(name_words) | frozenset(desc_words)
     sentinel = _SENTINEL_RE.search(description)
     kind = _kind(name_words, desc_words, schema, description)
+    enum = tuple(schema.get("enum") or ())
     return Param(
         tool=tool,
         name=name,
@@ -137,7 +162,9 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
         words=all_words,
         text=f"{name} {description}".lower(),
         name_words=frozenset(name_words),
-        enum=tuple(schema.get("enum") or ()),
+        enum=enum,
+        value_notes=value_notes(enum, description) if kind == "choice" else (),
+        entity=kind == "name" and bool(ENTITY_WORDS & all_words) and not bool(_PERSON_WORDS & all_words),
         pattern=str(schema["pattern"]) if schema.get("pattern") else None,
         past=bool(_PAST_WORDS & all_words),
         evening=bool(_EVENING_WORDS & all_words),

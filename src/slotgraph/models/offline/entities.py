@@ -1,0 +1,100 @@
+"""Names of businesses and places people pick: "a table at Sushi Boat", "the salon is Bombshell Beauty".
+
+A name parameter about a business (``restaurant_name``: "Name of the restaurant", ``stylist_name``: "Name of
+the hair stylist/salon", a hotel, a venue...) is not a person's name: "under Chen" does not answer it,
+"reservations at Stella Alpina Osteria" does. :func:`find_entity_name` reads it from
+
+1. a cue and a capitalised name: "at / called / named / is / book / reserve / try / go with / like <Name>",
+   "the <Name> restaurant";
+2. an option the agent just offered (the capitalised names of the ``<system_directive>``, "I found Sushi
+   Boat."): said again, even in part or in lower case ("sushi boat", "Kampai Bar" for "Kampai Bar And
+   Grill"), it is taken in the offered spelling; agreed to ("that sounds good", "yes, book it", "I like
+   it") when exactly one was offered, it is taken as offered.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz import fuzz
+
+from slotgraph.models.offline.confirmation import is_affirmative, is_negative
+from slotgraph.models.offline.spans import Found
+
+__all__ = ["ENTITY_WORDS", "find_entity_name", "offered_names"]
+
+ENTITY_WORDS = frozenset(
+    {"restaurant", "hotel", "house", "salon", "stylist", "shop", "store", "venue", "business", "company",
+     "clinic", "dentist", "doctor", "practice", "theatre", "theater", "movie", "event", "property", "bar",
+     "cafe", "gym", "museum", "attraction", "airline", "provider", "place"}
+)  # fmt: skip
+
+_WORD = r"(?:[A-Z0-9][\w'’.&-]*)"
+_JOIN = r"(?:of|the|de|del|la|le|and|&|on|at|in|by|n')"
+_PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
+_CUE_RE = re.compile(
+    rf"\b(?:at|called|named|is|book|reserve|try|choose|pick|prefer|like|want|go with|with|to)\s+(?:the\s+)?"
+    rf"(?P<name>{_PROPER})"
+)
+_PROPER_RE = re.compile(_PROPER)
+_COMMON = frozenset(
+    {"i", "i'm", "i'd", "i'll", "it", "it's", "the", "a", "an", "yes", "no", "ok", "okay", "please", "what",
+     "which", "how", "when", "where", "who", "would", "could", "can", "do", "does", "is", "are", "to", "that",
+     "this", "there", "sure", "great", "perfect", "thanks", "thank", "hi", "hello", "hey", "we", "you",
+     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
+     "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+     "am", "pm", "today", "tomorrow", "tonight", "let", "found", "shall", "should", "will", "also"}
+)  # fmt: skip
+_AGREE_RE = re.compile(
+    r"\b(?:sounds (?:good|great|nice|perfect|fine)|(?:i|we) (?:like|love) (?:it|that|this|the sound)"
+    r"|that (?:one|works|is (?:good|great|fine|perfect))|that's (?:good|great|fine|perfect)|works for me"
+    r"|book (?:it|that|this|them|a table)|reserve (?:it|that|this|a table)|go with (?:it|that|this)"
+    r"|i'll take it|let's do (?:it|that))\b",
+    re.I,
+)
+_TRAILING_COMMON = frozenset({"of", "the", "de", "la", "and", "&", "on", "at", "in", "by"})
+
+
+def _trim(name: str) -> str:
+    parts = name.rstrip(".,!?'’").split()
+    while parts and parts[-1].lower() in _TRAILING_COMMON:
+        parts.pop()
+    while parts and parts[0].lower() in _COMMON:
+        parts.pop(0)
+    return " ".join(parts)
+
+
+def offered_names(directive: str | None) -> list[str]:
+    """The capitalised names in the agent's message ("I found Sushi Boat in Palo Alto." → Sushi Boat, Palo
+    Alto), minus sentence-opening words and month or weekday names."""
+    if not directive:
+        return []
+    out = []
+    for match in _PROPER_RE.finditer(directive):
+        name = _trim(match.group(0))
+        if name and not name.isdigit() and name.lower() not in _COMMON and not re.fullmatch(r"[\d:]+", name):
+            out.append(name)
+    return out
+
+
+def find_entity_name(text: str, directive: str | None, *, asked: bool) -> Found | None:
+    """The business or place name the user picks, or None (see the module docstring)."""
+    offered = offered_names(directive)
+    lowered = text.lower()
+    for name in offered:
+        if len(name) >= 4 and (name.lower() in lowered or fuzz.partial_ratio(name.lower(), lowered) >= 90):
+            return Found(name, 0, 0)
+    for match in _CUE_RE.finditer(text):
+        name = _trim(match.group("name"))
+        if name and name.lower() not in _COMMON and not name.isdigit():
+            for offer in offered:
+                if offer.lower().startswith(name.lower()) or fuzz.ratio(offer.lower(), name.lower()) >= 85:
+                    return Found(offer, match.start("name"), match.start("name") + len(name))
+            return Found(name, match.start("name"), match.start("name") + len(name))
+    if (
+        len(offered) == 1
+        and not is_negative(text)
+        and (_AGREE_RE.search(text) or (asked and is_affirmative(text)))
+    ):
+        return Found(offered[0], 0, 0)
+    return None
