@@ -146,7 +146,7 @@ def match_number_choice(
 
 
 # A described option is taken when its similarity is at least this, and ahead of the next one by the margin.
-SEMANTIC_FLOOR = 0.12
+SEMANTIC_FLOOR = 0.15
 SEMANTIC_MARGIN = 0.03
 
 

@@ -19,6 +19,7 @@ import re
 from rapidfuzz import fuzz
 
 from slotgraph.models.offline.confirmation import is_affirmative, is_negative
+from slotgraph.models.offline.places import cut_name
 from slotgraph.models.offline.spans import Found
 
 __all__ = ["ENTITY_WORDS", "find_entity_name", "offered_names"]
@@ -30,7 +31,7 @@ ENTITY_WORDS = frozenset(
 )  # fmt: skip
 
 _WORD = r"(?:[A-Z0-9][\w'’.&-]*)"
-_JOIN = r"(?:of|the|de|del|la|le|and|&|on|at|in|by|n')"
+_JOIN = r"(?:of|the|de|del|la|le|and|&|n')"
 _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _CUE_RE = re.compile(
     rf"\b(?:at|called|named|is|book|reserve|try|choose|pick|prefer|like|want|go with|with|to)\s+(?:the\s+)?"
@@ -56,8 +57,8 @@ _TRAILING_COMMON = frozenset({"of", "the", "de", "la", "and", "&", "on", "at", "
 
 
 def _trim(name: str) -> str:
-    parts = name.rstrip(".,!?'’").split()
-    while parts and parts[-1].lower() in _TRAILING_COMMON:
+    parts = cut_name(name).rstrip(".,!?'’").split()
+    while len(parts) > 1 and parts[-1].lower() in _TRAILING_COMMON:
         parts.pop()
     while parts and parts[0].lower() in _COMMON:
         parts.pop(0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["PLACE_WORDS", "find_place_names", "find_route", "place_role", "strip_place_request"]
+__all__ = ["PLACE_WORDS", "cut_name", "find_place_names", "find_route", "place_role", "strip_place_request"]
 
 PLACE_WORDS = frozenset(
     {"address", "place", "location", "destination", "street", "venue", "pickup", "dropoff", "origin", "city",
@@ -105,7 +105,7 @@ _TRAILING_JOINERS = frozenset({"of", "the", "de", "del", "la", "le", "and", "&",
 _ABBREVIATIONS = frozenset({"st", "dr", "mt", "ft", "ave", "blvd", "rd", "jr", "sr", "d.c", "u.s"})
 
 
-def _cut(place: str) -> str:
+def cut_name(place: str) -> str:
     """The name up to a sentence end ("Chicago. There is…") or a word that is no name ("Paris and I")."""
     kept: list[str] = []
     for token in place.split():
@@ -132,8 +132,8 @@ def find_place_names(text: str) -> list[tuple[str, str, int, int]]:
     """
     out: list[tuple[str, str, int, int]] = []
     for match in _PLACE_CUE_RE.finditer(text):
-        place = _cut(match.group("place")).rstrip(".,'’")
-        while place.split() and place.split()[-1].lower() in _TRAILING_JOINERS:
+        place = cut_name(match.group("place")).rstrip(".,'’")
+        while len(place.split()) > 1 and place.split()[-1].lower() in _TRAILING_JOINERS:
             place = " ".join(place.split()[:-1])
         if place and _plausible(place):
             start = match.start("place")

@@ -512,6 +512,8 @@ def _fill_text(
             _take_text(work, places[0], correction.group("rest"))
         return
     _fill_places(work, texts, asked)
+    # A city is a known city (read above), never the rest of a sentence ("Thanks a lot").
+    texts = [p for p in texts if not _is_city_param(p)]
     if _REQUEST_RE.search(work.text):
         # "I need a cab", "can you find me a salon": a request, not a place, a name or a note.
         texts = [p for p in texts if p.role is None]

@@ -1,0 +1,220 @@
+"""The offline model on how people really talk: options by meaning, place and business names, city
+aliases, two dates of one stay, counts said in passing, and re-reading a message for setters that appear."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import socket
+from typing import Any
+
+import pytest
+
+from slotgraph.models.offline import OfflineModel, Plan, plan_turn
+from slotgraph.models.offline.choices import match_described_choice, value_words
+from slotgraph.models.offline.entities import find_entity_name, offered_names
+from slotgraph.models.offline.gazetteer import normalise_city
+from slotgraph.models.offline.places import find_place_names
+from slotgraph.models.offline.schema import read_setters, value_notes
+from slotgraph.runtime.model import (
+    AssistantToolCalls,
+    ModelRequest,
+    ToolCall,
+    ToolResultMessage,
+    ToolSchema,
+    UserMessage,
+)
+
+NOW = dt.datetime(2026, 5, 4, 9, 0)
+GOAL = {
+    "name": "set_goal",
+    "description": "Record what the user wants to do.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "goal": {
+                "type": "string",
+                "enum": ["OrderPizza", "TrackDelivery", "CancelOrder"],
+                "description": "One of: OrderPizza = order a pizza for delivery; TrackDelivery = find out "
+                "where an order is; CancelOrder = cancel an order that was placed",
+            }
+        },
+    },
+}
+TRIP = {
+    "name": "set_trip",
+    "description": "Record the trip.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "town": {"type": "string", "description": "City where the trip starts"},
+            "riders": {"type": "integer", "enum": [1, 2, 3, 4], "description": "Number of riders"},
+            "car": {"type": "string", "enum": ["Compact", "Minivan", "Limousine"], "description": "Car type"},
+        },
+    },
+}
+STAY = {
+    "name": "set_stay",
+    "description": "Record the stay.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "arrival_date": {"type": "string", "description": "Arrival date"},
+            "departure_date": {"type": "string", "description": "Departure date (check out)"},
+        },
+    },
+}
+SPA = {
+    "name": "set_spa_name",
+    "description": "Record the spa.",
+    "parameters": {
+        "type": "object",
+        "properties": {"spa_name": {"type": "string", "description": "Name of the spa or salon"}},
+    },
+}
+
+
+def _si(directive: str | None) -> str:
+    return "<slot_filling_protocol>...</slot_filling_protocol>" + (
+        f"\n<system_directive>\n{directive}\n</system_directive>" if directive else ""
+    )
+
+
+def _plan(tools: list[dict[str, Any]], directive: str | None, user: str) -> Plan:
+    return plan_turn(tools, system_instruction=_si(directive), user_text=user, now=NOW)
+
+
+def test_enum_values_carry_the_words_their_description_gives_them() -> None:
+    notes = value_notes(["OrderPizza", "TrackDelivery"], "OrderPizza = order a pizza; TrackDelivery: find it")
+    assert notes == (("OrderPizza", "order a pizza"), ("TrackDelivery", "find it"))
+    assert value_notes(["A", "B"], "Pick one.") == ()
+    assert value_words("TrackDelivery") == ["track", "delivery"]
+    (param,) = read_setters([GOAL])[0].params
+    assert [v for v, _ in param.value_notes] == ["OrderPizza", "TrackDelivery", "CancelOrder"]
+
+
+@pytest.mark.parametrize(
+    ("said", "meant"),
+    [
+        ("could I get a large pepperoni sent over", "OrderPizza"),
+        ("where is my food? it has been an hour", "TrackDelivery"),
+        ("please call off the order I made", "CancelOrder"),
+    ],
+)
+def test_an_option_is_picked_by_what_its_description_means(said: str, meant: str) -> None:
+    plan = _plan([GOAL], "What would you like to do? I can order a pizza, track or cancel an order.", said)
+    assert plan.tool_calls == (("set_goal", {"goal": meant}),)
+
+
+def test_no_option_is_picked_when_none_is_close_or_two_are_as_close(monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = (("A", "order a pizza for delivery"), ("B", "cancel an order that was placed"))
+    assert match_described_choice("hello there", notes) is None
+    from slotgraph.models.offline import semantic
+
+    monkeypatch.setattr(semantic, "similarities", lambda query, candidates: [0.50, 0.49])
+    assert match_described_choice("something", notes) is None
+    monkeypatch.setattr(semantic, "similarities", lambda query, candidates: [0.50, 0.40])
+    found = match_described_choice("something", notes)
+    assert found is not None and found.value == "A"
+
+
+def test_the_embeddings_load_from_the_wheel_with_the_network_unavailable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from slotgraph.models.offline import semantic
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("network disabled in this test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    semantic._load.cache_clear()
+    scores = semantic.similarities(
+        "book a table for dinner", ["reserve a table at a restaurant", "call a cab"]
+    )
+    assert scores[0] > scores[1]
+
+
+def test_place_names_after_a_cue_whatever_the_sentence() -> None:
+    assert find_place_names("could you drive us to the Old Mill Tavern.") == [
+        ("to", "Old Mill Tavern", 26, 41)
+    ]
+    assert [p[1] for p in find_place_names("We land in Denver. Then we rest")] == ["Denver"]
+    assert [p[1] for p in find_place_names("heading to Boston and I need a car")] == ["Boston"]
+    assert find_place_names("I need a car for 2") == []
+    assert find_place_names("see you on Monday") == []
+
+
+def test_city_aliases_become_the_city_people_mean() -> None:
+    assert normalise_city("NYC") == "New York"
+    assert normalise_city("LAX") == "Los Angeles"
+    assert normalise_city("san diego") == "San Diego"
+    assert normalise_city("San Fran") == "San Francisco"
+    assert normalise_city("Redwood City") == "Redwood City"
+    assert normalise_city("The") is None
+    assert normalise_city("Mill Street") is None
+
+
+def test_several_facts_in_one_message_all_land_asked_or_not() -> None:
+    plan = _plan([TRIP], "What type of car would you like?", "A Limousine in LA for three people please")
+    assert plan.tool_calls == (("set_trip", {"town": "Los Angeles", "riders": 3, "car": "Limousine"}),)
+
+
+def test_a_city_parameter_takes_only_a_city() -> None:
+    assert _plan([TRIP], "Which town?", "Thanks a lot").tool_calls == ()
+    assert _plan([TRIP], "Which town?", "Chicago would be best").tool_calls == (
+        ("set_trip", {"town": "Chicago"}),
+    )
+
+
+def test_two_dates_of_one_stay_go_by_the_words_before_them() -> None:
+    plan = _plan([STAY], None, "I'd leave on the 12th, arriving the 9th")
+    assert plan.tool_calls == (("set_stay", {"arrival_date": "2026-05-09", "departure_date": "2026-05-12"}),)
+    plan = _plan([STAY], None, "Can I stay from the 20th?")
+    assert plan.tool_calls == (("set_stay", {"arrival_date": "2026-05-20"}),)
+
+
+def test_business_names_come_from_cues_and_offers() -> None:
+    assert offered_names("I found Glow Day Spa in Austin. Shall I book it?") == ["Glow Day Spa", "Austin"]
+    found = find_entity_name("let's try Serenity Springs", None, asked=False)
+    assert found is not None and found.value == "Serenity Springs"
+    said_again = find_entity_name("glow day spa sounds lovely", "How about Glow Day Spa?", asked=False)
+    assert said_again is not None and said_again.value == "Glow Day Spa"
+    agreed = find_entity_name("That sounds good, book it", "How about Glow Day Spa?", asked=False)
+    assert agreed is not None and agreed.value == "Glow Day Spa"
+    assert find_entity_name("no, something else", "How about Glow Day Spa?", asked=True) is None
+    assert _plan([SPA], "Which spa?", "under Chen please").tool_calls == ()
+
+
+def test_the_model_reads_the_message_again_for_setters_that_just_appeared() -> None:
+    model = OfflineModel(clock=lambda: NOW)
+    user = UserMessage("I want to order a pizza, we are in Boston")
+    first = ModelRequest(
+        _si("What would you like to do? I can order a pizza or track an order."),
+        (user,),
+        (ToolSchema(GOAL["name"], "", GOAL["parameters"]),),
+    )
+    reply = asyncio.run(model.generate(first))
+    assert [(c.name, dict(c.args)) for c in reply.tool_calls] == [("set_goal", {"goal": "OrderPizza"})]
+    trip = ToolSchema(TRIP["name"], "", TRIP["parameters"])
+    again = ModelRequest(
+        _si("Which car?"),
+        (
+            user,
+            AssistantToolCalls((ToolCall("offline-1", "set_goal", {"goal": "OrderPizza"}),)),
+            ToolResultMessage("offline-1", "set_goal", {"stored": True}),
+        ),
+        (ToolSchema(GOAL["name"], "", GOAL["parameters"]), trip),
+    )
+    second = asyncio.run(model.generate(again))
+    assert [(c.name, dict(c.args)) for c in second.tool_calls] == [("set_trip", {"town": "Boston"})]
+    third = ModelRequest(
+        _si("Which car?"),
+        (
+            *again.messages,
+            AssistantToolCalls((ToolCall("offline-2", "set_trip", {"town": "Boston"}),)),
+            ToolResultMessage("offline-2", "set_trip", {"stored": True}),
+        ),
+        again.tools,
+    )
+    last = asyncio.run(model.generate(third))
+    assert last.tool_calls == () and last.text == "Which car?"
