@@ -1,0 +1,193 @@
+"""The Bella Notte booking under Google ADK (its Runner and session service) equals Slotgraph's own loop.
+
+Both runs play the same :class:`ScriptedModel` steps — under ADK through :class:`SlotgraphLlm`, an ADK model —
+so every step's checks (the phase instruction the model got, the tools hidden from it) hold for the request
+ADK built after the adapter's before-model callback. Turn for turn, the tool calls (name, arguments, who
+made them), the text, whether the model was called, and the final engine state must be equal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip(
+    "google.adk", reason="the ADK adapter tests need google-adk (pip install 'slotgraph[adk]')"
+)
+
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+from tests.runtime.test_bella_notte import AGENT_DIR, _opening, _time_and_name
+
+from slotgraph.adapters.adk import STATE_KEY, SlotgraphCallbacks, SlotgraphLlm, slotgraph_agent
+from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call
+
+NOW = datetime.datetime(2026, 7, 10, 12, 0)
+BOOKING_TURNS = [
+    "Hi",
+    "A table for 4 on July 17th",
+    "Yes",
+    "Half past seven",
+    "yes",
+    "Chen",
+    "No, nothing",
+    "Yes",
+]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a turn did, in terms both hosts can report."""
+
+    text: str
+    tool_calls: tuple[tuple[str, tuple[tuple[str, Any], ...], str], ...]
+    model_calls: int
+
+
+def _args(args: Any) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(dict(args or {}).items()))
+
+
+def run_slotgraph(steps: list[ScriptedStep], turns: list[str]) -> tuple[list[Turn], dict[str, Any]]:
+    model = ScriptedModel(steps)
+    session = Agent.load(AGENT_DIR, model=model).session(clock=lambda: NOW, seed=0)
+    played = []
+    for text in turns:
+        result = session.send(text)
+        calls = tuple((e.name, _args(e.args), e.origin) for e in result.tool_calls)
+        played.append(Turn(result.text, calls, result.model_calls))
+    model.assert_complete()
+    return played, session.state
+
+
+async def _run_adk(steps: list[ScriptedStep], turns: list[str]) -> tuple[list[Turn], dict[str, Any]]:
+    scripted = ScriptedModel(steps)
+    llm = SlotgraphLlm.of(scripted)
+    root = slotgraph_agent(AGENT_DIR, model=llm, clock=lambda: NOW, seed=0)
+    sessions = InMemorySessionService()
+    runner = Runner(app_name="bella", agent=root, session_service=sessions)
+    session = await sessions.create_session(app_name="bella", user_id="guest", session_id=str(uuid.uuid4()))
+    played = []
+    for text in turns:
+        before = llm.calls
+        texts: list[str] = []
+        calls: list[tuple[str, tuple[tuple[str, Any], ...], str]] = []
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        async for event in runner.run_async(user_id="guest", session_id=session.id, new_message=message):
+            for part in (event.content.parts if event.content else None) or []:
+                if part.text and event.author == root.name:
+                    texts.append(part.text)
+                if part.function_call is not None:
+                    origin = (
+                        "engine" if str(part.function_call.id).startswith("slotgraph-engine-") else "model"
+                    )
+                    calls.append((str(part.function_call.name), _args(part.function_call.args), origin))
+        played.append(Turn(" ".join(texts), tuple(calls), llm.calls - before))
+    scripted.assert_complete()
+    stored = await sessions.get_session(app_name="bella", user_id="guest", session_id=session.id)
+    assert stored is not None
+    return played, dict(stored.state[STATE_KEY])
+
+
+def run_adk(steps: list[ScriptedStep], turns: list[str]) -> tuple[list[Turn], dict[str, Any]]:
+    return asyncio.run(_run_adk(steps, turns))
+
+
+def _assert_same(turns: list[str], slotgraph: list[Turn], adk: list[Turn]) -> None:
+    for number, (text, ours, theirs) in enumerate(zip(turns, slotgraph, adk, strict=True), start=1):
+        assert theirs == ours, f"turn {number} ({text!r}) differs under ADK"
+
+
+def test_the_booking_is_the_same_turn_for_turn() -> None:
+    steps = [*_opening(), *_time_and_name()]
+    ours, our_state = run_slotgraph(steps, BOOKING_TURNS)
+    theirs, their_state = run_adk(steps, BOOKING_TURNS)
+    _assert_same(BOOKING_TURNS, ours, theirs)
+    assert their_state == our_state
+    assert their_state["status"] == "complete" and their_state["filled"]["confirmation_number"].startswith(
+        "BN-"
+    )
+    # the engine spoke (preempted) on the readback confirmations, and fired both executors itself
+    assert (
+        ours[2].model_calls == 0
+        and ("find_available_times", ours[2].tool_calls[1][1], "engine") in ours[2].tool_calls
+    )
+    assert ours[-1].tool_calls[-1][0] == "book_reservation" and ours[-1].tool_calls[-1][2] == "engine"
+
+
+def test_a_failed_booking_is_retried_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    steps = [*_opening(), *_time_and_name()]
+    turns = [*BOOKING_TURNS, "okay"]  # the booking fails twice: a retry, then the escalation
+    monkeypatch.setenv("BELLA_NOTTE_FAIL", "book_reservation")
+    ours, our_state = run_slotgraph(steps, turns)
+    theirs, their_state = run_adk(steps, turns)
+    _assert_same(turns, ours, theirs)
+    assert their_state == our_state
+    assert "something went wrong while booking" in theirs[-2].text
+    assert "Please call us at 555-0100" in theirs[-1].text and their_state["status"] == "escalated"
+
+
+def test_a_call_to_a_hidden_tool_is_refused_the_same_way() -> None:
+    steps = [
+        *_opening()[:1],
+        ScriptedStep(tool_calls=(call("book_reservation", party_size=4),)),
+        ScriptedStep(text="Sorry — how many guests?"),
+    ]
+    turns = ["Hi", "book it"]
+    ours, our_state = run_slotgraph(steps, turns)
+    theirs, their_state = run_adk(steps, turns)
+    _assert_same(turns, ours, theirs)
+    assert their_state == our_state
+
+
+def test_install_adds_the_dag_to_an_existing_agent() -> None:
+    from google.adk.agents import LlmAgent
+
+    def opening_hours() -> dict[str, str]:
+        """The restaurant's opening hours."""
+        return {"hours": "17:00-23:00"}
+
+    def log_turn(callback_context: Any) -> None:
+        return None
+
+    existing = LlmAgent(
+        name="host", model="gemini-2.5-flash", tools=[opening_hours], before_agent_callback=log_turn
+    )
+    SlotgraphCallbacks(Agent.load(AGENT_DIR)).install(existing)
+    names = {getattr(t, "name", getattr(t, "__name__", None)) for t in existing.tools}
+    assert {"opening_hours", "set_reservation_basics", "book_reservation", "confirm_pending"} <= names
+    assert isinstance(existing.before_agent_callback, list) and existing.before_agent_callback[0] is log_turn
+    with pytest.raises(Exception, match="already has tools named"):
+        SlotgraphCallbacks(Agent.load(AGENT_DIR)).install(existing)
+
+
+def test_without_google_adk_the_import_names_the_extra(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text(
+        "import sys\nclass _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'google.adk' or name.startswith('google.adk.'):\n"
+        "            raise ImportError(name)\n"
+        "sys.meta_path.insert(0, _Block())\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", "import slotgraph.adapters.adk"],
+        env={"PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode != 0 and "pip install 'slotgraph[adk]'" in done.stderr
