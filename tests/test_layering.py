@@ -25,8 +25,14 @@ ALLOWED: dict[str, set[str]] = {
     "mcp_tools": {"expr", "config", "runtime", "mcp_tools"},
     "models": {"expr", "config", "runtime", "models"},
     "stores": {"expr", "config", "engine", "runtime", "stores"},
+    # Workflows: expr, config, models and the stores protocol. "runtime" is here only for the model
+    # protocol (slotgraph.runtime.model) and the store errors, which still live there; the agent loop is
+    # reached through the AgentPort the edges provide (see WORKFLOW_RUNTIME_MODULES below).
+    "workflow": {"expr", "config", "models", "stores", "runtime", "workflow"},
 }
-EDGES = {"server", "cli", "evals", "adapters", "logic", "workflow", "__main__", "__init__"}
+EDGES = {"server", "cli", "evals", "adapters", "logic", "__main__", "__init__"}
+# The only runtime modules the workflow package may import: never the agent loop itself.
+WORKFLOW_RUNTIME_MODULES = {"slotgraph.runtime.model", "slotgraph.runtime.errors"}
 
 # Modules the pure engine (and the layers below it) must never import: I/O, clocks, randomness, processes.
 IO_MODULES = {
@@ -102,6 +108,19 @@ def test_imports_point_downwards(path: Path) -> None:
             f"{path.relative_to(SRC)}:{lineno} imports {name}: layer {layer!r} may only import "
             f"{sorted(allowed)} (see DESIGN.md)"
         )
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in _modules() if _layer(p) == "workflow"], ids=lambda p: str(p.relative_to(SRC))
+)
+def test_workflows_reach_the_runtime_only_through_ports(path: Path) -> None:
+    for lineno, name in _imports(path):
+        if name.startswith("slotgraph.runtime"):
+            assert name in WORKFLOW_RUNTIME_MODULES, (
+                f"{path.relative_to(SRC)}:{lineno} imports {name}: the workflow package runs agents through "
+                "slotgraph.workflow.ports.AgentPort, provided by the edges; it may import only "
+                f"{sorted(WORKFLOW_RUNTIME_MODULES)} from the runtime"
+            )
 
 
 @pytest.mark.parametrize(

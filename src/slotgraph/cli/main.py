@@ -13,6 +13,7 @@ import typer
 from slotgraph.cli.chat import chat_command
 from slotgraph.cli.graph import graph_command
 from slotgraph.cli.models import models_app
+from slotgraph.cli.run import run_command
 from slotgraph.cli.schema import schema_command
 from slotgraph.cli.serve import serve_command
 from slotgraph.cli.test_command import test_command
@@ -37,6 +38,7 @@ def create_app() -> typer.Typer:
     )
     app.command("validate")(validate_command)
     app.command("chat")(chat_command)
+    app.command("run")(run_command)
     app.command("graph")(graph_command)
     app.command("schema")(schema_command)
     app.command("serve")(serve_command)

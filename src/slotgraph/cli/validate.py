@@ -20,6 +20,7 @@ from rich.markup import escape
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import issue_as_dict, print_issue, stdout_console
 from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, load_path
+from slotgraph.cli.workflow_paths import is_workflow_file, validate_workflow_file
 from slotgraph.config import ConfigIssue
 
 __all__ = ["PathResult", "check_path", "validate_command"]
@@ -36,6 +37,7 @@ class PathResult:
     kind: str | None = None
     slots: int = 0
     tasks: int = 0
+    stages: int = 0
     errors: tuple[ConfigIssue, ...] = ()
     warnings: tuple[ConfigIssue, ...] = ()
     message: str = ""
@@ -48,6 +50,11 @@ class PathResult:
         ]
 
     def as_dict(self) -> dict[str, Any]:
+        if self.kind == "workflow":
+            return {**self._common(), "stages": self.stages}
+        return self._common()
+
+    def _common(self) -> dict[str, Any]:
         return {
             "path": self.path,
             "status": self.status,
@@ -65,6 +72,13 @@ class PathResult:
 def check_path(path: Path) -> PathResult:
     """Validate one path; never raises for user mistakes."""
     shown = str(path)
+    if is_workflow_file(path):
+        stages, report = validate_workflow_file(path)
+        if not report.ok:
+            count = len(report.errors)
+            summary = f"{count} problem{'s' if count != 1 else ''}"
+            return PathResult(shown, "invalid", kind="workflow", errors=report.errors, message=summary)
+        return PathResult(shown, "valid", kind="workflow", stages=stages, warnings=report.warnings)
     try:
         definition = load_path(path)
     except PathUsageError as err:
@@ -85,7 +99,9 @@ def check_path(path: Path) -> PathResult:
 
 def _print_result(console: Console, result: PathResult) -> None:
     path = escape(result.path)
-    if result.status == "valid":
+    if result.status == "valid" and result.kind == "workflow":
+        console.print(f"[green]✓[/green] {path}: valid workflow ({result.stages} stages)")
+    elif result.status == "valid":
         console.print(
             f"[green]✓[/green] {path}: valid ({result.slots} slot{'s' if result.slots != 1 else ''}, "
             f"{result.tasks} task{'s' if result.tasks != 1 else ''})"
