@@ -20,9 +20,11 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"expr", "config", "engine"},
     # The runtime resolves "provider:model" specs through slotgraph.models (lazily, inside a function);
     # backends import only the runtime's protocol types (slotgraph.runtime.model).
-    "runtime": {"expr", "config", "engine", "runtime", "models", "mcp_tools"},
+    "runtime": {"expr", "config", "engine", "runtime", "models", "mcp_tools", "tracing"},
     # MCP servers as a tool source: the runtime loads them lazily when an agent names one.
     "mcp_tools": {"expr", "config", "runtime", "mcp_tools"},
+    # OpenTelemetry spans around the runtime's model, engine and tools (loaded lazily when tracing is on).
+    "tracing": {"expr", "config", "runtime", "tracing"},
     "models": {"expr", "config", "runtime", "models"},
     "stores": {"expr", "config", "engine", "runtime", "stores"},
     # Workflows: expr, config, models and the stores protocol. "runtime" is here only for the model

@@ -56,6 +56,8 @@ class AgentConfig(BaseModel):
     """The DAG config inline (a mapping with slots and tasks) or the path of a YAML/JSON file holding it."""
     channel: str | None = None
     """Default channel for channel-specific responses (e.g. "MOBILE", "telephony")."""
+    tracing: bool = False
+    """Emit OpenTelemetry spans for this agent's sessions (as SLOTGRAPH_OTEL=1 does for every agent)."""
 
     @model_validator(mode="before")
     @classmethod

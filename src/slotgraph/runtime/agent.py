@@ -31,6 +31,7 @@ from slotgraph.runtime.tools import (
     module_functions,
     tool_from_function,
 )
+from slotgraph.runtime.tracing_port import TurnTracer
 from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP
 
 __all__ = ["Agent"]
@@ -87,6 +88,8 @@ class Agent:
     channel: str | None = None
     base_dir: Path | None = None
     tool_sources: tuple[ToolSourceHandle, ...] = ()
+    tracing: bool = False
+    """Sessions emit OpenTelemetry spans (``tracing: true`` in agent.yaml; ``SLOTGRAPH_OTEL=1`` for all)."""
     """Sources holding resources for the tools (MCP server connections); :meth:`close` releases them."""
 
     @classmethod
@@ -117,6 +120,7 @@ class Agent:
             channel=agent_cfg.channel if agent_cfg is not None else None,
             base_dir=definition.base_dir,
             tool_sources=tuple(sources),
+            tracing=agent_cfg.tracing if agent_cfg is not None else False,
         )
 
     @classmethod
@@ -166,8 +170,13 @@ class Agent:
         engine: Engine | None = None,
         debug: bool = False,
         step_cap: int = DEFAULT_STEP_CAP,
+        tracer: TurnTracer | None = None,
     ) -> Session:
-        """Start (or, with a store holding ``session_id``, resume) a conversation."""
+        """Start (or, with a store holding ``session_id``, resume) a conversation.
+
+        ``tracer`` observes each turn (e.g. a :class:`slotgraph.tracing.SessionTracer`); without one, the
+        agent's ``tracing: true`` or ``SLOTGRAPH_OTEL=1`` gives OpenTelemetry spans.
+        """
         if not isinstance(self.dag, CompiledDag):
             raise AgentLoadError("agent has no compiled DAG")
         return Session(
@@ -182,4 +191,14 @@ class Agent:
             engine=engine,
             debug=debug,
             step_cap=step_cap,
+            tracer=tracer if tracer is not None else self._default_tracer(),
         )
+
+    def _default_tracer(self) -> TurnTracer | None:
+        from slotgraph.tracing.settings import tracing_requested
+
+        if not (self.tracing or tracing_requested(os.environ)):
+            return None
+        from slotgraph.tracing import SessionTracer
+
+        return SessionTracer.from_env(agent_name=self.name)

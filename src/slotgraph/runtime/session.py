@@ -29,6 +29,7 @@ from slotgraph.runtime.errors import SessionError, StorePayloadError
 from slotgraph.runtime.events import TurnResult
 from slotgraph.runtime.model import Message, Model, UserMessage
 from slotgraph.runtime.store import InMemoryStore, SessionStore
+from slotgraph.runtime.tracing_port import TurnTracer
 from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink, TurnInputs, TurnOutput, run_turn
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class Session:
         engine: Engine | None = None,
         debug: bool = False,
         step_cap: int = DEFAULT_STEP_CAP,
+        tracer: TurnTracer | None = None,
     ) -> None:
         if step_cap < 1:
             raise ValueError(f"step_cap must be at least 1, got {step_cap}")
@@ -96,6 +98,13 @@ class Session:
         self.engine: Engine = engine if engine is not None else DagEngine(seed=seed)
         self.debug = debug
         self.step_cap = step_cap
+        self.tracer = tracer
+        """Observes each turn (spans, see slotgraph.tracing); turns see its wrapped model, engine, tools."""
+        self._turn_model, self._turn_engine, self._turn_tools = self.model, self.engine, agent.tools
+        if tracer is not None:
+            self._turn_model = tracer.wrap_model(self.model, session_id=self.id)
+            self._turn_engine = tracer.wrap_engine(self.engine, session_id=self.id)
+            self._turn_tools = tracer.wrap_tools(agent.tools, session_id=self.id)
         self._sm: dict[str, Any] = {}
         self._history: list[Message] = []
         self._ended = False
@@ -196,15 +205,24 @@ class Session:
             self._busy = False
 
     async def _play(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
+        """One turn, inside the tracer's turn scope when there is a tracer."""
+        if self.tracer is None:
+            return await self._play_turn(user, on_event)
+        with self.tracer.turn(session_id=self.id, number=self._turns + 1, user=user) as scope:
+            result = await self._play_turn(user, on_event)
+            scope.finished(result)
+            return result
+
+    async def _play_turn(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
         """Load → one turn → save; the caller holds the session's lock (or owns the only copy)."""
         await self._load()
         if self._ended:
             raise SessionError(f"session {self.id} has ended; start a new session to talk again")
         inputs = TurnInputs(
             dag=self.agent.dag,
-            registry=self.agent.tools,
-            engine=self.engine,
-            model=self.model,
+            registry=self._turn_tools,
+            engine=self._turn_engine,
+            model=self._turn_model,
             instruction=self.agent.instruction,
             sm=self._sm,  # never mutated: the loop and the engine build new dicts
             history=tuple(self._history),

@@ -8,6 +8,7 @@ so two apps in one process never share anything. The store is closed when the ap
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 
@@ -90,4 +91,15 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes)
     if config.api_key:
         app.add_middleware(ApiKeyMiddleware, api_key=config.api_key)
+    if _tracing(agents):
+        from slotgraph.tracing.propagation import TraceContextMiddleware
+
+        app.add_middleware(TraceContextMiddleware)  # outermost: turn spans join the caller's trace
     return app
+
+
+def _tracing(agents: Sequence[HostedAgent]) -> bool:
+    """Whether sessions emit spans (``SLOTGRAPH_OTEL=1`` or an agent's ``tracing: true``)."""
+    from slotgraph.tracing.settings import tracing_requested
+
+    return tracing_requested(os.environ) or any(hosted.agent.tracing for hosted in agents)
