@@ -233,6 +233,44 @@ def legacy_steer_back(config: DagConfig) -> SteerBack:
     return SteerBack()
 
 
+def _state_tables(
+    slots: tuple[CompiledSlot, ...],
+    tasks: tuple[CompiledTask, ...],
+    setter_slots: Mapping[str, tuple[str, ...]],
+    multi: Mapping[str, Mapping[str, str]],
+) -> Mapping[str, Any]:
+    """The config-derived routing tables the spec caches in ``sm`` (§6a), as plain data."""
+    task_by_name = {t.name: t for t in tasks}
+    executors = {t.tool: t.name for t in tasks}
+    return MappingProxyType(
+        {
+            "_setter_slots": {
+                tool: names[0] for tool, names in setter_slots.items() if tool not in multi and names
+            },
+            "_multi_setter_slots": {tool: dict(fields) for tool, fields in multi.items()},
+            "_slot_requires": {s.name: list(s.requires) for s in slots if s.requires},
+            "_slot_validates": {
+                s.name: {
+                    "response_field": s.validate_against.response_field,
+                    "filled_slot": s.validate_against.filled_slot,
+                    "error_code": s.validate_against.error_code,
+                }
+                for s in slots
+                if s.validate_against is not None
+            },
+            "_executor_tasks": {
+                tool: {
+                    "task_name": name,
+                    "outputs": dict(task_by_name[name].outputs),
+                    "success_check": task_by_name[name].success_check,
+                    "terminal": task_by_name[name].terminal,
+                }
+                for tool, name in executors.items()
+            },
+        }
+    )
+
+
 def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
     slots = tuple(_slot(i, s) for i, s in enumerate(config.slots))
     tasks = tuple(_task(t) for t in config.tasks)
@@ -268,6 +306,8 @@ def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
         setter_slots=MappingProxyType(setter_slots),
         multi_setter_slots=MappingProxyType({k: MappingProxyType(v) for k, v in multi.items()}),
         executor_tasks=MappingProxyType({t.tool: t.name for t in tasks}),
+        conditional_slots=tuple(s for s in slots if s.condition is not None),
+        state_tables=_state_tables(slots, tasks, setter_slots, multi),
     )
 
 

@@ -49,6 +49,12 @@ class CompiledCondition:
 
     source: str
     fn: Callable[[Mapping[str, Any]], Any]
+    """The condition; raises only :class:`~slotgraph.expr.ExpressionError`."""
+    raw: Callable[[Mapping[str, Any]], Any] | None = None
+    """The bare compiled body (may raise anything): what :meth:`is_active` calls, as it discards errors."""
+    reads: frozenset[str] | None = None
+    """The slots the condition reads (``None``: it may read any), so a caller can keep a verdict until one
+    of them changes."""
 
     def check(self, filled: Mapping[str, Any]) -> tuple[bool, ExpressionError | None]:
         try:
@@ -57,7 +63,10 @@ class CompiledCondition:
             return False, err
 
     def is_active(self, filled: Mapping[str, Any]) -> bool:
-        return self.check(filled)[0]
+        try:
+            return bool((self.raw or self.fn)(filled))
+        except Exception:  # a condition that fails to evaluate makes its slot/task inactive (see check)
+            return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +241,12 @@ class CompiledDag:
     """``{setter_tool: {setter_field: slot}}`` for multi-slot setters (slots with ``setter_field``)."""
     executor_tasks: Mapping[str, str] = field(default_factory=dict)
     """``{executor_tool: task_name}``."""
+    conditional_slots: tuple[CompiledSlot, ...] = ()
+    """The slots with a ``condition``, in declaration order."""
+    state_tables: Mapping[str, Any] = field(default_factory=dict)
+    """The routing tables the spec caches in ``sm`` (``_setter_slots``, ``_multi_setter_slots``,
+    ``_slot_requires``, ``_slot_validates``, ``_executor_tasks``) as plain data, built once. Never hand these
+    objects out: the engine writes copies into ``sm``."""
 
     def slot(self, name: str) -> CompiledSlot:
         return self.slot_by_name[name]

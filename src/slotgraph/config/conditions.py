@@ -49,14 +49,14 @@ def _guarded(fn: Callable[[Mapping[str, Any]], Any], source: str) -> Callable[[M
 def compile_condition(source: str) -> CompiledCondition:
     """Compile a condition string; raises :class:`slotgraph.expr.ExpressionSyntaxError` if it is invalid."""
     if is_lambda_source(source):
-        fn: Callable[[Mapping[str, Any]], Any] = compile_lambda(source)
-    else:
-        expression = compile_expression(source)
-
-        def fn(filled: Mapping[str, Any]) -> Any:
-            return expression.evaluate(filled)
-
-    return CompiledCondition(source=source, fn=_guarded(fn, source))
+        compiled = compile_lambda(source)
+        return CompiledCondition(
+            source=source, fn=_guarded(compiled, source), raw=compiled.raw, reads=compiled.reads
+        )
+    expression = compile_expression(source)
+    return CompiledCondition(
+        source=source, fn=_guarded(expression.evaluate, source), raw=expression.raw, reads=expression.names
+    )
 
 
 def condition_problem(source: Any) -> ExpressionError | str | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from slotgraph.config.compiled import CompiledDag, CompiledSlot, CompiledTask
 from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
+from slotgraph.engine.activity import Activity
 
 __all__ = [
     "compute_dag_state",
@@ -43,15 +44,17 @@ def slot_active(dag: CompiledDag, name: str, filled: Mapping[str, Any]) -> bool:
     return slot is None or slot.is_active(filled)
 
 
-def requires_met(dag: CompiledDag, slot: CompiledSlot, filled: Mapping[str, Any]) -> bool:
+def requires_met(
+    dag: CompiledDag, slot: CompiledSlot, filled: Mapping[str, Any], activity: Activity | None = None
+) -> bool:
     """Every *active* slot in ``slot.requires`` is filled (an inactive requirement never blocks)."""
-    return all(r in filled or not slot_active(dag, r, filled) for r in slot.requires)
+    return (activity or Activity(dag, filled)).requires_met(slot)
 
 
 def task_result_ok(task: CompiledTask, result: Any) -> bool:
     """The spec's success rule (§3.2, §6a.2): ``success_check`` truthy (no check: success) AND every declared
     output key present. A result that is not a mapping is a failure."""
-    if not isinstance(result, Mapping):
+    if type(result) is not dict and not isinstance(result, Mapping):
         return False
     if task.success_check is not None and not result.get(task.success_check):
         return False
@@ -63,24 +66,23 @@ def task_succeeded(task: CompiledTask, task_results: Mapping[str, Any]) -> bool:
     return task.name in task_results and task_result_ok(task, task_results[task.name])
 
 
-def task_ready(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any]) -> bool:
+def task_ready(
+    dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any], activity: Activity | None = None
+) -> bool:
     """All active inputs and active requires of ``task`` are filled (§9.2)."""
-    return all(
-        name in filled or not slot_active(dag, name, filled) for name in (*task.inputs, *task.requires)
-    )
+    return (activity or Activity(dag, filled)).task_ready(task)
 
 
-def _argument(dag: CompiledDag, name: str, filled: Mapping[str, Any]) -> bool:
+def _fire(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any], activity: Activity) -> Fire:
     """An input is passed to the tool when it is filled and active — and not an announce slot, whose value
     (a completion bit) "is never consumed as a task argument" (§12.3); it still gates the fire."""
-    if name not in filled or not slot_active(dag, name, filled):
-        return False
-    slot = dag.slot_by_name.get(name)
-    return slot is None or not slot.is_announce
-
-
-def _fire(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any]) -> Fire:
-    args = {name: filled[name] for name in task.inputs if _argument(dag, name, filled)}
+    args = {}
+    for name in task.inputs:
+        if name not in filled or not activity.slot_active(name):
+            continue
+        slot = dag.slot_by_name.get(name)
+        if slot is None or not slot.is_announce:
+            args[name] = filled[name]
     return Fire(task=task.name, tool=task.tool, args=args)
 
 
@@ -90,27 +92,30 @@ def compute_dag_state(
     pending: Mapping[str, Any] = _EMPTY,
     deferred: Mapping[str, Any] = _EMPTY,
     task_results: Mapping[str, Any] = _EMPTY,
+    activity: Activity | None = None,
 ) -> DagAction:
-    """Decide what happens next. Pure: the same arguments always give the same (equal) action."""
+    """Decide what happens next. Pure: the same arguments always give the same (equal) action.
+
+    ``activity`` (an :class:`~slotgraph.engine.activity.Activity` over the same ``filled``) lets a caller
+    share condition verdicts across calls; without it each call evaluates every condition at most once.
+    """
+    act = activity or Activity(dag, filled)
     for task in dag.tasks:
-        if (
-            task.is_active(filled)
-            and not task_succeeded(task, task_results)
-            and task_ready(dag, task, filled)
-        ):
-            return _fire(dag, task, filled)
+        if act.task_active(task) and not task_succeeded(task, task_results) and act.task_ready(task):
+            return _fire(dag, task, filled, act)
     if pending:
         order = [s.name for s in dag.slots if s.name in pending]
         extra = sorted(name for name in pending if name not in dag.slot_by_name)
         return AwaitReadback(slots=(*order, *extra))
     for slot in dag.slots:
-        if slot.name in filled or slot.name in pending or slot.name in deferred:
+        name = slot.name
+        if name in filled or name in pending or name in deferred:
             continue
         if not (slot.is_announce or slot.is_user):
             continue
-        if not slot.is_active(filled) or not requires_met(dag, slot, filled):
+        if not act.slot_active(name) or not act.requires_met(slot):
             continue
-        return Announce(slot=slot.name) if slot.is_announce else Ask(slot=slot.name)
+        return Announce(slot=name) if slot.is_announce else Ask(slot=name)
     return AllDone()
 
 
@@ -119,12 +124,14 @@ def find_next_question(
     filled: Mapping[str, Any],
     pending: Mapping[str, Any] = _EMPTY,
     deferred: Mapping[str, Any] = _EMPTY,
+    activity: Activity | None = None,
 ) -> CompiledSlot | None:
     """The spec's ``_find_next_question``: the first *user* slot (announces are not questions) that is not in
     ``filled``/``pending``/``deferred``, is active and has its requires met (§7a.4, §7a.6, §7.6)."""
+    act = activity or Activity(dag, filled)
     for slot in dag.slots:
         if not slot.is_user or slot.name in filled or slot.name in pending or slot.name in deferred:
             continue
-        if slot.is_active(filled) and requires_met(dag, slot, filled):
+        if act.slot_active(slot.name) and act.requires_met(slot):
             return slot
     return None

@@ -15,16 +15,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.activity import Activity
 
 __all__ = ["gate_open"]
 
 
-def gate_open(dag: CompiledDag, sm: Mapping[str, Any]) -> bool:
+def gate_open(dag: CompiledDag, sm: Mapping[str, Any], activity: Activity | None = None) -> bool:
+    """The verdict (see the module docstring); ``activity`` (over ``sm["filled"]``) shares verdicts."""
     gate = dag.gate_slot
     if gate is None:
         return True
     filled = sm.get("filled") or {}
     if any(gate in (sm.get(key) or {}) for key in ("filled", "pending", "deferred")):
         return True
-    slot = dag.slot_by_name.get(gate)
-    return slot is not None and not slot.is_active(filled)
+    if gate not in dag.slot_by_name:
+        return False
+    return not (activity or Activity(dag, filled)).slot_active(gate)

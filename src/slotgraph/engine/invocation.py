@@ -18,11 +18,12 @@ sites that would build costly data check :attr:`Trace.active` first.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from slotgraph.config.compiled import NO_RESPONSES, CompiledDag, Responses
+from slotgraph.engine.activity import Activity
 
 __all__ = ["LOGGER_NAME", "Choose", "FunctionCall", "Invocation", "Reply", "Segment", "Trace", "format_line"]
 
@@ -135,6 +136,16 @@ class Invocation:
     """The soft steer-back directive of this invocation (§7.6 tier 1)."""
     steer_yield: bool = False
     """This user turn is the yield after a hard steer-back: no tier applies (§7.6 step 3)."""
+    activity: Activity = field(init=False)
+    """Condition verdicts over ``sm["filled"]``; whoever changes ``filled`` calls :meth:`filled_changed`."""
+
+    def __post_init__(self) -> None:
+        self.activity = Activity(self.dag, self.sm["filled"])
+
+    def filled_changed(self, names: Iterable[str] | None) -> None:
+        """``filled`` was changed in place at ``names`` (``None``: anywhere): the condition verdicts that
+        read them are evaluated again when next asked for."""
+        self.activity.changed(names)
 
     @property
     def filled(self) -> dict[str, Any]:

@@ -56,11 +56,11 @@ from slotgraph.engine.stages.state_change import detect_state_change
 from slotgraph.engine.stages.steer_back import apply_steer_back, count_user_turn
 from slotgraph.engine.state import (
     TERMINAL_STATUSES,
-    derived_mappings,
     snapshot,
     validate_state,
     with_defaults,
     working_copy,
+    write_state_tables,
 )
 from slotgraph.engine.visibility import all_config_tools, compute_hidden_tools
 
@@ -214,7 +214,13 @@ def run_engine(
     terminal = work["status"] in TERMINAL_STATUSES
     fresh = bool(inv.pending) and inv.fresh_pending and not inv.inline_confirmed
     hide = compute_hidden_tools(
-        dag, inv.filled, inv.pending, inv.deferred, fresh_pending=fresh, terminal=terminal
+        dag,
+        inv.filled,
+        inv.pending,
+        inv.deferred,
+        fresh_pending=fresh,
+        terminal=terminal,
+        activity=inv.activity,
     )
     phase = "terminal" if terminal else ("readback" if inv.pending else "collection")
     action = _action(
@@ -226,11 +232,11 @@ def run_engine(
         phase=phase,
         steer_back_directive=inv.steer_back_directive,
         event_prefilled=bool(work.get("_event_prefilled_this_turn")),
-        gate_open=gate_open(dag, work),
+        gate_open=gate_open(dag, work, inv.activity),
     )
     work["_system_message"] = reply.message or ""
     work["_last_state"] = snapshot(work)
-    work.update(derived_mappings(dag))
+    write_state_tables(dag, work)
     if trace.active:
         trace.emit("invoke", **_invoke_data(inv, reply, count, phase, fresh, hide))
     return EngineResult(sm=work, action=action, debug_log=tuple(trace.entries))

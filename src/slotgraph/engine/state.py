@@ -12,7 +12,7 @@ invocation several times cheaper than ``copy.deepcopy`` of the state).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from slotgraph.config.compiled import CompiledDag
@@ -32,6 +32,7 @@ __all__ = [
     "validate_state",
     "with_defaults",
     "working_copy",
+    "write_state_tables",
 ]
 
 IN_PROGRESS: Final = "in_progress"
@@ -55,6 +56,7 @@ _BOOL_FLAGS: Final = (
     "_event_prefilled_this_turn",
 )
 _OPTIONAL_STR: Final = ("_task_just_completed", "channel")
+_NAMED_KEYS: Final = ("filled", "pending", "deferred", "task_results")
 
 
 def _fail(key: str, problem: str, fix: str) -> EngineStateError:
@@ -84,14 +86,15 @@ def validate_state(sm: object) -> None:
         )
     for key in DICT_KEYS:
         value = sm.get(key)
-        if value is not None and not isinstance(value, Mapping):
+        if value is not None and type(value) is not dict and not isinstance(value, Mapping):
             raise _fail(
                 key, f"expected a dict, got {type(value).__name__}", f"set sm[{key!r}] to a dict or drop it"
             )
-    for key in ("filled", "pending", "deferred", "task_results"):
-        for name in sm.get(key) or {}:
-            if not isinstance(name, str):
-                raise _fail(key, f"slot/task names must be strings, got {name!r}", "use string keys")
+    for key in _NAMED_KEYS:
+        names = sm.get(key)
+        if names and not all(type(name) is str for name in names):
+            bad = next(name for name in names if not isinstance(name, str))
+            raise _fail(key, f"slot/task names must be strings, got {bad!r}", "use string keys")
     for key, count in (sm.get("_retries") or {}).items():
         if not isinstance(key, str) or not _is_count(count):
             raise _fail(
@@ -205,35 +208,43 @@ def snapshot(sm: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def derived_mappings(dag: CompiledDag) -> dict[str, Any]:
-    """The config-derived routing tables the spec caches in ``sm`` (§6a), as plain data.
+    """The config-derived routing tables the spec caches in ``sm`` (§6a), as new plain data.
 
     They are written for compatibility with hosts that read them; the engine itself always routes from the
     compiled config.
     """
-    setter_slots: dict[str, str] = {}
-    for tool, names in dag.setter_slots.items():
-        if tool not in dag.multi_setter_slots and names:
-            setter_slots[tool] = names[0]
-    return {
-        "_setter_slots": setter_slots,
-        "_multi_setter_slots": {tool: dict(fields) for tool, fields in dag.multi_setter_slots.items()},
-        "_slot_requires": {s.name: list(s.requires) for s in dag.slots if s.requires},
-        "_slot_validates": {
-            s.name: {
-                "response_field": s.validate_against.response_field,
-                "filled_slot": s.validate_against.filled_slot,
-                "error_code": s.validate_against.error_code,
-            }
-            for s in dag.slots
-            if s.validate_against is not None
-        },
-        "_executor_tasks": {
-            tool: {
-                "task_name": name,
-                "outputs": dict(dag.task_by_name[name].outputs),
-                "success_check": dag.task_by_name[name].success_check,
-                "terminal": dag.task_by_name[name].terminal,
-            }
-            for tool, name in dag.executor_tasks.items()
-        },
-    }
+    return {key: _plain_copy(value) for key, value in dag.state_tables.items()}
+
+
+def _plain_copy(value: Any) -> Any:
+    """A copy of nested plain dicts and lists (the tables hold nothing else besides immutable scalars)."""
+    if type(value) is dict:
+        return {key: _plain_copy(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_plain_copy(item) for item in value]
+    return value
+
+
+def _copy_executor_tasks(tables: dict[str, Any]) -> dict[str, Any]:
+    return {tool: {**entry, "outputs": dict(entry["outputs"])} for tool, entry in tables.items()}
+
+
+_TABLE_COPIERS: Final[Mapping[str, Callable[[Any], Any]]] = {
+    "_setter_slots": dict,
+    "_multi_setter_slots": lambda table: {tool: dict(fields) for tool, fields in table.items()},
+    "_slot_requires": lambda table: {name: list(names) for name, names in table.items()},
+    "_slot_validates": lambda table: {name: dict(check) for name, check in table.items()},
+    "_executor_tasks": _copy_executor_tasks,
+}
+"""How to copy each table (their shapes are fixed by ``compile_config``), faster than a generic copy."""
+
+
+def write_state_tables(dag: CompiledDag, sm: dict[str, Any]) -> None:
+    """Write the routing tables into the working copy ``sm``, reusing what it already holds when equal.
+
+    A session's state carries the tables from the previous invocation; comparing them (C speed) is much
+    cheaper than building them again, and an equal value the caller passed in is never mutated by the engine.
+    """
+    for key, value in dag.state_tables.items():
+        if sm.get(key) != value:
+            sm[key] = _TABLE_COPIERS.get(key, _plain_copy)(value)

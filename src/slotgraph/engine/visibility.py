@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.dag import requires_met
+from slotgraph.engine.activity import Activity
 from slotgraph.engine.state import CONFIRM_PENDING, REJECT_PENDING
 
 __all__ = ["all_config_tools", "compute_hidden_tools"]
@@ -37,24 +37,6 @@ def all_config_tools(dag: CompiledDag) -> list[str]:
     return sorted(tools)
 
 
-def _setter_wanted(
-    dag: CompiledDag,
-    name: str,
-    filled: Mapping[str, Any],
-    pending: Mapping[str, Any],
-    deferred: Mapping[str, Any],
-    fresh_pending: bool,
-) -> bool:
-    slot = dag.slot_by_name.get(name)
-    if slot is None or name in filled or not slot.is_active(filled):
-        return False
-    if name in pending:
-        return not fresh_pending
-    if name in deferred:
-        return True
-    return requires_met(dag, slot, filled)
-
-
 def compute_hidden_tools(
     dag: CompiledDag,
     filled: Mapping[str, Any],
@@ -63,16 +45,33 @@ def compute_hidden_tools(
     *,
     fresh_pending: bool,
     terminal: bool = False,
+    activity: Activity | None = None,
 ) -> list[str]:
-    """The sorted list of config tools to hide from the model for this invocation."""
+    """The sorted list of config tools to hide from the model for this invocation.
+
+    ``activity`` (over the same ``filled``) shares condition verdicts with the rest of the invocation.
+    """
     if terminal:
         return all_config_tools(dag)
+    act = activity or Activity(dag, filled)
     hidden: set[str] = set(dag.executor_tasks)
     if not pending or fresh_pending:
         hidden.update((CONFIRM_PENDING, REJECT_PENDING))
+    slot_by_name = dag.slot_by_name
     for tool, names in dag.setter_slots.items():
         if tool in dag.executor_tasks or (dag.bootstrap is not None and tool == dag.bootstrap.tool):
             continue
-        if not any(_setter_wanted(dag, n, filled, pending, deferred, fresh_pending) for n in names):
+        for name in names:
+            # The setter is wanted by slot ``name`` (see the module docstring).
+            slot = slot_by_name.get(name)
+            if slot is None or name in filled or not act.slot_active(name):
+                continue
+            if name in pending:
+                if fresh_pending:
+                    continue
+                break
+            if name in deferred or act.requires_met(slot):
+                break
+        else:
             hidden.add(tool)
     return sorted(hidden)

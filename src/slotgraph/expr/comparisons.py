@@ -170,6 +170,19 @@ def _single(compiler: Compiler, node: ast.Compare, left: Evaluator, right: Evalu
                 return found is not negate
 
             return name_in_literal
+        if literal is not None:
+            members, hashed = literal
+            negate = kind is ast.NotIn
+
+            def value_in_literal(env: Any) -> bool:
+                a = left(env)
+                try:
+                    found = a in hashed
+                except TypeError:
+                    found = a in members
+                return found is not negate
+
+            return value_in_literal
         return lambda env: step(left(env), right(env))
     if not isinstance(target, ast.Constant):
         step = _step(compiler, node.ops[0], node, target)
@@ -185,27 +198,95 @@ def _single(compiler: Compiler, node: ast.Compare, left: Evaluator, right: Evalu
             key = name
             return lambda env: env.get(key) != constant
         return lambda env: left(env) != constant
-    compare = _ORDERING[kind]
     if name is not None:
-        key = name
+        return _name_vs_constant(kind, name, constant)
+    return _value_vs_constant(kind, left, constant)
 
-        def name_vs_literal(env: Any) -> Any:
-            a = env.get(key)
+
+def _name_vs_constant(kind: type[ast.cmpop], key: str, constant: Any) -> Evaluator:
+    """``name <op> literal`` for an ordering operator; incompatible types compare ``False``."""
+    if kind is ast.Lt:
+
+        def lt(env: Any) -> Any:
+            value = env.get(key)
             try:
-                return compare(a, constant)
+                return value < constant
             except TypeError:
                 return False
 
-        return name_vs_literal
+        return lt
+    if kind is ast.LtE:
 
-    def value_vs_literal(env: Any) -> Any:
-        a = left(env)
+        def le(env: Any) -> Any:
+            value = env.get(key)
+            try:
+                return value <= constant
+            except TypeError:
+                return False
+
+        return le
+    if kind is ast.Gt:
+
+        def gt(env: Any) -> Any:
+            value = env.get(key)
+            try:
+                return value > constant
+            except TypeError:
+                return False
+
+        return gt
+
+    def ge(env: Any) -> Any:
+        value = env.get(key)
         try:
-            return compare(a, constant)
+            return value >= constant
         except TypeError:
             return False
 
-    return value_vs_literal
+    return ge
+
+
+def _value_vs_constant(kind: type[ast.cmpop], left: Evaluator, constant: Any) -> Evaluator:
+    """``<expression> <op> literal`` for an ordering operator; incompatible types compare ``False``."""
+    if kind is ast.Lt:
+
+        def lt(env: Any) -> Any:
+            value = left(env)
+            try:
+                return value < constant
+            except TypeError:
+                return False
+
+        return lt
+    if kind is ast.LtE:
+
+        def le(env: Any) -> Any:
+            value = left(env)
+            try:
+                return value <= constant
+            except TypeError:
+                return False
+
+        return le
+    if kind is ast.Gt:
+
+        def gt(env: Any) -> Any:
+            value = left(env)
+            try:
+                return value > constant
+            except TypeError:
+                return False
+
+        return gt
+
+    def ge(env: Any) -> Any:
+        value = left(env)
+        try:
+            return value >= constant
+        except TypeError:
+            return False
+
+    return ge
 
 
 def _fused_range(compiler: Compiler, node: ast.Compare) -> Evaluator | None:

@@ -16,6 +16,7 @@ from slotgraph.expr.errors import (
     unexpected_compile_error,
 )
 from slotgraph.expr.parsing import parse_expression
+from slotgraph.expr.reads import variable_reads
 
 DIALECTS: Final = ("default", "dot_paths")
 """Dialects of :func:`compile_expression`; the legacy lambda dialect is :func:`compile_lambda`."""
@@ -28,6 +29,14 @@ class Expression:
     source: str
     dialect: str
     _evaluator: Evaluator = field(repr=False, compare=False)
+    names: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+    """The variables the expression reads (see :mod:`slotgraph.expr.reads`)."""
+
+    @property
+    def raw(self) -> Evaluator:
+        """The bare compiled evaluator: the fastest call, for callers that treat *any* exception as a
+        failure. Unlike :meth:`evaluate`, it may raise exceptions other than ExpressionEvaluationError."""
+        return self._evaluator
 
     def evaluate(self, variables: Mapping[str, Any]) -> Any:
         """The expression's value; unknown names are ``None``. Raises only ExpressionEvaluationError."""
@@ -61,4 +70,4 @@ def compile_expression(source: str, *, dialect: str = "default") -> Expression:
         raise
     except Exception as exc:  # a compiler defect must still surface as a library error
         raise unexpected_compile_error(source, exc) from exc
-    return Expression(text, dialect, evaluator)
+    return Expression(text, dialect, evaluator, variable_reads(tree))

@@ -45,6 +45,7 @@ from slotgraph.expr.errors import (
 )
 from slotgraph.expr.limits import MAX_ROUND_DIGITS, node_position
 from slotgraph.expr.parsing import parse_expression
+from slotgraph.expr.reads import lambda_reads
 
 # name -> (function, minimum arguments, maximum arguments or None for unbounded)
 BUILTINS: Final[Mapping[str, tuple[Callable[..., Any], int, int | None]]] = MappingProxyType(
@@ -105,6 +106,9 @@ class LambdaCompiler(Compiler):
                 self.refuse(node, UNKNOWN_FUNCTION, f"method {func.attr!r} is not allowed; only .get(...)")
             if not 1 <= len(node.args) <= 2:
                 self.refuse(node, BAD_ARGUMENTS, ".get() takes a key and an optional default")
+            fused = self._parameter_get(func.value, node.args, position)
+            if fused is not None:
+                return fused
             return self._mapping_get(
                 self.compile(func.value), [self.compile(arg) for arg in node.args], position
             )
@@ -121,6 +125,8 @@ class LambdaCompiler(Compiler):
             )
         arguments = [self.compile(arg) for arg in node.args]
         name = func.id
+        if len(arguments) == 1:
+            return _call_one(name, function, arguments[0], position)
 
         def call(env: Any) -> Any:
             values = [argument(env) for argument in arguments]
@@ -130,6 +136,33 @@ class LambdaCompiler(Compiler):
 
         return call
 
+    def _parameter_get(
+        self, receiver: ast.expr, arguments: list[ast.expr], position: Position | None
+    ) -> Evaluator | None:
+        """``param.get(<literal>[, <literal>])`` — the common form — fused into one closure."""
+        if not (isinstance(receiver, ast.Name) and receiver.id == self.parameter):
+            return None
+        if not all(isinstance(arg, ast.Constant) for arg in arguments):
+            return None
+        key, *rest = (self.constant_value(arg) for arg in arguments)  # type: ignore[arg-type]
+        default = rest[0] if rest else None
+
+        def get(env: Any) -> Any:
+            if type(env) is dict:
+                return env.get(key, default)
+            if not isinstance(env, Mapping):
+                raise ExpressionEvaluationError(
+                    NOT_MAPPING, f".get() needs a mapping, not {ops.type_name(env)!r}", position=position
+                )
+            try:
+                return env.get(key, default)
+            except TypeError:
+                raise ExpressionEvaluationError(
+                    TYPE_ERROR, f"unusable key of type {ops.type_name(key)!r}", position=position
+                ) from None
+
+        return get
+
     def _mapping_get(
         self, receiver: Evaluator, arguments: list[Evaluator], position: Position | None
     ) -> Evaluator:
@@ -138,7 +171,7 @@ class LambdaCompiler(Compiler):
 
         def get(env: Any) -> Any:
             mapping = receiver(env)
-            if not isinstance(mapping, Mapping):
+            if type(mapping) is not dict and not isinstance(mapping, Mapping):
                 raise ExpressionEvaluationError(
                     NOT_MAPPING, f".get() needs a mapping, not {ops.type_name(mapping)!r}", position=position
                 )
@@ -244,12 +277,24 @@ class LambdaCompiler(Compiler):
 class CompiledLambda:
     """A compiled legacy lambda: call it with the one argument. Failures raise ExpressionEvaluationError."""
 
-    __slots__ = ("_body", "parameter", "source")
+    __slots__ = ("_body", "parameter", "reads", "source")
 
-    def __init__(self, source: str, parameter: str, body: Evaluator) -> None:
+    def __init__(
+        self, source: str, parameter: str, body: Evaluator, reads: frozenset[str] | None = None
+    ) -> None:
         self.source = source
         self.parameter = parameter
         self._body = body
+        self.reads = reads
+        """The keys of the argument the body reads (``None``: any), see :mod:`slotgraph.expr.reads`."""
+
+    @property
+    def raw(self) -> Evaluator:
+        """The bare compiled body: the fastest call, for callers that treat *any* exception as a failure.
+
+        Unlike calling the lambda, it may raise exceptions other than ExpressionEvaluationError.
+        """
+        return self._body
 
     def __call__(self, argument: Any) -> Any:
         try:
@@ -309,7 +354,8 @@ def _compile_lambda(source: str) -> CompiledLambda:
     compiler = LambdaCompiler(text, parameter="")
     parameter = compiler.check_name(args.args[0], args.args[0].arg)
     compiler.parameter = parameter
-    return CompiledLambda(text, parameter, compiler.compile(tree.body))
+    body = compiler.compile(tree.body)
+    return CompiledLambda(text, parameter, body, lambda_reads(tree.body, parameter))
 
 
 def _constant_text(text: str) -> Evaluator:
@@ -321,6 +367,25 @@ def _check_round_digits(digits: Any, position: Position | None) -> None:
         raise ExpressionEvaluationError(
             VALUE_TOO_LARGE, f"round() ndigits beyond ±{MAX_ROUND_DIGITS}", position=position
         )
+
+
+def _call_one(
+    name: str, function: Callable[..., Any], argument: Evaluator, position: Position | None
+) -> Evaluator:
+    """A one-argument builtin call (``int(x)``, ``len(x)``, ...) without building an argument list."""
+
+    def call(env: Any) -> Any:
+        value = argument(env)
+        try:
+            return function(value)
+        except OverflowError as exc:
+            raise ExpressionEvaluationError(OVERFLOW, f"{name}(): {exc}", position=position) from None
+        except ValueError as exc:
+            raise ExpressionEvaluationError(VALUE_ERROR, f"{name}(): {exc}", position=position) from None
+        except TypeError as exc:
+            raise ExpressionEvaluationError(TYPE_ERROR, f"{name}(): {exc}", position=position) from None
+
+    return call
 
 
 def _call_builtin(

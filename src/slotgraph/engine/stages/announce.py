@@ -33,6 +33,7 @@ def cascade_announces(inv: Invocation, action: DagAction) -> DagAction:
         if slot.preempt:
             inv.force_preempt = True
         inv.filled[slot.name] = True
+        inv.filled_changed((slot.name,))
         inv.trace.emit("announce", slot=slot.name)
         action = evaluate(inv)
     return action
@@ -40,4 +41,6 @@ def cascade_announces(inv: Invocation, action: DagAction) -> DagAction:
 
 def evaluate(inv: Invocation) -> DagAction:
     sm = inv.sm
-    return compute_dag_state(inv.dag, sm["filled"], sm["pending"], sm["deferred"], sm["task_results"])
+    return compute_dag_state(
+        inv.dag, sm["filled"], sm["pending"], sm["deferred"], sm["task_results"], activity=inv.activity
+    )

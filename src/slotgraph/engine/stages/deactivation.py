@@ -15,11 +15,11 @@ __all__ = ["deactivate_conditional_slots"]
 def deactivate_conditional_slots(inv: Invocation) -> list[str]:
     """Returns the deactivated slot names, in the order they were removed."""
     removed: list[str] = []
-    conditional = [s for s in inv.dag.slots if s.condition is not None]
+    conditional = inv.dag.conditional_slots
     for _ in range(len(conditional) + 1):
         changed = False
         for slot in conditional:
-            if slot.is_active(inv.filled):
+            if inv.activity.slot_active(slot.name):
                 continue
             for source, values in (
                 ("filled", inv.filled),
@@ -31,6 +31,8 @@ def deactivate_conditional_slots(inv: Invocation) -> list[str]:
                     changed = True
                     removed.append(slot.name)
                     inv.trace.emit("slot_deactivated", slot=slot.name, source=source)
+                    if source == "filled":  # later conditions must see the value gone
+                        inv.filled_changed((slot.name,))
         if not changed:
             break
     return removed

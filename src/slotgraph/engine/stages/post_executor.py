@@ -86,6 +86,7 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
         inv.filled.pop(slot, None)
         inv.pending.pop(slot, None)
         inv.deferred.pop(slot, None)
+    inv.filled_changed(failure.clear_slots)
     message = render(failure.retry_say, inv.filled) if failure.retry_say else DEFAULT_RETRY_MESSAGE
     return Reply(
         message=message,

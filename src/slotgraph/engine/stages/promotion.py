@@ -38,6 +38,8 @@ def auto_promote(inv: Invocation) -> list[str]:
         if slot is None or not slot.requires_readback:
             inv.filled[name] = inv.pending.pop(name)
             promoted.append(name)
+    if promoted:
+        inv.filled_changed(promoted)
     return promoted
 
 
@@ -85,7 +87,7 @@ def route_deferred(inv: Invocation) -> None:
     promoted = set(_promoted(inv))
     for name in list(inv.pending):
         slot = dag.slot_by_name.get(name)
-        if slot is None or name in promoted or not slot.is_active(inv.filled):
+        if slot is None or name in promoted or not inv.activity.slot_active(name):
             continue
         if deferred_eligible(dag, slot, sm["task_results"]):
             inv.deferred[name] = inv.pending.pop(name)
@@ -105,7 +107,7 @@ def _check_deferred_groups(inv: Invocation) -> None:
         complete = True
         for name in task.inputs:
             slot = dag.slot_by_name.get(name)
-            if slot is None or not slot.is_user or not slot.is_active(filled):
+            if slot is None or not slot.is_user or not inv.activity.slot_active(name):
                 continue
             if name in filled or name in inv.pending:
                 continue

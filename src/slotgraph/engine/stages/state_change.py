@@ -23,7 +23,7 @@ __all__ = ["detect_state_change"]
 
 def _section(last: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     value = last.get(key)
-    return value if isinstance(value, Mapping) else {}
+    return value if type(value) is dict or isinstance(value, Mapping) else {}
 
 
 def _progress(last: Mapping[str, Any], sm: Mapping[str, Any]) -> dict[str, list[str]]:
