@@ -22,6 +22,7 @@ from slotgraph.expr.errors import (
     UNSUPPORTED_OPERATOR,
     VALUE_TOO_LARGE,
     ExpressionSyntaxError,
+    Position,
 )
 from slotgraph.expr.limits import MAX_INT_BITS, MAX_VALUE_SIZE, node_position
 
@@ -205,6 +206,9 @@ class Compiler:
         if not isinstance(node.op, ast.Add | ast.Sub):
             symbol = _BIN_SYMBOLS.get(type(node.op), type(node.op).__name__)
             self.refuse(node, UNSUPPORTED_OPERATOR, f"operator '{symbol}' is not allowed; only '+' and '-'")
+        chain = self._add_chain(node)
+        if chain is not None:
+            return chain
         left, right = self.compile(node.left), self.compile(node.right)
         position = node_position(node, self.source)
         if isinstance(node.op, ast.Add):
@@ -229,6 +233,48 @@ class Compiler:
             return ops.subtract(a, b, position)
 
         return minus
+
+    def _add_chain(self, node: ast.BinOp) -> Evaluator | None:
+        """``a + ' ' + b`` — ``+`` over bare names and literals only — as one closure (same semantics)."""
+        if not self.names_are_variables:
+            return None
+        steps: list[tuple[str | tuple[Any], Position | None]] = []
+        current: ast.expr = node
+        while isinstance(current, ast.BinOp) and isinstance(current.op, ast.Add):
+            operand = current.right
+            position = node_position(current, self.source)
+            if isinstance(operand, ast.Name):
+                steps.append((self.check_name(operand, operand.id), position))
+            elif isinstance(operand, ast.Constant):
+                steps.append(((self.constant_value(operand),), position))  # a literal: boxed in a tuple
+            else:
+                return None
+            current = current.left
+        if isinstance(current, ast.Name):
+            first: str | tuple[Any] = self.check_name(current, current.id)
+        elif isinstance(current, ast.Constant):
+            first = (self.constant_value(current),)
+        else:
+            return None
+        steps.reverse()
+        rest = tuple(steps)
+
+        def add_all(env: Any) -> Any:
+            total = env.get(first) if type(first) is str else first[0]
+            for step, position in rest:
+                value = env.get(step) if type(step) is str else step[0]
+                kind = type(total)
+                if kind is str and type(value) is str:
+                    total += value
+                    if len(total) > MAX_VALUE_SIZE:
+                        ops.check_size(len(total), position)
+                elif kind is type(value) and (kind is int or kind is float):
+                    total = total + value
+                else:
+                    total = ops.add(total, value, position)
+            return total
+
+        return add_all
 
     def compile_compare(self, node: ast.Compare) -> Evaluator:
         return compile_comparison(self, node)

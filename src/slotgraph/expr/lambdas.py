@@ -17,8 +17,9 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 from slotgraph.expr import operations as ops
 from slotgraph.expr.compiler import Compiler, Evaluator
@@ -43,7 +44,7 @@ from slotgraph.expr.errors import (
     Position,
     unexpected_compile_error,
 )
-from slotgraph.expr.limits import MAX_ROUND_DIGITS, node_position
+from slotgraph.expr.limits import MAX_ROUND_DIGITS, MAX_VALUE_SIZE, node_position
 from slotgraph.expr.parsing import parse_expression
 from slotgraph.expr.reads import lambda_reads
 
@@ -81,12 +82,15 @@ class LambdaCompiler(Compiler):
             ast.Call: "compile_call",
             ast.Subscript: "compile_subscript",
             ast.JoinedStr: "compile_joined_str",
+            ast.Compare: "compile_compare",
         }
     )
 
     def __init__(self, source: str, parameter: str) -> None:
         super().__init__(source)
         self.parameter = parameter
+        self.guarded: list[Evaluator] = []
+        """Fused closures that raise only ExpressionErrors carrying the source (usable as the entry)."""
 
     def compile_name(self, node: ast.Name) -> Evaluator:
         if node.id != self.parameter:
@@ -95,6 +99,74 @@ class LambdaCompiler(Compiler):
                 node, UNKNOWN_NAME, f"unknown name {node.id!r}; only {self.parameter!r} is defined{hint}"
             )
         return lambda env: env
+
+    # -- fused shapes: the forms configs write, one closure each (benchmarks/expr_bench.py) ---------------
+
+    def _fast_read(self, node: ast.expr) -> _FastRead | None:
+        """``param.get(<literal>[, <literal>])``, ``param[<literal>]``, optionally inside a one-argument
+        builtin (``int(param.get('n', 0))``): read straight from a dict argument; anything else (another
+        mapping, a missing key for ``[...]``) goes through the general closure, which raises as it should."""
+        function = None
+        inner = node
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in BUILTINS
+            and len(node.args) == 1
+            and not node.keywords
+            and BUILTINS[node.func.id][1] <= 1
+        ):
+            function, inner = node.func.id, node.args[0]
+        read = self._param_key(inner)
+        if read is None:
+            return None
+        key, default, miss = read
+        return _FastRead(
+            key=key,
+            default=default,
+            miss=miss,
+            slow=self.compile(inner),
+            function=None if function is None else BUILTINS[function][0],
+            name=function or "",
+            position=node_position(node, self.source),
+            source=self.source,
+        )
+
+    def _param_key(self, node: ast.expr) -> tuple[Any, Any, Any] | None:
+        """(key, default, miss) of ``param.get(k[, d])`` (miss: never) or ``param['k']`` (miss: absent)."""
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == self.parameter
+            and 1 <= len(node.args) <= 2
+            and not node.keywords
+            and all(isinstance(arg, ast.Constant) for arg in node.args)
+        ):
+            values = [self.constant_value(arg) for arg in node.args]  # type: ignore[arg-type]
+            return values[0], values[1] if len(values) == 2 else None, _NEVER
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == self.parameter
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            return node.slice.value, _ABSENT, _ABSENT
+        if isinstance(node, ast.Name) and node.id == self.parameter:
+            return _WHOLE, _NEVER, _NEVER  # dict.get(_WHOLE) is always the default: taken from env instead
+        return None
+
+    def compile_compare(self, node: ast.Compare) -> Evaluator:
+        if len(node.ops) == 1:
+            read = self._fast_read(node.left)
+            if read is not None:
+                fused = _fused_compare(self, node, read)
+                if fused is not None:
+                    self.guarded.append(fused)
+                    return fused
+        return super().compile_compare(node)
 
     def compile_call(self, node: ast.Call) -> Evaluator:
         if node.keywords or any(isinstance(arg, ast.Starred) for arg in node.args):
@@ -126,6 +198,11 @@ class LambdaCompiler(Compiler):
         arguments = [self.compile(arg) for arg in node.args]
         name = func.id
         if len(arguments) == 1:
+            read = self._fast_read(node)
+            if read is not None:
+                fused = _fused_read(read)
+                self.guarded.append(fused)
+                return fused
             return _call_one(name, function, arguments[0], position)
 
         def call(env: Any) -> Any:
@@ -234,6 +311,10 @@ class LambdaCompiler(Compiler):
             else:
                 self.refuse_node(value)
         position = node_position(node, self.source)
+        fused = self._fused_text(node, position)
+        if fused is not None:
+            self.guarded.append(fused)
+            return fused
 
         def join(env: Any) -> str:
             pieces = [part(env) for part in parts]
@@ -241,6 +322,48 @@ class LambdaCompiler(Compiler):
             return "".join(pieces)
 
         return join
+
+    def _fused_text(self, node: ast.JoinedStr, position: Position | None) -> Evaluator | None:
+        """``f'<text>{param<conversion><spec>}<text>'`` — the readback formatter form — as one closure.
+
+        Only called after the general compilation accepted the f-string (conversion and spec checked)."""
+        formatted = [value for value in node.values if isinstance(value, ast.FormattedValue)]
+        if len(formatted) != 1 or not (
+            isinstance(formatted[0].value, ast.Name) and formatted[0].value.id == self.parameter
+        ):
+            return None
+        at = node.values.index(formatted[0])
+        prefix = "".join(str(v.value) for v in node.values[:at] if isinstance(v, ast.Constant))
+        suffix = "".join(str(v.value) for v in node.values[at + 1 :] if isinstance(v, ast.Constant))
+        spec_node = formatted[0].format_spec
+        spec = ""
+        if isinstance(spec_node, ast.JoinedStr):  # constant parts only: checked by the general compilation
+            spec = "".join(str(v.value) for v in spec_node.values if isinstance(v, ast.Constant))
+        convert = None if formatted[0].conversion == -1 else _CONVERSIONS[formatted[0].conversion]
+        source = self.source
+        room = MAX_VALUE_SIZE - len(prefix) - len(suffix)
+
+        def text(env: Any) -> str:
+            try:
+                value = env if convert is None else convert(env)
+                if type(value) is str and not spec:
+                    piece = value
+                else:
+                    try:
+                        piece = format(value, spec)
+                    except (ValueError, TypeError) as exc:
+                        raise ExpressionEvaluationError(
+                            VALUE_ERROR,
+                            f"cannot format {ops.type_name(value)!r} with {spec!r}: {exc}",
+                            position=position,
+                        ) from None
+                if len(piece) > room:
+                    ops.check_size(len(prefix) + len(piece) + len(suffix), position)
+                return prefix + piece + suffix if suffix else prefix + piece
+            except Exception as exc:
+                raise evaluation_failure(exc, source)  # noqa: B904 - the cause is set there
+
+        return text
 
     def _formatted(self, node: ast.FormattedValue) -> Evaluator:
         spec = ""
@@ -274,47 +397,46 @@ class LambdaCompiler(Compiler):
         return formatted
 
 
-class CompiledLambda:
-    """A compiled legacy lambda: call it with the one argument. Failures raise ExpressionEvaluationError."""
+@runtime_checkable
+class CompiledLambda(Protocol):
+    """A compiled legacy lambda: call it with the one argument. Failures raise ExpressionEvaluationError.
 
-    __slots__ = ("_body", "parameter", "reads", "source")
+    :func:`compile_lambda` returns a plain function carrying these attributes (a function call is several
+    times cheaper than an object's ``__call__``, and conditions run on every turn).
+    """
 
-    def __init__(
-        self, source: str, parameter: str, body: Evaluator, reads: frozenset[str] | None = None
-    ) -> None:
-        self.source = source
-        self.parameter = parameter
-        self._body = body
-        self.reads = reads
-        """The keys of the argument the body reads (``None``: any), see :mod:`slotgraph.expr.reads`."""
+    source: str
+    parameter: str
+    reads: frozenset[str] | None
+    """The keys of the argument the body reads (``None``: any), see :mod:`slotgraph.expr.reads`."""
+    raw: Evaluator
+    """The bare compiled body: the fastest call, for callers that treat *any* exception as a failure.
+    Unlike calling the lambda, it may raise exceptions other than ExpressionEvaluationError."""
 
-    @property
-    def raw(self) -> Evaluator:
-        """The bare compiled body: the fastest call, for callers that treat *any* exception as a failure.
+    def __call__(self, argument: Any) -> Any: ...
 
-        Unlike calling the lambda, it may raise exceptions other than ExpressionEvaluationError.
-        """
-        return self._body
 
-    def __call__(self, argument: Any) -> Any:
-        try:
-            return self._body(argument)
-        except ExpressionError as err:
-            err.source = self.source
-            raise
-        except (RecursionError, MemoryError) as exc:
-            raise ExpressionEvaluationError(
-                EVALUATION_FAILED,
-                f"evaluation exhausted resources ({type(exc).__name__})",
-                source=self.source,
-            ) from None
-        except Exception as exc:
-            raise ExpressionEvaluationError(
-                EVALUATION_FAILED, f"evaluation failed ({type(exc).__name__})", source=self.source
-            ) from exc
+def _entry(
+    source: str, parameter: str, body: Evaluator, reads: frozenset[str] | None, guarded: bool
+) -> CompiledLambda:
+    """The callable :func:`compile_lambda` returns: the body with every failure as an evaluation error.
 
-    def __repr__(self) -> str:
-        return f"CompiledLambda({self.source!r})"
+    A fused body already guards itself (``guarded``): it is the entry, saving a call.
+    """
+    if guarded:
+        entry: Any = body  # compiled for this lambda alone, so it may carry the attributes itself
+    else:
+
+        def entry(argument: Any) -> Any:
+            try:
+                return body(argument)
+            except Exception as exc:
+                raise evaluation_failure(exc, source)  # noqa: B904 - the cause is set there
+
+    entry.__qualname__ = entry.__name__ = f"CompiledLambda({source!r})"
+    entry.source, entry.parameter, entry.reads, entry.raw = source, parameter, reads, body
+    compiled: CompiledLambda = entry
+    return compiled
 
 
 def compile_lambda(source: str) -> CompiledLambda:
@@ -355,7 +477,8 @@ def _compile_lambda(source: str) -> CompiledLambda:
     parameter = compiler.check_name(args.args[0], args.args[0].arg)
     compiler.parameter = parameter
     body = compiler.compile(tree.body)
-    return CompiledLambda(text, parameter, body, lambda_reads(tree.body, parameter))
+    guarded = any(body is fused for fused in compiler.guarded)
+    return _entry(text, parameter, body, lambda_reads(tree.body, parameter), guarded)
 
 
 def _constant_text(text: str) -> Evaluator:
@@ -367,6 +490,180 @@ def _check_round_digits(digits: Any, position: Position | None) -> None:
         raise ExpressionEvaluationError(
             VALUE_TOO_LARGE, f"round() ndigits beyond ±{MAX_ROUND_DIGITS}", position=position
         )
+
+
+_NEVER: Final = object()
+"""A value ``dict.get`` never returns: ``.get`` reads have no miss."""
+_ABSENT: Final = object()
+"""The default of a ``[...]`` read: when returned, the key is missing (the general closure raises)."""
+_WHOLE: Final = object()
+"""The key of a read of the whole argument (``len(filled)``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _FastRead:
+    """A fused read of the lambda's argument (see ``LambdaCompiler._fast_read``)."""
+
+    key: Any
+    default: Any
+    miss: Any
+    slow: Evaluator
+    function: Callable[[Any], Any] | None
+    name: str
+    position: Position | None
+    source: str
+
+
+def _builtin_failure(name: str, exc: Exception, position: Position | None) -> ExpressionEvaluationError:
+    code = (
+        OVERFLOW
+        if isinstance(exc, OverflowError)
+        else VALUE_ERROR
+        if isinstance(exc, ValueError)
+        else TYPE_ERROR
+    )
+    return ExpressionEvaluationError(code, f"{name}(): {exc}", position=position)
+
+
+def evaluation_failure(exc: Exception, source: str) -> ExpressionError:
+    """What a lambda raises for ``exc`` escaping its body: an ExpressionError gets the source, anything else
+    becomes an ``evaluation_failed`` ExpressionEvaluationError (chained, except for exhausted resources)."""
+    if isinstance(exc, ExpressionError):
+        exc.source = source
+        return exc
+    if isinstance(exc, RecursionError | MemoryError):
+        error = ExpressionEvaluationError(
+            EVALUATION_FAILED, f"evaluation exhausted resources ({type(exc).__name__})", source=source
+        )
+        error.__suppress_context__ = True
+        return error
+    error = ExpressionEvaluationError(
+        EVALUATION_FAILED, f"evaluation failed ({type(exc).__name__})", source=source
+    )
+    error.__cause__ = exc
+    return error
+
+
+def _fused_read(read: _FastRead) -> Evaluator:
+    key, default, miss, slow, function, name, position, source = (
+        read.key, read.default, read.miss, read.slow, read.function, read.name, read.position, read.source
+    )  # fmt: skip
+    whole = key is _WHOLE
+
+    def value_of(env: Any) -> Any:
+        try:
+            if whole:
+                value = env
+            elif type(env) is dict:
+                value = env.get(key, default)
+                if value is miss:
+                    value = slow(env)
+            else:
+                value = slow(env)
+            if function is not None:
+                try:
+                    value = function(value)
+                except (OverflowError, ValueError, TypeError) as exc:
+                    raise _builtin_failure(name, exc, position) from None
+            return value
+        except Exception as exc:
+            raise evaluation_failure(exc, source)  # noqa: B904 - the cause is set there
+
+    return value_of
+
+
+def _fused_compare(compiler: LambdaCompiler, node: ast.Compare, read: _FastRead) -> Evaluator | None:
+    """``<fast read> <op> <literal>`` (or ``in``/``not in`` a literal list/tuple) as one closure."""
+    key, default, miss, slow, function, name, position, source = (
+        read.key, read.default, read.miss, read.slow, read.function, read.name, read.position, read.source
+    )  # fmt: skip
+    whole = key is _WHOLE
+    kind = type(node.ops[0])
+    target = node.comparators[0]
+    if kind in (ast.In, ast.NotIn):
+        literal = compiler.literal_collection(target)
+        if literal is None:
+            return None
+        members, hashed = literal
+        negate = kind is ast.NotIn
+
+        def member(env: Any) -> bool:
+            try:
+                if whole:
+                    value = env
+                elif type(env) is dict:
+                    value = env.get(key, default)
+                    if value is miss:
+                        value = slow(env)
+                else:
+                    value = slow(env)
+                if function is not None:
+                    try:
+                        value = function(value)
+                    except (OverflowError, ValueError, TypeError) as exc:
+                        raise _builtin_failure(name, exc, position) from None
+                try:
+                    found = value in hashed
+                except TypeError:
+                    found = value in members
+                return found is not negate
+            except Exception as exc:
+                raise evaluation_failure(exc, source)  # noqa: B904 - the cause is set there
+
+        return member
+    if not isinstance(target, ast.Constant):
+        return None
+    constant = compiler.constant_value(target)
+    if kind in (ast.Eq, ast.NotEq):
+        equal = kind is ast.Eq
+
+        def equality(env: Any) -> Any:
+            try:
+                if whole:
+                    value = env
+                elif type(env) is dict:
+                    value = env.get(key, default)
+                    if value is miss:
+                        value = slow(env)
+                else:
+                    value = slow(env)
+                if function is not None:
+                    try:
+                        value = function(value)
+                    except (OverflowError, ValueError, TypeError) as exc:
+                        raise _builtin_failure(name, exc, position) from None
+                return value == constant if equal else value != constant
+            except Exception as exc:
+                raise evaluation_failure(exc, source)  # noqa: B904 - the cause is set there
+
+        return equality
+    upward, strict = kind in (ast.Gt, ast.GtE), kind in (ast.Gt, ast.Lt)
+
+    def ordered(env: Any) -> Any:
+        try:
+            if whole:
+                value = env
+            elif type(env) is dict:
+                value = env.get(key, default)
+                if value is miss:
+                    value = slow(env)
+            else:
+                value = slow(env)
+            if function is not None:
+                try:
+                    value = function(value)
+                except (OverflowError, ValueError, TypeError) as exc:
+                    raise _builtin_failure(name, exc, position) from None
+            try:  # the operator inline: a call of operator.gt & co. would cost more than the branches
+                if upward:
+                    return value > constant if strict else value >= constant
+                return value < constant if strict else value <= constant
+            except TypeError:
+                return False
+        except Exception as exc:
+            raise evaluation_failure(exc, source)  # noqa: B904 - the cause is set there
+
+    return ordered
 
 
 def _call_one(
