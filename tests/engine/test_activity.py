@@ -127,3 +127,25 @@ def test_memoised_verdicts_give_the_same_result(
         reference.action,
         reference.debug_log,
     )
+
+
+def test_a_loop_that_clears_slots_sees_their_conditions_again() -> None:
+    # The phone slot is active while party_size >= 5. A terminal task that loops (on_complete) clears
+    # party_size: in the same invocation the phone setter must be judged on the cleared state (hidden: the
+    # condition is false without party_size) — not on the verdict taken before the clear.
+    config = copy.deepcopy(CONFIG)
+    config["tasks"] = [
+        {"name": "Book", "tool": "book", "inputs": ["party_size"], "terminal": True,
+         "on_complete": {"clear_slots": ["party_size", "phone"]}},
+    ]  # fmt: skip
+    dag = compile_config(config)
+    state = {
+        "filled": {"welcome": True, "party_size": 6},
+        "task_results": {"Book": {"ok": True}},
+        "_task_just_completed": "Book",
+    }
+    result = run_engine(dag, state)
+    assert result.action["reason"] == "task_loop"
+    assert "party_size" not in result.sm["filled"]
+    assert "set_phone" in result.action["hide_tools"]
+    assert "set_party_size" not in result.action["hide_tools"]

@@ -56,6 +56,7 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
                 inv.filled.pop(slot, None)
                 inv.pending.pop(slot, None)
                 inv.deferred.pop(slot, None)
+            inv.filled_changed(task.loop_clear_slots)
             inv.sm["task_results"] = {}
             inv.trace.emit("task_loop", name=name, cleared=list(task.loop_clear_slots))
             return Reply(
