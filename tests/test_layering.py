@@ -20,7 +20,9 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"expr", "config", "engine"},
     # The runtime resolves "provider:model" specs through slotgraph.models (lazily, inside a function);
     # backends import only the runtime's protocol types (slotgraph.runtime.model).
-    "runtime": {"expr", "config", "engine", "runtime", "models", "mcp_tools", "tracing"},
+    "runtime": {"expr", "config", "engine", "logic", "runtime", "models", "mcp_tools", "tracing"},
+    # Agent logic: variables, #when sections, prompt programs, rules; the runtime drives it.
+    "logic": {"expr", "config", "engine", "logic"},
     # MCP servers as a tool source: the runtime loads them lazily when an agent names one.
     "mcp_tools": {"expr", "config", "runtime", "mcp_tools"},
     # OpenTelemetry spans around the runtime's model, engine and tools (loaded lazily when tracing is on).
@@ -32,7 +34,7 @@ ALLOWED: dict[str, set[str]] = {
     # reached through the AgentPort the edges provide (see WORKFLOW_RUNTIME_MODULES below).
     "workflow": {"expr", "config", "models", "stores", "runtime", "workflow"},
 }
-EDGES = {"server", "cli", "evals", "adapters", "logic", "__main__", "__init__"}
+EDGES = {"server", "cli", "evals", "adapters", "__main__", "__init__"}
 # The only runtime modules the workflow package may import: never the agent loop itself.
 WORKFLOW_RUNTIME_MODULES = {"slotgraph.runtime.model", "slotgraph.runtime.errors"}
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from slotgraph.config import ConfigError, ConfigIssue, ConfigValidationError, Definition, load_definition
+from slotgraph.config import ConfigError, ConfigIssue, ConfigValidationError, Definition
 from slotgraph.config.agent import AGENT_FILE
+from slotgraph.logic import load_definition
 
 __all__ = ["InvalidConfig", "PathUsageError", "check_path_usage", "load_path"]
 

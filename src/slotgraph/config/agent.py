@@ -14,22 +14,23 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
 from slotgraph.config.loader import read_located_mapping
+from slotgraph.config.logic import RuleConfig, VariableDeclaration
 from slotgraph.config.models import DagConfig
 from slotgraph.config.positions import SourceMap
 from slotgraph.config.tool_sources import McpServerConfig, ToolsConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 
-__all__ = ["AGENT_FILE", "AgentConfig", "Definition", "discover_tool_names", "load_definition"]
+__all__ = ["AGENT_FILE", "AgentCheck", "AgentConfig", "Definition", "discover_tool_names", "load_definition"]
 
 AGENT_FILE = "agent.yaml"
 
@@ -58,6 +59,10 @@ class AgentConfig(BaseModel):
     """Default channel for channel-specific responses (e.g. "MOBILE", "telephony")."""
     tracing: bool = False
     """Emit OpenTelemetry spans for this agent's sessions (as SLOTGRAPH_OTEL=1 does for every agent)."""
+    variables: list[VariableDeclaration] = Field(default_factory=list)
+    """Typed session variables shared by the instruction's `#when` sections, prompt programs and rules."""
+    rules: list[RuleConfig] = Field(default_factory=list)
+    """Deterministic lifecycle rules: trigger, optional condition, ordered actions."""
 
     @model_validator(mode="before")
     @classmethod
@@ -71,6 +76,25 @@ class AgentConfig(BaseModel):
         if self.instruction is not None and self.instruction_file is not None:
             raise ValueError("give either 'instruction' or 'instruction_file', not both")
         return self
+
+
+class AgentCheck(Protocol):
+    """A check an upper layer adds to loading an agent file (the logic layer's publish validation).
+
+    It gets the agent file's mapping, the instruction text (and the file it came from, if any), the tool
+    names when they are known, and the DAG's slot names; it returns issues located in the agent file (or
+    carrying their own file and position). Errors block loading like every other config error.
+    """
+
+    def __call__(
+        self,
+        raw: Mapping[str, Any],
+        instruction: str | None,
+        *,
+        instruction_file: Path | None,
+        tool_names: frozenset[str] | None,
+        slot_names: frozenset[str],
+    ) -> list[ConfigIssue]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +142,7 @@ def _issue(code: str, location: str, message: str, fix: str) -> ConfigIssue:
     return ConfigIssue(code, location, message, fix)
 
 
-def _load_agent(file: Path) -> Definition:
+def _load_agent(file: Path, checks: Sequence[AgentCheck] = ()) -> Definition:
     base = file.parent
     raw, agent_map = read_located_mapping(file, what="agent file")
     issues = [i for i in structure_issues(raw, AgentConfig) if "not both" not in i.message]
@@ -152,9 +176,11 @@ def _load_agent(file: Path) -> Definition:
         dag_raw = dict(dag_value)
     instruction = raw.get("instruction") if isinstance(raw.get("instruction"), str) else None
     instruction_file = raw.get("instruction_file")
+    instruction_path: Path | None = None
     if isinstance(instruction_file, str):
         ipath = base / instruction_file
         if ipath.is_file():
+            instruction_path = ipath
             instruction = ipath.read_text(encoding="utf-8")
         else:
             issues.append(
@@ -212,6 +238,22 @@ def _load_agent(file: Path) -> Definition:
                     severity="warning",
                 )
             )
+    if checks:
+        slot_names = frozenset(
+            str(s["name"])
+            for s in (dag_raw or {}).get("slots") or []
+            if isinstance(s, Mapping) and "name" in s
+        )
+        for check in checks:
+            found_issues = check(
+                raw,
+                instruction,
+                instruction_file=instruction_path,
+                tool_names=tool_names,
+                slot_names=slot_names,
+            )
+            for found in found_issues:
+                (warnings if found.severity == "warning" else issues).append(found)
     issues = [agent_map.locate(i) for i in issues]
     warnings = [agent_map.locate(i) for i in warnings]
     if issues:
@@ -264,10 +306,11 @@ def _load_dag_file(file: Path, raw: dict[str, Any], source_map: SourceMap) -> De
     )
 
 
-def load_definition(path: str | os.PathLike[str]) -> Definition:
+def load_definition(path: str | os.PathLike[str], *, checks: Sequence[AgentCheck] = ()) -> Definition:
     """Load an agent directory, an ``agent.yaml`` or a bare DAG file; raise with every problem found.
 
-    A bare DAG file is checked against a ``tools.py`` next to it when there is one.
+    A bare DAG file is checked against a ``tools.py`` next to it when there is one. ``checks`` add checks of
+    an agent file (``slotgraph.logic.load_definition`` adds the logic layer's).
     """
     target = Path(path)
     if target.is_dir():
@@ -276,16 +319,16 @@ def load_definition(path: str | os.PathLike[str]) -> Definition:
             raise ConfigLoadError(
                 f"{target}: no {AGENT_FILE} in this directory — fix: add one, or pass a DAG file"
             )
-        return _load_agent(file)
+        return _load_agent(file, checks)
     if not target.exists():
         raise ConfigLoadError(f"{target}: no such file or directory")
     if target.name in (AGENT_FILE, "agent.yml"):
-        return _load_agent(target)
+        return _load_agent(target, checks)
     raw, source_map = read_located_mapping(target)
     if _looks_like_dag(raw):
         return _load_dag_file(target, raw, source_map)
     if "dag" in raw and "name" in raw:
-        return _load_agent(target)
+        return _load_agent(target, checks)
     raise ConfigLoadError(
         f"{target}: neither an agent file (with 'name' and 'dag') nor a DAG config (with 'slots' and 'tasks')"
     )

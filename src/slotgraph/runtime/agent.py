@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from slotgraph.config import CompiledDag, compile_config, load_definition
+from slotgraph.config import CompiledDag, compile_config
 from slotgraph.config.agent import Definition
 from slotgraph.config.validation import validate_raw
+from slotgraph.logic import load_definition
 from slotgraph.runtime.builtin_tools import builtin_tools
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import AgentLoadError, ModelNotAvailableError

@@ -11,8 +11,9 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from slotgraph.config import ConfigError, ConfigValidationError, load_definition
+from slotgraph.config import ConfigError, ConfigValidationError
 from slotgraph.config.graph import render_mermaid
+from slotgraph.logic import load_definition
 from slotgraph.runtime import Agent, Model, ModelNotAvailableError, SlotgraphRuntimeError, resolve_model
 from slotgraph.server.errors import ServerConfigError
 

@@ -1,0 +1,230 @@
+"""The agent-logic keys of ``agent.yaml``: typed ``variables:`` and lifecycle ``rules:``.
+
+These are the *shapes* (checked by pydantic, with locations like every other config key). What the shapes
+cannot say — an expression that does not parse, a write to a linked variable, an unbalanced ``#when`` in the
+instruction — is checked by :mod:`slotgraph.logic.validation`, which runs when the agent is loaded.
+
+A variable is either **mutable** (it has a ``default`` and is written by rules, prompt programs and tools)
+or **linked**: ``linked_to`` names a runtime fact (a session metadata key such as ``session_id``, ``channel``
+or a caller fact passed at session start, or a slot-filling fact: ``filled.<slot>``, ``status``,
+``current_phase``) that the variable reads through, read-only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "RESERVED_NAMES",
+    "TRIGGERS",
+    "VARIABLE_TYPES",
+    "EndSessionAction",
+    "EscalateAction",
+    "InjectInstructionAction",
+    "RuleActionConfig",
+    "RuleConfig",
+    "RunToolAction",
+    "SetVariableAction",
+    "TransitionAction",
+    "Trigger",
+    "VariableDeclaration",
+    "VariableType",
+    "type_problem",
+]
+
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+VariableType = Literal["string", "integer", "number", "boolean", "list", "object", "any"]
+VARIABLE_TYPES: tuple[str, ...] = ("string", "integer", "number", "boolean", "list", "object", "any")
+
+Trigger = Literal[
+    "session_start", "user_message", "turn_start", "turn_end", "tool_result", "variable_changed"
+]
+TRIGGERS: tuple[str, ...] = (
+    "session_start",
+    "user_message",
+    "turn_start",
+    "turn_end",
+    "tool_result",
+    "variable_changed",
+)
+
+RESERVED_NAMES: frozenset[str] = frozenset(
+    {"filled", "status", "current_phase", "result", "True", "False", "None"}
+)
+"""Names the logic layer fills itself (slot-filling state, a tool_result rule's ``result``)."""
+
+
+def type_problem(value: Any, type_: str) -> str | None:
+    """Why ``value`` is not of the declared ``type_`` (``None`` when it is, and always for ``None``)."""
+    if value is None or type_ == "any":
+        return None
+    ok = {
+        "string": isinstance(value, str),
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "number": isinstance(value, int | float) and not isinstance(value, bool),
+        "boolean": isinstance(value, bool),
+        "list": isinstance(value, list | tuple),
+        "object": isinstance(value, dict),
+    }.get(type_, False)
+    if ok:
+        return None
+    return f"expected a {type_}, got {type(value).__name__} {value!r:.60}"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class VariableDeclaration(_Strict):
+    """One session variable: a name, a type, a description, and a default or a linked runtime fact."""
+
+    name: str = Field(pattern=IDENTIFIER.pattern)
+    """The variable's name as expressions and prompts use it (snake_case identifier)."""
+    type: VariableType
+    """The value's type; writes of another type are refused (None is always allowed: not set yet)."""
+    description: str = Field(min_length=1)
+    """What the variable means (shown to authors and, later, to the model as a field hint). Required."""
+    default: Any = None
+    """The value a new session starts with, unless a value for this name was passed at session start."""
+    linked_to: str | None = Field(default=None, min_length=1)
+    """Make the variable a read-only alias of a runtime fact: a session metadata key (`session_id`,
+    `channel`, a caller fact), `filled.<slot>`, `status` or `current_phase`."""
+
+    @property
+    def mutable(self) -> bool:
+        """A linked variable is read-only; every other variable can be written."""
+        return self.linked_to is None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> VariableDeclaration:
+        if self.name in RESERVED_NAMES:
+            raise ValueError(
+                f"{self.name!r} is a reserved name (the logic layer provides it); pick another name"
+            )
+        if self.linked_to is not None and self.default is not None:
+            raise ValueError("a linked variable reads its value from 'linked_to' and cannot have a 'default'")
+        problem = type_problem(self.default, self.type)
+        if problem is not None:
+            raise ValueError(f"the default does not match type {self.type!r}: {problem}")
+        return self
+
+
+class SetVariableAction(_Strict):
+    """Write a variable: `value` is an expression; in a `tool_result` rule `output_path` reads the result."""
+
+    variable: str = Field(pattern=IDENTIFIER.pattern)
+    """The variable to write (must not be a linked variable)."""
+    value: str | None = None
+    """An expression evaluated against the session's variables (e.g. `"visits + 1"`, `"'gold'"`)."""
+    output_path: str | None = None
+    """A `$.a.b[0]` path into the tool result (only in a rule whose trigger is `tool_result`)."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> SetVariableAction:
+        if (self.value is None) == (self.output_path is None):
+            raise ValueError("set_variable needs exactly one of 'value' (an expression) or 'output_path'")
+        return self
+
+
+class RunToolAction(_Strict):
+    """Run a registered tool with arguments from expressions; capture parts of its result into variables."""
+
+    tool: str = Field(min_length=1)
+    """The tool's name (a tool of the agent; DAG task executors are refused: the engine runs them)."""
+    args: dict[str, str] = Field(default_factory=dict)
+    """Argument name → expression."""
+    capture: dict[str, str] = Field(default_factory=dict)
+    """Variable name → `$.path` into the tool's result."""
+
+
+class InjectInstructionAction(_Strict):
+    """Add an instruction to the system prompt of the model calls that follow (this turn)."""
+
+    text: str = Field(min_length=1)
+    """The instruction; `{{name}}` and `#when` sections are rendered against the live variables."""
+
+
+class EndSessionAction(_Strict):
+    """End the session after this step."""
+
+    reason: str = ""
+    """Why (recorded on the end-of-session event)."""
+
+
+class EscalateAction(_Strict):
+    """Hand the conversation over to a person (through the agent's `escalate` tool)."""
+
+    reason: str = ""
+    """Why (passed to the escalate tool)."""
+
+
+class TransitionAction(_Strict):
+    """Move to a topic: sets the `current_topic` variable (which `#when` sections and rules can read)."""
+
+    topic: str = Field(min_length=1)
+    """The topic's name."""
+
+
+_ACTION_KINDS = ("set_variable", "run_tool", "inject_instruction", "end_session", "escalate", "transition")
+
+
+class RuleActionConfig(_Strict):
+    """One action of a rule: a mapping with exactly one of the action keys."""
+
+    set_variable: SetVariableAction | None = None
+    run_tool: RunToolAction | None = None
+    inject_instruction: InjectInstructionAction | None = None
+    end_session: EndSessionAction | None = None
+    escalate: EscalateAction | None = None
+    transition: TransitionAction | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthands(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            data = dict(data)
+            if isinstance(data.get("inject_instruction"), str):
+                data["inject_instruction"] = {"text": data["inject_instruction"]}
+            if isinstance(data.get("transition"), str):
+                data["transition"] = {"topic": data["transition"]}
+            for key in ("end_session", "escalate"):
+                if key in data and data[key] is None:
+                    data[key] = {}
+                elif isinstance(data.get(key), str):
+                    data[key] = {"reason": data[key]}
+        return data
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> RuleActionConfig:
+        given = [kind for kind in _ACTION_KINDS if getattr(self, kind) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                f"an action has exactly one of {', '.join(_ACTION_KINDS)}"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        return self
+
+    @property
+    def kind(self) -> str:
+        return next(kind for kind in _ACTION_KINDS if getattr(self, kind) is not None)
+
+
+class RuleConfig(_Strict):
+    """A deterministic rule: when `trigger` happens and `condition` holds, run `actions` in order."""
+
+    name: str | None = None
+    """A name for logs and events (default: `rules[<index>]`)."""
+    trigger: Trigger
+    """When the rule is considered."""
+    tool: str | None = None
+    """For `tool_result`: only results of this tool (default: every tool)."""
+    variable: str | None = None
+    """For `variable_changed`: only changes of this variable (default: every variable)."""
+    condition: str | None = None
+    """An expression; the rule fires only when it is true (a condition that fails to evaluate: no fire)."""
+    actions: list[RuleActionConfig] = Field(min_length=1)
+    """What to do, in order."""

@@ -1,0 +1,65 @@
+"""Agent logic: typed session variables, ``#when`` prompt sections, prompt programs and lifecycle rules.
+
+The layer between the runtime and the expression language. Natural-language instructions and deterministic
+rules share one set of session variables (:class:`VariableStore`); every condition, value and argument is a
+:mod:`slotgraph.expr` expression (``dot_paths`` dialect, so ``filled.party_size`` reads a slot).
+
+* :mod:`~slotgraph.logic.variables` — the store: declarations, defaults seeded with setdefault, linked
+  (read-only) variables, reads falling through to session metadata by presence, change notifications.
+* :mod:`~slotgraph.logic.templates` / :mod:`~slotgraph.logic.render` — the instruction grammar and its
+  renderer (``#when`` sections, ``{{name}}``, ``{{run}}``/``{{set}}``/``{{= }}`` statements).
+* :mod:`~slotgraph.logic.tooling` — the tool-invoker interface the host provides, budgets, the run cache.
+* :mod:`~slotgraph.logic.rules` — lifecycle rules and their typed :class:`RuleEvent`.
+* :mod:`~slotgraph.logic.session` — :class:`AgentLogic` (per agent) and :class:`LogicSession` (per session),
+  the small interface a host drives.
+* :mod:`~slotgraph.logic.validation` — publish-time checks; :func:`load_definition` is
+  :func:`slotgraph.config.load_definition` with them.
+"""
+
+from __future__ import annotations
+
+import os
+
+from slotgraph.config import Definition
+from slotgraph.config import load_definition as _load_definition
+from slotgraph.logic.errors import LogicError, VariableWriteError
+from slotgraph.logic.render import Rendered, format_value, render_template
+from slotgraph.logic.rules import RuleEffects, RuleEngine, RuleEvent, compile_rules
+from slotgraph.logic.session import RECORD_KEY, AgentLogic, LogicRecord, LogicSession
+from slotgraph.logic.templates import Template, TemplateIssue, parse_template
+from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker, ToolRun
+from slotgraph.logic.validation import logic_issues
+from slotgraph.logic.variables import SlotFillingFacts, VariableChange, VariableStore
+
+__all__ = [
+    "RECORD_KEY",
+    "AgentLogic",
+    "LogicError",
+    "LogicRecord",
+    "LogicSession",
+    "ProgramBudget",
+    "Rendered",
+    "RuleEffects",
+    "RuleEngine",
+    "RuleEvent",
+    "RunCache",
+    "SlotFillingFacts",
+    "Template",
+    "TemplateIssue",
+    "ToolInvoker",
+    "ToolRun",
+    "VariableChange",
+    "VariableStore",
+    "VariableWriteError",
+    "compile_rules",
+    "format_value",
+    "load_definition",
+    "logic_issues",
+    "parse_template",
+    "render_template",
+]
+
+
+def load_definition(path: str | os.PathLike[str]) -> Definition:
+    """:func:`slotgraph.config.load_definition` plus the logic layer's publish-time checks."""
+    return _load_definition(path, checks=(logic_issues,))

@@ -1,0 +1,176 @@
+"""The logic layer as a host drives it: :class:`AgentLogic` (built once per agent) and :class:`LogicSession`.
+
+A host (the runtime's turn loop, another adapter) does four things per turn and nothing else:
+
+1. ``await logic.start_turn(user_text, sm)`` — fires ``session_start`` (first turn only), ``user_message``
+   (when there is user text) and ``turn_start``;
+2. before **every** model call, ``await logic.instruction(sm)`` — the instruction rebuilt against live state
+   (``#when`` sections, tags, prompt programs) plus the instructions rules injected;
+3. after every tool result, ``await logic.after_tool(name, result, sm)`` — fires ``tool_result``;
+4. ``await logic.end_turn(sm)`` — fires ``turn_end``; then persists :meth:`LogicSession.record`.
+
+``sm`` is the slot-filling state; it is only read, to expose ``filled``, ``status`` and ``current_phase`` to
+expressions. Every call returns the :class:`~slotgraph.logic.rules.RuleEffects` of the rules it fired.
+Nothing here raises into the turn.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from slotgraph.config.logic import RuleConfig, VariableDeclaration
+from slotgraph.logic.render import render_template
+from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile_rules
+from slotgraph.logic.templates import Template, parse_template
+from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker
+from slotgraph.logic.variables import SlotFillingFacts, VariableStore
+
+__all__ = ["RECORD_KEY", "AgentLogic", "LogicRecord", "LogicSession"]
+
+RECORD_KEY: Final = "logic"
+"""The key of the logic layer's part of a persisted session record."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentLogic:
+    """An agent's logic, compiled once: declarations, the instruction template and the rules."""
+
+    declarations: tuple[VariableDeclaration, ...] = ()
+    template: Template = field(default_factory=lambda: parse_template(""))
+    rules: tuple[CompiledRule, ...] = ()
+    budget: ProgramBudget = field(default_factory=ProgramBudget)
+
+    @classmethod
+    def build(
+        cls,
+        instruction: str = "",
+        variables: Sequence[VariableDeclaration] = (),
+        rules: Sequence[RuleConfig] = (),
+        *,
+        budget: ProgramBudget | None = None,
+    ) -> AgentLogic:
+        """Compile an agent's logic (run :func:`slotgraph.logic.validation.logic_issues` first for errors
+        with locations; here a bad rule expression raises ExpressionSyntaxError)."""
+        return cls(
+            tuple(variables), parse_template(instruction), compile_rules(rules), budget or ProgramBudget()
+        )
+
+    @property
+    def active(self) -> bool:
+        """Whether the agent uses the logic layer at all (else the instruction is used verbatim)."""
+        return bool(self.declarations or self.rules or self.template.has_logic)
+
+
+@dataclass(frozen=True, slots=True)
+class LogicRecord:
+    """What the logic layer persists with a session (under :data:`RECORD_KEY`)."""
+
+    variables: Mapping[str, Any] = field(default_factory=dict)
+    injected: tuple[str, ...] = ()
+    started: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"variables": dict(self.variables), "injected": list(self.injected), "started": self.started}
+
+    @classmethod
+    def from_json(cls, data: Any) -> LogicRecord:
+        """Read a stored record; a malformed part is dropped, never guessed (``ValueError`` says what)."""
+        if data is None:
+            return cls()
+        if not isinstance(data, Mapping):
+            raise ValueError(f"'{RECORD_KEY}' must be an object, got {type(data).__name__}")
+        variables = data.get("variables", {})
+        injected = data.get("injected", [])
+        started = data.get("started", False)
+        if not isinstance(variables, Mapping):
+            raise ValueError(f"'{RECORD_KEY}.variables' must be an object, got {type(variables).__name__}")
+        if not isinstance(injected, list) or not all(isinstance(i, str) for i in injected):
+            raise ValueError(f"'{RECORD_KEY}.injected' must be a list of strings")
+        if not isinstance(started, bool):
+            raise ValueError(f"'{RECORD_KEY}.started' must be a boolean")
+        return cls(dict(variables), tuple(injected), started)
+
+
+class LogicSession:
+    """One session's logic: its variable store, rules, injected instructions and run cache."""
+
+    def __init__(
+        self,
+        logic: AgentLogic,
+        record: LogicRecord | None = None,
+        *,
+        metadata: Mapping[str, Any] | None = None,
+        initial_variables: Mapping[str, Any] | None = None,
+        invoker: ToolInvoker | None = None,
+        cache: RunCache | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        record = record or LogicRecord()
+        self.logic = logic
+        self.store = VariableStore(logic.declarations, record.variables, metadata=metadata)
+        self.seed_problems = self.store.seed(initial_variables if not record.started else None)
+        self.started = record.started
+        self.injected: list[str] = list(record.injected)
+        self._delivered = 0
+        self.cache = cache if cache is not None else RunCache(clock=clock)
+        self.clock = clock
+        self.rules = RuleEngine(logic.rules, self.store, invoker)
+        self.warnings: list[str] = []
+
+    def _sync(self, sm: Mapping[str, Any]) -> None:
+        self.store.facts = SlotFillingFacts.from_state(sm)
+
+    def _apply(self, effects: RuleEffects) -> RuleEffects:
+        self.injected.extend(effects.instructions)
+        return effects
+
+    async def start_turn(self, user_text: str, sm: Mapping[str, Any]) -> RuleEffects:
+        """Fire ``session_start`` (first turn), ``user_message`` (with user text) and ``turn_start``."""
+        self._sync(sm)
+        self._delivered = 0
+        effects = RuleEffects()
+        if not self.started:
+            self.started = True
+            effects.extend(self._apply(await self.rules.fire("session_start")))
+        if user_text and not effects.ended:
+            effects.extend(self._apply(await self.rules.fire("user_message")))
+        if not effects.ended:
+            effects.extend(self._apply(await self.rules.fire("turn_start")))
+        return effects
+
+    async def after_tool(self, name: str, result: Any, sm: Mapping[str, Any]) -> RuleEffects:
+        """Fire the ``tool_result`` rules of tool ``name``."""
+        self._sync(sm)
+        return self._apply(await self.rules.fire("tool_result", tool=name, result=result))
+
+    async def end_turn(self, sm: Mapping[str, Any]) -> RuleEffects:
+        """Fire ``turn_end``; instructions a model call got this turn are dropped, newer ones kept."""
+        self._sync(sm)
+        del self.injected[: self._delivered]
+        self._delivered = 0
+        return self._apply(await self.rules.fire("turn_end"))
+
+    async def instruction(self, sm: Mapping[str, Any]) -> str:
+        """The instruction for the next model call, rendered against live state, plus injected ones."""
+        self._sync(sm)
+        rendered = await render_template(
+            self.logic.template,
+            self.store,
+            invoker=self.rules.invoker,
+            budget=self.logic.budget,
+            cache=self.cache,
+            clock=self.clock,
+        )
+        self.warnings.extend(rendered.warnings)
+        self._delivered = len(self.injected)
+        text = rendered.text.strip()
+        if self.injected:
+            joined = "\n".join(f"- {line}" for line in self.injected)
+            text = f"{text}\n\n<injected_instructions>\n{joined}\n</injected_instructions>".strip()
+        return text
+
+    def record(self) -> LogicRecord:
+        return LogicRecord(self.store.values(), tuple(self.injected), self.started)

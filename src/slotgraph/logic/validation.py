@@ -1,0 +1,285 @@
+"""Publish-time checks of an agent's logic, with locations like every other config issue.
+
+Errors (the agent does not load): an expression that does not parse (a rule ``condition``, a
+``set_variable`` value, a ``run_tool`` argument, a ``#when`` condition, a ``{{set}}``/``{{= }}``/``{{run}}``
+expression); a write to a linked variable (``set_variable``, ``run_tool`` captures, ``transition`` when
+``current_topic`` is linked, ``{{set}}`` targets and ``{{run ... set}}`` captures); an unbalanced ``#when``;
+a malformed prompt-program statement; an ``output_path`` outside a ``tool_result`` rule; a ``tool`` filter
+outside ``tool_result`` or a ``variable`` filter outside ``variable_changed``; two variables of one name;
+a ``run`` of a tool the agent does not have.
+
+Warnings (the agent loads): a name that is read or written but neither declared nor provided by the
+runtime — session variables are sparse by design, so this is most often a typo, but not always.
+
+:func:`logic_issues` is the check :func:`slotgraph.logic.load_definition` plugs into
+:func:`slotgraph.config.load_definition`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from slotgraph.config import ConfigIssue
+from slotgraph.config.logic import RuleConfig, VariableDeclaration
+from slotgraph.expr import ExpressionError, parse_output_path
+from slotgraph.logic.templates import (
+    Template,
+    TemplateIssue,
+    compile_logic_expression,
+    expression_names,
+    parse_template,
+)
+
+__all__ = ["BUILTIN_NAMES", "logic_issues", "template_issues"]
+
+BUILTIN_NAMES: Final = frozenset(
+    {"filled", "status", "current_phase", "session_id", "channel", "current_topic", "result"}
+)
+"""Names the runtime provides to every expression (slot-filling facts and session metadata)."""
+
+_BUILTIN_TOOLS: Final = frozenset({"end_session", "escalate", "confirm_pending", "reject_pending"})
+
+
+class _Checker:
+    def __init__(self, tool_names: frozenset[str] | None) -> None:
+        self.issues: list[ConfigIssue] = []
+        self.declared: dict[str, VariableDeclaration] = {}
+        self.tool_names = tool_names | _BUILTIN_TOOLS if tool_names is not None else None
+        self.reads: list[tuple[str, str, ConfigIssue | None]] = []
+        self.writes: set[str] = set()
+        self.warned: set[tuple[str, str]] = set()
+
+    def error(self, code: str, location: str, message: str, fix: str) -> None:
+        self.issues.append(ConfigIssue(code, location, message, fix))
+
+    def expression(self, source: Any, location: str, what: str) -> None:
+        if not isinstance(source, str):
+            return  # the structure check reports the type
+        try:
+            compiled = compile_logic_expression(source)
+        except ExpressionError as err:
+            self.error(
+                "bad_expression",
+                location,
+                f"{what}: {err.one_line()}",
+                "fix the expression (see docs/expressions.md for the grammar)",
+            )
+            return
+        for name in expression_names(compiled):
+            self.reads.append((name, location, None))
+
+    def write(self, name: str, location: str, what: str) -> None:
+        self.writes.add(name)
+        self.undeclared_write(name, location)
+        declaration = self.declared.get(name)
+        if declaration is not None and declaration.linked_to is not None:
+            self.error(
+                "linked_write",
+                location,
+                f"{what} writes {name!r}, which is linked to {declaration.linked_to!r} (read-only)",
+                f"write another variable, or remove linked_to from {name!r} to make it mutable",
+            )
+
+    def undeclared_write(self, name: str, location: str) -> None:
+        if name in self.declared or name in BUILTIN_NAMES or (name, location) in self.warned:
+            return
+        self.warned.add((name, location))
+        self.issues.append(
+            ConfigIssue(
+                "undeclared_name",
+                location,
+                f"{name!r} is written but not declared, so its type is not checked",
+                f"declare it under variables: (name: {name}, type, description), or fix the name",
+                severity="warning",
+            )
+        )
+
+    def tool(self, name: str, location: str) -> None:
+        if self.tool_names is not None and name not in self.tool_names:
+            self.error(
+                "unknown_tool",
+                location,
+                f"there is no tool named {name!r}",
+                "define it in the tools module or fix the name",
+            )
+
+    def path(self, path: str, location: str, what: str) -> None:
+        try:
+            parse_output_path(path)
+        except ExpressionError as err:
+            self.error("bad_path", location, f"{what}: {err.one_line()}", "write a path like $.data.code")
+
+
+def _template_issue(
+    issue: TemplateIssue, location: str, file: Path | None, severity: str = "error"
+) -> ConfigIssue:
+    if file is not None:
+        return ConfigIssue(
+            issue.code,
+            location,
+            issue.message,
+            issue.fix or "fix the template",
+            severity="warning" if severity == "warning" else "error",
+            file=str(file),
+            line=issue.line,
+            column=issue.column,
+        )
+    return ConfigIssue(
+        issue.code,
+        location,
+        f"line {issue.line}, column {issue.column} of the text: {issue.message}",
+        issue.fix or "fix the template",
+        severity="warning" if severity == "warning" else "error",
+    )
+
+
+def template_issues(template: Template, location: str, file: Path | None = None) -> list[ConfigIssue]:
+    """The parse problems of a template as config issues (positions in ``file`` when it has its own)."""
+    return [_template_issue(issue, location, file) for issue in template.issues]
+
+
+def _check_template(
+    checker: _Checker, text: str, location: str, file: Path | None, *, statements: bool = True
+) -> None:
+    template = parse_template(text)
+    checker.issues.extend(template_issues(template, location, file))
+    for name, line in template.names_written():
+        declaration = checker.declared.get(name)
+        checker.writes.add(name)
+        checker.undeclared_write(name, location)
+        if declaration is not None and declaration.linked_to is not None:
+            issue = TemplateIssue(
+                "linked_write",
+                f"a prompt statement writes {name!r}, which is linked to {declaration.linked_to!r} "
+                "(read-only)",
+                line,
+                1,
+                fix=f"write another variable, or remove linked_to from {name!r}",
+            )
+            checker.issues.append(_template_issue(issue, location, file))
+    for run in template.runs():
+        checker.tool(run.tool, location)
+    for name in template.names_read():
+        checker.reads.append((name, location, None))
+    if not statements and (template.runs() or template.names_written()):
+        checker.error(
+            "statement_not_allowed",
+            location,
+            "prompt-program statements ({{run}}, {{set}}) are not run in an injected instruction",
+            "use set_variable / run_tool actions instead",
+        )
+
+
+def _check_rule(checker: _Checker, rule: RuleConfig, at: str) -> None:
+    if rule.tool is not None and rule.trigger != "tool_result":
+        checker.error(
+            "misplaced_key",
+            f"{at}.tool",
+            f"'tool' filters tool_result rules; this rule's trigger is {rule.trigger}",
+            "remove 'tool' or use trigger: tool_result",
+        )
+    if rule.tool is not None:
+        checker.tool(rule.tool, f"{at}.tool")
+    if rule.variable is not None and rule.trigger != "variable_changed":
+        checker.error(
+            "misplaced_key",
+            f"{at}.variable",
+            f"'variable' filters variable_changed rules; this rule's trigger is {rule.trigger}",
+            "remove 'variable' or use trigger: variable_changed",
+        )
+    if rule.variable is not None:
+        checker.reads.append((rule.variable, f"{at}.variable", None))
+    if rule.condition is not None:
+        checker.expression(rule.condition, f"{at}.condition", "rule condition")
+    for index, action in enumerate(rule.actions):
+        where = f"{at}.actions[{index}]"
+        if action.set_variable is not None:
+            spec = action.set_variable
+            checker.write(spec.variable, f"{where}.set_variable.variable", "set_variable")
+            if spec.value is not None:
+                checker.expression(spec.value, f"{where}.set_variable.value", "set_variable value")
+            if spec.output_path is not None:
+                if rule.trigger != "tool_result":
+                    checker.error(
+                        "output_path_outside_tool_result",
+                        f"{where}.set_variable.output_path",
+                        f"output_path reads a tool result, but this rule's trigger is {rule.trigger}",
+                        "use trigger: tool_result, or a 'value' expression instead",
+                    )
+                checker.path(spec.output_path, f"{where}.set_variable.output_path", "output_path")
+        elif action.run_tool is not None:
+            run = action.run_tool
+            checker.tool(run.tool, f"{where}.run_tool.tool")
+            for name, source in run.args.items():
+                checker.expression(source, f"{where}.run_tool.args.{name}", f"argument {name}")
+            for variable, path in run.capture.items():
+                checker.write(variable, f"{where}.run_tool.capture.{variable}", "run_tool capture")
+                checker.path(path, f"{where}.run_tool.capture.{variable}", f"capture {variable}")
+        elif action.inject_instruction is not None:
+            _check_template(
+                checker,
+                action.inject_instruction.text,
+                f"{where}.inject_instruction.text",
+                None,
+                statements=False,
+            )
+        elif action.transition is not None:
+            checker.write("current_topic", f"{where}.transition", "transition")
+
+
+def _valid_items(raw: Any, model: type[Any]) -> list[tuple[int, Any]]:
+    if not isinstance(raw, list):
+        return []
+    out: list[tuple[int, Any]] = []
+    for index, item in enumerate(raw):
+        try:
+            out.append((index, model.model_validate(item)))
+        except ValidationError:
+            continue  # the structure check reports it, with its location
+    return out
+
+
+def logic_issues(
+    raw: Mapping[str, Any],
+    instruction: str | None,
+    *,
+    instruction_file: Path | None = None,
+    tool_names: frozenset[str] | None = None,
+    slot_names: Iterable[str] = (),
+) -> list[ConfigIssue]:
+    """Every logic problem of an agent file (``raw``) and its instruction text, errors and warnings."""
+    checker = _Checker(tool_names)
+    for index, declaration in _valid_items(raw.get("variables"), VariableDeclaration):
+        if declaration.name in checker.declared:
+            checker.error(
+                "duplicate_variable",
+                f"variables[{index}].name",
+                f"variable {declaration.name!r} is declared twice",
+                "keep one declaration",
+            )
+            continue
+        checker.declared[declaration.name] = declaration
+    if instruction:
+        location = "instruction_file" if instruction_file is not None else "instruction"
+        _check_template(checker, instruction, location, instruction_file)
+    for index, rule in _valid_items(raw.get("rules"), RuleConfig):
+        _check_rule(checker, rule, f"rules[{index}]")
+    known = set(checker.declared) | BUILTIN_NAMES | checker.writes | set(slot_names)
+    for name, location, _ in checker.reads:
+        if name in known or (name, location) in checker.warned:
+            continue
+        checker.warned.add((name, location))
+        checker.issues.append(
+            ConfigIssue(
+                "undeclared_name",
+                location,
+                f"{name!r} is not a declared variable (it reads as None until something sets it)",
+                f"declare it under variables: (name: {name}, type, description), or fix the name",
+                severity="warning",
+            )
+        )
+    return checker.issues
