@@ -147,8 +147,11 @@ def test_value_statement_renders_none_empty_and_a_failure_empty_with_a_warning()
 def test_a_failing_run_is_fail_open_and_prose_first() -> None:
     """ "Execution fails open prose-first: a failing run/set logs a warning and construction continues"."""
     store = _store(code="old")
-    out = _render("Before. {{run lookup set code = $.code}}{{set x = 'a' + 1}}After {{code}}.", store,
-                  invoker=Tools(fail=True))  # fmt: skip
+    out = _render(
+        "Before. {{run lookup set code = $.code}}{{set x = 'a' + 1}}After {{code}}.",
+        store,
+        invoker=Tools(fail=True),
+    )
     assert out.text == "Before. After old."
     assert any("backend down" in w for w in out.warnings) and any("set x" in w for w in out.warnings)
 

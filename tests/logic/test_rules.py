@@ -90,11 +90,23 @@ def test_tool_result_rules_capture_output_paths_and_filter_by_tool() -> None:
 def test_run_tool_goes_through_the_invoker_and_captures() -> None:
     tools = Tools({"lookup": {"tier": "gold"}})
     engine, store = _engine(
-        _rules({"trigger": "session_start", "actions": [
-            {"run_tool": {"tool": "lookup", "args": {"phone": "caller"}, "capture": {"tier": "$.tier"}}}]}),
+        _rules(
+            {
+                "trigger": "session_start",
+                "actions": [
+                    {
+                        "run_tool": {
+                            "tool": "lookup",
+                            "args": {"phone": "caller"},
+                            "capture": {"tier": "$.tier"},
+                        }
+                    }
+                ],
+            }
+        ),
         VariableStore([], metadata={"caller": "+49"}),
         tools,
-    )  # fmt: skip
+    )
     asyncio.run(engine.fire("session_start"))
     assert tools.calls == [("lookup", {"phone": "+49"}, "rule")]
     assert store.get("tier") == "gold"
@@ -105,13 +117,23 @@ def test_a_failing_rule_never_breaks_the_turn_and_is_reported() -> None:
     tools = Tools(failing=frozenset({"lookup"}))
     engine, store = _engine(
         _rules(
-            {"name": "a", "trigger": "turn_end", "actions": [{"run_tool": {"tool": "lookup"}},
-                                                              {"set_variable": {"variable": "x", "value": "1"}}]},
+            {
+                "name": "a",
+                "trigger": "turn_end",
+                "actions": [
+                    {"run_tool": {"tool": "lookup"}},
+                    {"set_variable": {"variable": "x", "value": "1"}},
+                ],
+            },
             {"name": "b", "trigger": "turn_end", "condition": "'a' + 1", "actions": [{"transition": "t"}]},
-            {"name": "c", "trigger": "turn_end", "actions": [{"set_variable": {"variable": "y", "value": "2"}}]},
+            {
+                "name": "c",
+                "trigger": "turn_end",
+                "actions": [{"set_variable": {"variable": "y", "value": "2"}}],
+            },
         ),
         tools=tools,
-    )  # fmt: skip
+    )
     effects = asyncio.run(engine.fire("turn_end"))
     assert [(e.rule, e.ok) for e in effects.events] == [("a", False), ("b", False), ("c", True)]
     assert "lookup is down" in (effects.events[0].error or "")

@@ -1,7 +1,7 @@
-"""Publish-time validation (spec: "Publish validation ... errors block publish (unparseable expressions, writes
-to linked variables — including {{set}} targets and {{run}} captures — ..., unbalanced #when blocks, malformed
-prompt-program statements, output_path outside a tool_result trigger); warnings don't (references to
-undeclared names ...)")."""
+"""Publish-time validation (spec: "Publish validation ... errors block publish (unparseable expressions,
+writes to linked variables — including {{set}} targets and {{run}} captures — ..., unbalanced #when
+blocks, malformed prompt-program statements, output_path outside a tool_result trigger); warnings
+don't (references to undeclared names ...)")."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from slotgraph.config import ConfigValidationError, agent_json_schema
 from slotgraph.logic import load_definition
 
 DAG = 'slots:\n  - {name: party_size, source: user, ask: "How many?", setter: set_party_size}\ntasks: []\n'
-TOOLS = "def set_party_size(party_size: int) -> dict:\n    return {'ok': True}\n\n\ndef lookup(id: str) -> dict:\n    return {}\n"
+TOOLS = (
+    "def set_party_size(party_size: int) -> dict:\n    return {'ok': True}\n\n\n"
+    "def lookup(id: str) -> dict:\n    return {}\n"
+)
 
 BROKEN = dedent(
     """\

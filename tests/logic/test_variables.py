@@ -15,7 +15,8 @@ def _decl(name: str, type_: str = "any", **kw: Any) -> VariableDeclaration:
 
 
 def test_seeded_with_setdefault_an_inbound_value_beats_the_default() -> None:
-    """ "Seeded from config.variables at build (setdefault — an inbound CCaaS value beats a config default)"."""
+    """ "Seeded from config.variables at build (setdefault — an inbound CCaaS value beats a config
+    default)"."""
     store = VariableStore([_decl("tier", "string", default="basic"), _decl("visits", "integer", default=0)])
     assert store.seed({"tier": "gold"}) == []
     assert store.get("tier") == "gold"

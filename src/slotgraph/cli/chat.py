@@ -28,6 +28,7 @@ from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import print_issue, stdout_console
 from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, check_path_usage
 from slotgraph.config import ConfigError, ConfigValidationError
+from slotgraph.logic import RuleEvent
 from slotgraph.runtime import (
     Agent,
     AgentLoadError,
@@ -86,6 +87,8 @@ def _state_panel(session: Session) -> Panel:
         hidden = sorted(set(session.agent.tools.names) - set(turn.last_visible))
         table.add_row("hidden tools", show(hidden))
         table.add_row("directive", escape(str(turn.last_action.get("message") or "—")))
+    if session.agent.logic is not None:
+        table.add_row("variables", show(session.variables))
     return Panel(table, title="session", expand=False)
 
 
@@ -102,6 +105,11 @@ def _print_turn(console: Console, result: TurnResult) -> None:
             console.print(f"[dim]— session ended{escape(note)}: {escape(event.reason)}[/dim]")
         elif isinstance(event, TransferEvent):
             console.print(f"[dim]— handed over to a human: {escape(event.reason)}[/dim]")
+        elif isinstance(event, RuleEvent) and not event.ok:
+            console.print(f"[yellow]rule {escape(event.rule)} failed:[/yellow] {escape(event.error or '')}")
+        elif isinstance(event, RuleEvent):
+            done = ", ".join(event.actions)
+            console.print(f"[dim]— rule {escape(event.rule)} ({escape(event.trigger)}): {escape(done)}[/dim]")
     for error in result.errors:
         console.print(f"[red]error:[/red] {escape(error.message)}")
 

@@ -25,7 +25,13 @@ from slotgraph.config import load_definition as _load_definition
 from slotgraph.logic.errors import LogicError, VariableWriteError
 from slotgraph.logic.render import Rendered, format_value, render_template
 from slotgraph.logic.rules import RuleEffects, RuleEngine, RuleEvent, compile_rules
-from slotgraph.logic.session import RECORD_KEY, AgentLogic, LogicRecord, LogicSession
+from slotgraph.logic.session import (
+    RECORD_KEY,
+    AgentLogic,
+    LogicRecord,
+    LogicSession,
+    variables_snapshot,
+)
 from slotgraph.logic.templates import Template, TemplateIssue, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker, ToolRun
 from slotgraph.logic.validation import logic_issues
@@ -57,6 +63,7 @@ __all__ = [
     "logic_issues",
     "parse_template",
     "render_template",
+    "variables_snapshot",
 ]
 
 

@@ -28,7 +28,7 @@ from slotgraph.logic.templates import Template, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker
 from slotgraph.logic.variables import SlotFillingFacts, VariableStore
 
-__all__ = ["RECORD_KEY", "AgentLogic", "LogicRecord", "LogicSession"]
+__all__ = ["RECORD_KEY", "AgentLogic", "LogicRecord", "LogicSession", "variables_snapshot"]
 
 RECORD_KEY: Final = "logic"
 """The key of the logic layer's part of a persisted session record."""
@@ -120,6 +120,10 @@ class LogicSession:
         self.rules = RuleEngine(logic.rules, self.store, invoker)
         self.warnings: list[str] = []
 
+    def bind_tools(self, invoker: ToolInvoker | None) -> None:
+        """Use ``invoker`` for ``{{run}}`` statements and rule actions from now on (the host's tool path)."""
+        self.rules.invoker = invoker
+
     def _sync(self, sm: Mapping[str, Any]) -> None:
         self.store.facts = SlotFillingFacts.from_state(sm)
 
@@ -174,3 +178,17 @@ class LogicSession:
 
     def record(self) -> LogicRecord:
         return LogicRecord(self.store.values(), tuple(self.injected), self.started)
+
+
+def variables_snapshot(
+    logic: AgentLogic,
+    record: LogicRecord,
+    sm: Mapping[str, Any],
+    metadata: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The variables of a stored session as a reader sees them (linked ones resolved against ``sm``)."""
+    store = VariableStore(logic.declarations, record.variables, metadata=metadata)
+    if not record.started:
+        store.seed()
+    store.facts = SlotFillingFacts.from_state(sm)
+    return store.snapshot()

@@ -14,10 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from slotgraph.config import CompiledDag, compile_config
 from slotgraph.config.agent import Definition
+from slotgraph.config.logic import RuleConfig, VariableDeclaration
 from slotgraph.config.validation import validate_raw
-from slotgraph.logic import load_definition
+from slotgraph.config.validation.structure import structure_issues
+from slotgraph.logic import AgentLogic, load_definition, logic_issues
 from slotgraph.runtime.builtin_tools import builtin_tools
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import AgentLoadError, ModelNotAvailableError
@@ -76,6 +80,32 @@ def _registry(tools: Iterable[Callable[..., Any] | Tool]) -> ToolRegistry:
     return registry
 
 
+def _logic(
+    instruction: str,
+    variables: Iterable[VariableDeclaration | Mapping[str, Any]],
+    rules: Iterable[RuleConfig | Mapping[str, Any]],
+) -> AgentLogic | None:
+    """The agent logic of Python-given parts, checked like agent.yaml's (errors raise AgentLoadError)."""
+    raw = {
+        "variables": [v.model_dump() if isinstance(v, VariableDeclaration) else dict(v) for v in variables],
+        "rules": [r.model_dump(exclude_none=True) if isinstance(r, RuleConfig) else dict(r) for r in rules],
+    }
+    issues = structure_issues(raw, _LogicKeys) or [
+        i for i in logic_issues(raw, instruction) if i.severity == "error"
+    ]
+    if issues:
+        details = "\n".join(f"  {issue}" for issue in issues)
+        raise AgentLoadError(f"the agent logic has {len(issues)} problem(s):\n{details}")
+    keys = _LogicKeys.model_validate(raw)
+    logic = AgentLogic.build(instruction, keys.variables, keys.rules)
+    return logic if logic.active else None
+
+
+class _LogicKeys(BaseModel):
+    variables: list[VariableDeclaration]
+    rules: list[RuleConfig]
+
+
 @dataclass(frozen=True)
 class Agent:
     """A loaded agent. Start conversations with :meth:`session`."""
@@ -92,6 +122,9 @@ class Agent:
     tracing: bool = False
     """Sessions emit OpenTelemetry spans (``tracing: true`` in agent.yaml; ``SLOTGRAPH_OTEL=1`` for all)."""
     """Sources holding resources for the tools (MCP server connections); :meth:`close` releases them."""
+    logic: AgentLogic | None = None
+    """The agent's logic (``variables:``, ``rules:``, ``#when`` sections and prompt programs in the
+    instruction); None when it uses none, and then the instruction is sent verbatim."""
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
@@ -111,6 +144,11 @@ class Agent:
             spec, resolved = model, resolve_model(model)
         elif model is not None:
             resolved = model
+        logic = AgentLogic.build(
+            definition.instruction or "",
+            agent_cfg.variables if agent_cfg is not None else (),
+            agent_cfg.rules if agent_cfg is not None else (),
+        )
         return cls(
             name=agent_cfg.name if agent_cfg is not None else Path(path).stem,
             dag=dag,
@@ -122,6 +160,7 @@ class Agent:
             base_dir=definition.base_dir,
             tool_sources=tuple(sources),
             tracing=agent_cfg.tracing if agent_cfg is not None else False,
+            logic=logic if logic.active else None,
         )
 
     @classmethod
@@ -134,11 +173,18 @@ class Agent:
         model: Model | None = None,
         name: str = "agent",
         channel: str | None = None,
+        variables: Iterable[VariableDeclaration | Mapping[str, Any]] = (),
+        rules: Iterable[RuleConfig | Mapping[str, Any]] = (),
     ) -> Agent:
-        """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction."""
+        """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
+
+        ``variables`` and ``rules`` take the shapes of ``agent.yaml``'s keys; the instruction may use
+        ``#when`` sections and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
+        """
         compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
+        logic = _logic(instruction, variables, rules)
         return cls(name=name, dag=compiled, tools=_registry(tools), instruction=instruction, model=model,
-                   channel=channel)  # fmt: skip
+                   channel=channel, logic=logic)  # fmt: skip
 
     def close(self) -> None:
         """Release the tool sources (stop MCP servers started for this agent). Idempotent."""
@@ -172,11 +218,15 @@ class Agent:
         debug: bool = False,
         step_cap: int = DEFAULT_STEP_CAP,
         tracer: TurnTracer | None = None,
+        variables: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> Session:
         """Start (or, with a store holding ``session_id``, resume) a conversation.
 
         ``tracer`` observes each turn (e.g. a :class:`slotgraph.tracing.SessionTracer`); without one, the
         agent's ``tracing: true`` or ``SLOTGRAPH_OTEL=1`` gives OpenTelemetry spans.
+        ``variables`` seeds the agent's variables (a value given here beats the declared default);
+        ``metadata`` holds caller facts expressions can read (``session_id`` and ``channel`` are added).
         """
         if not isinstance(self.dag, CompiledDag):
             raise AgentLoadError("agent has no compiled DAG")
@@ -193,6 +243,8 @@ class Agent:
             debug=debug,
             step_cap=step_cap,
             tracer=tracer if tracer is not None else self._default_tracer(),
+            variables=variables,
+            metadata=metadata,
         )
 
     def _default_tracer(self) -> TurnTracer | None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from slotgraph.logic.rules import RuleEvent
 from slotgraph.runtime.model import Usage
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Event",
     "PayloadEvent",
     "RefusalEvent",
+    "RuleEvent",
     "StateSnapshotEvent",
     "TextEvent",
     "ToolCallEvent",
@@ -29,7 +31,8 @@ __all__ = [
     "event_to_json",
 ]
 
-Origin = Literal["model", "engine"]
+Origin = Literal["model", "engine", "logic"]
+"""Who made a call or said a text: the model, the engine, or the logic layer (a rule or prompt program)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,7 @@ Event = (
     | TransferEvent
     | RefusalEvent
     | ErrorEvent
+    | RuleEvent
 )
 
 
@@ -148,6 +152,8 @@ class TurnResult:
     refusals: int
     status: str
     state: Mapping[str, Any] = field(default_factory=dict)
+    variables: Mapping[str, Any] = field(default_factory=dict)
+    """The session's agent-logic variables after the turn (empty for an agent without logic)."""
 
     @property
     def text(self) -> str:

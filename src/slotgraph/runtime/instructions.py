@@ -17,7 +17,15 @@ from typing import Any, Literal
 
 from slotgraph.config.compiled import CompiledDag
 
-__all__ = ["SENTINEL", "Phase", "build_phase_suffix", "collection_hints", "inject_suffix", "phase_of"]
+__all__ = [
+    "SENTINEL",
+    "Phase",
+    "build_phase_suffix",
+    "collection_hints",
+    "inject_suffix",
+    "phase_of",
+    "replace_base",
+]
 
 SENTINEL = "<!-- slot-framework -->"
 
@@ -109,3 +117,9 @@ def inject_suffix(instruction: str, suffix: str | None) -> str:
     if suffix is None:
         return base
     return f"{base}\n\n{SENTINEL}\n{suffix}" if base else f"{SENTINEL}\n{suffix}"
+
+
+def replace_base(instruction: str, base: str) -> str:
+    """``instruction`` with everything before the sentinel replaced by ``base`` (the suffix is kept)."""
+    _, sentinel, suffix = instruction.partition(SENTINEL)
+    return inject_suffix(base, suffix.lstrip("\n") if sentinel else None)

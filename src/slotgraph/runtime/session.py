@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from slotgraph.logic import RECORD_KEY, LogicRecord, LogicSession, RunCache, variables_snapshot
 from slotgraph.runtime.engine_port import DagEngine, Engine
 from slotgraph.runtime.errors import SessionError, StorePayloadError
 from slotgraph.runtime.events import TurnResult
@@ -83,6 +84,8 @@ class Session:
         debug: bool = False,
         step_cap: int = DEFAULT_STEP_CAP,
         tracer: TurnTracer | None = None,
+        variables: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> None:
         if step_cap < 1:
             raise ValueError(f"step_cap must be at least 1, got {step_cap}")
@@ -112,6 +115,12 @@ class Session:
         self._version = 0
         self._busy = False
         self.last_turn: TurnOutput | None = None
+        self.initial_variables: dict[str, Any] = dict(variables or {})
+        """Variable values given at session start; they beat the declared defaults (first turn only)."""
+        self.metadata: dict[str, Any] = dict(metadata or {})
+        """Caller facts given at session start: expressions read them where no variable has the name."""
+        self._logic = LogicRecord()
+        self._run_cache = RunCache()
 
     # --- what callers read ----------------------------------------------------------------------------
 
@@ -135,6 +144,28 @@ class Session:
     @property
     def turns(self) -> int:
         return self._turns
+
+    @property
+    def variables(self) -> dict[str, Any]:
+        """The session's variables after the last completed turn (declared ones, linked ones resolved, and
+        every other variable a rule or prompt program set); empty for an agent without logic."""
+        if self.agent.logic is None:
+            return {}
+        return variables_snapshot(self.agent.logic, self._logic, self._sm, self._logic_metadata())
+
+    def _logic_metadata(self) -> dict[str, Any]:
+        return {**self.metadata, "session_id": self.id, "channel": self.channel}
+
+    def _logic_session(self) -> LogicSession:
+        assert self.agent.logic is not None
+        logic = LogicSession(
+            self.agent.logic,
+            self._logic,
+            metadata=self._logic_metadata(),
+            initial_variables=self.initial_variables,
+            cache=self._run_cache,
+        )
+        return logic
 
     # --- turns ----------------------------------------------------------------------------------------
 
@@ -191,6 +222,13 @@ class Session:
         self._ended = bool(record.get("ended", False))
         self._turns = int(record.get("turns", 0))
         self._version = version
+        try:
+            self._logic = LogicRecord.from_json(record.get(RECORD_KEY))
+        except ValueError as err:
+            raise StorePayloadError(
+                f"session {self.id!r}: the stored record's agent-logic part is malformed ({err}); nothing "
+                "was played or saved — fix or delete the stored session"
+            ) from None
 
     async def _turn(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
         if not self._owned_store:
@@ -234,9 +272,13 @@ class Session:
             debug=self.debug,
             step_cap=self.step_cap,
             on_event=on_event,
+            logic=self._logic_session() if self.agent.logic is not None else None,
         )
         out = await run_turn(inputs)
         record = {"sm": out.sm, "history": out.history, "ended": out.ended, "turns": self._turns + 1}
+        logic_record = inputs.logic.record() if inputs.logic is not None else None
+        if logic_record is not None:
+            record[RECORD_KEY] = logic_record.to_json()
         if not self._owned_store:
             self._version = await self.store.save(self.id, record, self._version)
         self._sm, self._history, self._ended, self._turns = (
@@ -245,6 +287,8 @@ class Session:
             out.ended,
             self._turns + 1,
         )
+        if logic_record is not None:
+            self._logic = logic_record
         self.last_turn = out
         return TurnResult(
             events=tuple(out.events),
@@ -253,4 +297,5 @@ class Session:
             refusals=out.refusals,
             status=self.status,
             state=copy.deepcopy(out.sm),
+            variables=self.variables,
         )

@@ -157,7 +157,7 @@ class ToolRunner:
         return None
 
     async def run(
-        self, call: ToolCall, sm: dict[str, Any], *, origin: Literal["model", "engine"]
+        self, call: ToolCall, sm: dict[str, Any], *, origin: Literal["model", "engine", "logic"]
     ) -> ToolOutcome:
         """Execute an (already admitted) call and route its result through the engine's ``after_tool``."""
         events: list[Event] = [ToolCallEvent(call.id, call.name, dict(call.args), origin)]

@@ -41,10 +41,13 @@ from datetime import datetime
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.logic import LogicSession
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import ModelResponseError
 from slotgraph.runtime.events import ErrorEvent, Event, TextEvent
+from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
+from slotgraph.runtime.logic_bridge import LogicTools
 from slotgraph.runtime.model import (
     AssistantText,
     AssistantToolCalls,
@@ -92,6 +95,10 @@ class TurnInputs:
     debug: bool = False
     step_cap: int = DEFAULT_STEP_CAP
     on_event: EventSink | None = None
+    logic: LogicSession | None = None
+    """The session's agent logic (variables, rules, the instruction template); None when the agent has
+    none. Rules fire at turn start, after each tool result and at turn end, and the instruction is rebuilt
+    from its template before every model call."""
 
 
 @dataclass(slots=True)
@@ -132,6 +139,21 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
     runner = ToolRunner(
         inputs.dag, inputs.registry, inputs.engine, inputs.session_id, inputs.channel, inputs.now
     )
+    logic = inputs.logic
+    if logic is not None:
+        logic.bind_tools(LogicTools(runner, out))
+        effects = await logic.start_turn(inputs.user.text, out.sm)
+        await out.emit(*effects.events)
+    if not out.ended:
+        await _steps(inputs, out, runner)
+    if logic is not None:
+        effects = await logic.end_turn(out.sm)
+        await out.emit(*effects.events)
+    return out
+
+
+async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> None:
+    """The turn's steps (model calls and engine replies) until one produces no tool call."""
     delivered: set[str] = set()
     last_user_text = inputs.user.text
     held_fire_retried = False
@@ -152,23 +174,35 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         out.engine_calls += int(prep.engine_ran)
         out.last_instruction, out.last_visible, out.last_action = prep.instruction, prep.visible, prep.action
         if should_preempt(prep.action, conversation_length=len(out.history)):
-            more = await _play_engine_reply(prep.action, out, runner)
+            more = await _play_engine_reply(prep.action, out, runner, inputs.logic)
         else:
-            more = await _call_model(inputs, prep.instruction, prep.visible, out, runner, delivered)
+            instruction = prep.instruction
+            if inputs.logic is not None:
+                instruction = replace_base(instruction, await inputs.logic.instruction(out.sm))
+                out.last_instruction = instruction
+            more = await _call_model(inputs, instruction, prep.visible, out, runner, delivered)
             if not more and prep.action.get("reason") == "fire_held" and not held_fire_retried:
                 held_fire_retried = more = True
         if not more or out.ended:
-            return out
+            return
     message = (
         f"the turn stopped after {inputs.step_cap} steps (model calls and engine replies) because tools kept "
         "being called; the state is kept as routed so far — check the model's tool calls or raise step_cap"
     )
     logger.error("session %s: %s", inputs.session_id, message)
     await out.emit(ErrorEvent("step_cap", message))
-    return out
 
 
-async def _play_engine_reply(action: Mapping[str, Any], out: TurnOutput, runner: ToolRunner) -> bool:
+async def _after_tool(logic: LogicSession | None, out: TurnOutput, name: str, result: Any) -> None:
+    """Fire the ``tool_result`` rules of a model or engine tool call."""
+    if logic is not None and not out.ended:
+        effects = await logic.after_tool(name, result, out.sm)
+        await out.emit(*effects.events)
+
+
+async def _play_engine_reply(
+    action: Mapping[str, Any], out: TurnOutput, runner: ToolRunner, logic: LogicSession | None
+) -> bool:
     """Emit a preempted reply and run its function call; True when the loop must go on."""
     reply = engine_reply(action)
     await out.emit(*reply.events)
@@ -186,6 +220,7 @@ async def _play_engine_reply(action: Mapping[str, Any], out: TurnOutput, runner:
     out.history.append(AssistantToolCalls((call,)))
     out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
     out.ended = out.ended or outcome.ended
+    await _after_tool(logic, out, call.name, outcome.result)
     return True
 
 
@@ -237,6 +272,8 @@ async def _call_model(
         await out.emit(*outcome.events)
         out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
         out.ended = out.ended or outcome.ended
+        if not outcome.refused:
+            await _after_tool(inputs.logic, out, call.name, outcome.result)
     return True
 
 

@@ -49,6 +49,7 @@ def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
         result.state,
         hidden_tools=outcome.hidden_tools,
         directive=outcome.directive,
+        variables=result.variables,
     )
     return TurnReply(
         session_id=session_id,
@@ -69,7 +70,13 @@ def sessions_router() -> APIRouter:
     @router.post("", status_code=201, response_model=CreatedSession, responses=_PROBLEMS)
     async def create_session(body: CreateSession, service: Service) -> CreatedSession:
         """Start a session with a hosted agent; the first message starts the conversation."""
-        session_id = await service.create(body.agent, event_data=body.event_data, channel=body.channel)
+        session_id = await service.create(
+            body.agent,
+            event_data=body.event_data,
+            channel=body.channel,
+            variables=body.variables,
+            metadata=body.metadata,
+        )
         return CreatedSession(session_id=session_id, agent=body.agent)
 
     @router.post("/{session_id}/messages", response_model=TurnReply, responses=_PROBLEMS)
@@ -136,7 +143,9 @@ def sessions_router() -> APIRouter:
             turns=int(stored.record.get("turns", 0) or 0),
             state=state,
             transcript=transcript(stored.history),
-            view=session_view(stored.hosted.agent.dag, stored.state),  # type: ignore[arg-type]
+            view=session_view(  # type: ignore[arg-type]
+                stored.hosted.agent.dag, stored.state, variables=service.variables(stored)
+            ),
         )
 
     return router

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from slotgraph.runtime.json_values import json_problem
 
@@ -33,13 +33,21 @@ class CreateSession(_Request):
         default=None, description="Data known before the conversation (e.g. a caller's party size)."
     )
     channel: str | None = Field(default=None, max_length=100, description="Channel, e.g. 'telephony'.")
+    variables: dict[str, Any] | None = Field(
+        default=None,
+        description="Initial values of the agent's variables; a value given here beats the declared default.",
+    )
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description="Caller facts (e.g. a phone number), read by expressions where no variable has the name.",
+    )
 
-    @field_validator("event_data")
+    @field_validator("event_data", "variables", "metadata")
     @classmethod
-    def _json_values_only(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _json_values_only(cls, value: dict[str, Any] | None, info: ValidationInfo) -> dict[str, Any] | None:
         """``NaN``/``Infinity`` parse (Python's JSON reader accepts them) but cannot be stored: refuse them
         here, with their path, instead of failing the save."""
-        problem = None if value is None else json_problem(value, "event_data")
+        problem = None if value is None else json_problem(value, str(info.field_name))
         if problem is not None:
             raise ValueError(f"{problem}; use finite numbers, strings, booleans, null, lists and objects")
         return value
@@ -68,6 +76,9 @@ class SessionView(BaseModel):
     )
     hidden_tools: list[str] | None = Field(description="Tools hidden from the model at the last call.")
     directive: str | None = Field(description="The engine's current directive (system message).")
+    variables: dict[str, Any] = Field(
+        default_factory=dict, description="The agent's session variables (empty without agent logic)."
+    )
 
 
 class TurnReply(BaseModel):

@@ -20,6 +20,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from slotgraph.logic import RECORD_KEY, LogicRecord, variables_snapshot
 from slotgraph.runtime import EventSink, Session, SessionStore, SlotgraphRuntimeError, TurnResult
 from slotgraph.runtime.errors import StorePayloadError
 from slotgraph.runtime.session import Clock
@@ -128,12 +129,22 @@ class SessionService:
         return found
 
     async def create(
-        self, agent_name: str, *, event_data: Mapping[str, Any] | None = None, channel: str | None = None
+        self,
+        agent_name: str,
+        *,
+        event_data: Mapping[str, Any] | None = None,
+        channel: str | None = None,
+        variables: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> str:
         """Store a new, empty session for an agent; return its id."""
         self.agent(agent_name)
         session_id = uuid.uuid4().hex
         meta = {"agent": agent_name, "event_data": dict(event_data or {}), "channel": channel}
+        if variables:
+            meta["variables"] = dict(variables)
+        if metadata:
+            meta["metadata"] = dict(metadata)
         record = {"sm": {}, "history": [], "ended": False, "turns": 0, META_KEY: meta}
         await self.store.save(session_id, record, 0)
         return session_id
@@ -157,6 +168,25 @@ class SessionService:
             )
         return SessionRecord(session_id, self.agents[name], found[0], found[1])
 
+    def variables(self, stored: SessionRecord) -> dict[str, Any]:
+        """A stored session's agent-logic variables (empty when its agent has no logic)."""
+        logic = stored.hosted.agent.logic
+        if logic is None:
+            return {}
+        meta = stored.record.get(META_KEY) or {}
+        try:
+            record = LogicRecord.from_json(stored.record.get(RECORD_KEY))
+        except ValueError:
+            raise _unreadable(stored.session_id) from None
+        if not record.started:  # not played yet: the values given at creation beat the defaults
+            record = LogicRecord({**dict(meta.get("variables") or {}), **dict(record.variables)})
+        facts = {
+            **dict(meta.get("metadata") or {}),
+            "session_id": stored.session_id,
+            "channel": meta.get("channel") or stored.hosted.agent.channel,
+        }
+        return variables_snapshot(logic, record, stored.state, facts)
+
     async def ensure_open(self, session_id: str) -> SessionRecord:
         """The stored session, if it exists and has not ended (else the error a client can act on)."""
         stored = await self.read(session_id)
@@ -179,6 +209,8 @@ class SessionService:
             seed=self._seed,
             store=_BoundStore(self.store, meta),
             model=hosted.model,
+            variables=meta.get("variables") or None,
+            metadata=meta.get("metadata") or None,
         )
         try:
             result = await session.asend(text, on_event=on_event)

@@ -140,6 +140,7 @@ def session_view(
     *,
     hidden_tools: Sequence[str] | None = None,
     directive: str | None = None,
+    variables: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What the playground shows: slots by state, tasks fired, the slot asked, inactive slots, hidden tools,
     directive."""
@@ -154,4 +155,5 @@ def session_view(
         "inactive": _inactive(dag, sm),
         "hidden_tools": sorted(hidden_tools) if hidden_tools is not None else None,
         "directive": directive,
+        "variables": _json_safe(dict(variables or {})),
     }

@@ -100,6 +100,9 @@
     $("hidden-tools").textContent = view && view.hidden_tools ? (view.hidden_tools.join(", ") || "none") : "—";
     $("tasks").textContent = view && view.tasks.length
       ? view.tasks.map((t) => t.name + (t.succeeded ? " ✓" : " ✗")).join(", ") : "—";
+    const variables = view && view.variables ? Object.entries(view.variables) : [];
+    $("variables").textContent = variables.length
+      ? variables.map(([k, v]) => k + "=" + short(v, 60)).join(", ") : "—";
     const body = $("slots");
     body.replaceChildren();
     const slots = ui.graph ? ui.graph.nodes.filter((n) => n.type === "slot") : [];
@@ -136,6 +139,8 @@
           .map(([label, v]) => label + ": " + Object.keys(v).join(", "));
         return ["state", "after " + d.after_tool + (parts.length ? " — " + parts.join("; ") : "")];
       }
+      case "rule": return [d.ok ? "rule" : "rule failed", d.rule + " (" + d.trigger + ")" +
+        (d.actions && d.actions.length ? ": " + d.actions.join(", ") : "") + (d.error ? " — " + d.error : "")];
       case "refusal": return ["refused", d.name + " (" + d.refused + ")" + (d.message ? ": " + d.message : "")];
       case "payload": return ["payload", short(d.part, 160)];
       case "end_session": return ["session ended", (d.escalated ? "escalated" : "") + (d.reason ? (d.escalated ? ": " : "") + d.reason : "")];
