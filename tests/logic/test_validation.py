@@ -167,3 +167,23 @@ def test_the_json_schema_covers_the_new_keys() -> None:
     text = str(schema)
     for key in ("linked_to", "output_path", "inject_instruction", "variable_changed", "capture"):
         assert key in text
+
+
+def test_slotgraph_validate_reports_the_broken_example_with_positions(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from slotgraph.cli.main import create_app
+
+    path = _agent(tmp_path, BROKEN, INSTRUCTION)
+    result = CliRunner().invoke(create_app(), ["validate", str(path)])
+    assert result.exit_code == 1
+    out = " ".join(result.output.split())
+    for code_text in (
+        "tier ==",
+        "linked to 'caller_phone'",
+        "output_path reads a tool result",
+        "never closed",
+        "expected 'name = expression'",
+    ):
+        assert code_text in out, code_text
+    assert "instruction.md:3:1" in out and "agent.yaml:9:" in out

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.evals.format import ConversationExpect, TextExpect, ToolCallExpect, TurnExpect
 from slotgraph.evals.matching import MISSING, find_mismatch, lookup_path, render
 from slotgraph.evals.results import Failure
+from slotgraph.logic import RuleEvent
 from slotgraph.runtime import (
     EndSessionEvent,
     Event,
@@ -24,6 +25,7 @@ from slotgraph.runtime import (
     ToolResultEvent,
     TransferEvent,
 )
+from slotgraph.runtime.instructions import SENTINEL
 
 __all__ = ["ConversationFacts", "TurnFacts", "check_conversation", "check_turn"]
 
@@ -39,6 +41,10 @@ class TurnFacts:
     refusals: int
     state: Mapping[str, Any]
     visible_tools: tuple[tuple[str, ...], ...]
+    variables: Mapping[str, Any] = field(default_factory=dict)
+    """The agent's session variables after the turn."""
+    instructions: tuple[str, ...] = ()
+    """The system instruction of each model call of the turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +235,14 @@ def _flag(want: bool | None, got: bool, turn: int | None, where: str, what: str)
     return [Failure(turn, where, f"{what}: {want}", f"{what}: {got}")]
 
 
+def _check_rules(wanted: Sequence[str], events: Iterable[Event], turn: int, base: str) -> list[Failure]:
+    fired = [e.rule for e in events if isinstance(e, RuleEvent) and e.ok]
+    missing = [name for name in wanted if name not in fired]
+    if not missing:
+        return []
+    return [Failure(turn, base, f"rules {list(wanted)} fired", f"fired: {fired or 'none'}")]
+
+
 def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]:
     """Every unmet expectation of one turn; ``base`` is the expectation's place (``turns[2].expect``)."""
     turn = facts.index
@@ -245,6 +259,11 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
         failures += _check_state({"status": expect.status}, [facts.state], turn, base)
     if expect.text is not None:
         failures += _check_text(expect.text, facts.text, turn, f"{base}.text")
+    failures += _check_state(expect.variables, [facts.variables], turn, f"{base}.variables")
+    failures += _check_rules(expect.rules, facts.events, turn, f"{base}.rules")
+    if expect.instruction is not None:
+        last = facts.instructions[-1].split(SENTINEL)[0] if facts.instructions else ""
+        failures += _check_text(expect.instruction, last, turn, f"{base}.instruction")
     failures += _flag(expect.preempted, facts.model_calls == 0, turn, f"{base}.preempted", "preempted")
     if expect.model_calls is not None and expect.model_calls != facts.model_calls:
         failures.append(Failure(turn, f"{base}.model_calls", str(expect.model_calls), str(facts.model_calls)))

@@ -29,7 +29,7 @@ __all__ = [
     "scenario_json_schema",
 ]
 
-Origin = Literal["model", "engine"]
+Origin = Literal["model", "engine", "logic"]
 Status = Literal["in_progress", "complete", "escalated"]
 
 
@@ -67,7 +67,9 @@ class ToolCallExpect(_Strict):
         default=None, description="A subset of the call's arguments (numbers compared by value)."
     )
     origin: Origin | None = Field(
-        default=None, description="'model' (the LLM called it) or 'engine' (a task fire...)."
+        default=None,
+        description="'model' (the LLM called it), 'engine' (a task fire...) or 'logic' (a rule or a prompt "
+        "program).",
     )
     result: dict[str, Any] | None = Field(default=None, description="A subset of the tool's result.")
 
@@ -143,6 +145,18 @@ class TurnExpect(_Strict):
         default_factory=list, description="Rich response parts expected (each a subset of a payload part)."
     )
     status: Status | None = Field(default=None, description="The session status after the turn.")
+    variables: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Dotted paths into the agent's session variables after the turn → expected value.",
+    )
+    rules: list[str] = Field(
+        default_factory=list, description="Rules (by name) that must have fired, without failing, this turn."
+    )
+    instruction: str | TextExpect | None = Field(
+        default=None,
+        description="Checks on the agent's instruction (without the framework part) as the turn's last "
+        "model call got it — #when sections, prompt programs and injected instructions rendered.",
+    )
 
 
 class Turn(_Strict):
@@ -254,6 +268,12 @@ class Scenario(_Strict):
     )
     event_data: dict[str, Any] = Field(default_factory=dict, description="The session's initial event data.")
     channel: str | None = Field(default=None, description="The session channel (e.g. 'voice').")
+    variables: dict[str, Any] = Field(
+        default_factory=dict, description="Initial values of the agent's variables (beat the defaults)."
+    )
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Caller facts the agent's expressions can read (e.g. a phone)."
+    )
     now: datetime.datetime | None = Field(
         default=None, description="A fixed session clock, e.g. 2026-07-10T18:00:00."
     )

@@ -223,6 +223,8 @@ class CaseRunner:
             clock=clock,
             seed=scenario.seed,
             model=recorder,
+            variables=scenario.variables or None,
+            metadata=scenario.metadata or None,
         )
         records: list[TurnRecord] = []
         all_events: list[Event] = []
@@ -312,7 +314,15 @@ class CaseRunner:
         latency = time.perf_counter() - started
         visible = tuple(r.tool_names for r in recorder.requests[first_request:])
         facts = TurnFacts(
-            index + 1, result.events, result.text, result.model_calls, result.refusals, result.state, visible
+            index + 1,
+            result.events,
+            result.text,
+            result.model_calls,
+            result.refusals,
+            result.state,
+            visible,
+            variables=result.variables,
+            instructions=tuple(r.system_instruction for r in recorder.requests[first_request:]),
         )
         failures = check_turn(turn.expect, facts, f"turns[{index}].expect")
         if isinstance(inner, TurnScriptModel):

@@ -16,6 +16,7 @@ Nothing here raises into the turn.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,9 @@ from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker
 from slotgraph.logic.variables import SlotFillingFacts, VariableStore
 
 __all__ = ["RECORD_KEY", "AgentLogic", "LogicRecord", "LogicSession", "variables_snapshot"]
+
+_BLANK_LINES: Final = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
+"""Lines left empty by statements and untaken sections collapse into one blank line."""
 
 RECORD_KEY: Final = "logic"
 """The key of the logic layer's part of a persisted session record."""
@@ -170,7 +174,7 @@ class LogicSession:
         )
         self.warnings.extend(rendered.warnings)
         self._delivered = len(self.injected)
-        text = rendered.text.strip()
+        text = _BLANK_LINES.sub("\n\n", rendered.text).strip()
         if self.injected:
             joined = "\n".join(f"- {line}" for line in self.injected)
             text = f"{text}\n\n<injected_instructions>\n{joined}\n</injected_instructions>".strip()

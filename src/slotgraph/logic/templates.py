@@ -279,7 +279,7 @@ class _Parser:
         except ExpressionError as err:
             self.issue(
                 "bad_expression",
-                f"{what}: {err.one_line()}",
+                f"{what} {text.strip()!r:.80}: {err.one_line()}",
                 offset,
                 "fix the expression (see docs/expressions.md for the grammar)",
             )

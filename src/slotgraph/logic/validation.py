@@ -65,7 +65,7 @@ class _Checker:
             self.error(
                 "bad_expression",
                 location,
-                f"{what}: {err.one_line()}",
+                f"{what} {source.strip()!r:.80}: {err.one_line()}",
                 "fix the expression (see docs/expressions.md for the grammar)",
             )
             return
