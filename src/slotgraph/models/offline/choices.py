@@ -19,7 +19,15 @@ from rapidfuzz import fuzz
 from slotgraph.models.offline.numbers import find_counts, unit_class
 from slotgraph.models.offline.spans import Found
 
-__all__ = ["SYNONYMS", "match_choice", "match_described_choice", "match_number_choice", "value_words"]
+__all__ = [
+    "SYNONYMS",
+    "match_choice",
+    "match_described_choice",
+    "match_named_choice",
+    "match_number_choice",
+    "mentions_flag",
+    "value_words",
+]
 
 # generic concept word → phrasings people use for it (matched on word boundaries, lower case).
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -165,3 +173,50 @@ def match_described_choice(text: str, notes: Sequence[tuple[Any, str]]) -> Found
     if best < SEMANTIC_FLOOR or best - second < SEMANTIC_MARGIN:
         return None
     return Found(notes[index][0], 0, 0)
+
+
+def match_named_choice(text: str, values: Sequence[Any]) -> Found | None:
+    """A value named in full ("a Luxury ride", "in the moderate price range"), for a choice that was not
+    asked: every word of the value said as a word; the longest such value ("very expensive" over
+    "expensive"); None when two unrelated values are named."""
+    said = set(_WORD_RE.findall(text.lower()))
+    named = [
+        v for v in values if (w := value_words(v)) and all(x in said for x in w) and len("".join(w)) >= 3
+    ]
+    if not named:
+        return None
+    named.sort(key=lambda v: len(value_words(v)), reverse=True)
+    best = named[0]
+    rest = [v for v in named[1:] if not set(value_words(v)) <= set(value_words(best))]
+    if rest:
+        return None
+    phrase = r"\W+".join(re.escape(w) for w in value_words(best))
+    span = re.search(rf"\b{phrase}\b", text, re.I)
+    return Found(best, span.start(), span.end()) if span else Found(best, 0, 0)
+
+
+_FLAG_FILLER = frozenset(
+    {"has", "have", "is", "are", "serves", "serve", "offers", "offer", "allowed", "allows", "available",
+     "with", "service", "services", "flag", "boolean", "whether", "if", "the", "a", "an", "of", "or", "not",
+     "indicating", "does", "do", "can", "welcome", "friendly", "included", "good", "for", "to"}
+)  # fmt: skip
+_NEGATION_RE = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|none)\b(?:\W+\w+){0,3}\W*$", re.I)
+
+
+def mentions_flag(text: str, name_words: Sequence[str]) -> bool | None:
+    """A yes/no feature said in passing: "a unisex salon" → ``is_unisex`` true, "somewhere with live music"
+    → ``has_live_music`` true, "no pets" → ``pets_allowed`` false; None when the feature is not named.
+
+    Every distinctive word of the parameter's name must be said (a said word may extend it: "alcoholic" for
+    alcohol); a negation just before the first one makes it false."""
+    wanted = [w for w in name_words if w not in _FLAG_FILLER and len(w) >= 3]
+    if not wanted:
+        return None
+    lowered = text.lower()
+    starts = []
+    for word in wanted:
+        match = re.search(rf"\b{re.escape(word.rstrip('s'))}", lowered)
+        if match is None:
+            return None
+        starts.append(match.start())
+    return not _NEGATION_RE.search(lowered[: min(starts)])

@@ -78,9 +78,12 @@ def offered_names(directive: str | None) -> list[str]:
     return out
 
 
-def find_entity_name(text: str, directive: str | None, *, asked: bool) -> Found | None:
-    """The business or place name the user picks, or None (see the module docstring)."""
-    offered = offered_names(directive)
+def find_entity_name(
+    text: str, directive: str | None, *, asked: bool, offers: str | None = None
+) -> Found | None:
+    """The business or place name the user picks, or None (see the module docstring). ``offers``: the
+    agent's latest message that offered names, when not the directive itself."""
+    offered = offered_names(directive) or offered_names(offers)
     lowered = text.lower()
     for name in offered:
         if len(name) >= 4 and (name.lower() in lowered or fuzz.partial_ratio(name.lower(), lowered) >= 90):

@@ -24,6 +24,7 @@ from typing import Any
 from slotgraph.models.offline.directive import without_directive
 from slotgraph.models.offline.planner import plan_turn, relay_text
 from slotgraph.runtime.model import (
+    AssistantText,
     AssistantToolCalls,
     Message,
     ModelRequest,
@@ -74,6 +75,7 @@ class OfflineModel:
             user_text=user_text,
             now=_now_from(request.metadata, self._clock),
             region=str(request.metadata.get("region") or self._region),
+            agent_said=_agent_said(request.messages),
         )
         already = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
         planned = [(name, args) for name, args in plan.tool_calls if name not in called]
@@ -84,6 +86,12 @@ class OfflineModel:
         if again is not None and not calls:
             return ModelResponse(text=relay_text(request.system_instruction))
         return ModelResponse(text=plan.text, tool_calls=calls)
+
+
+def _agent_said(messages: tuple[Message, ...], limit: int = 4) -> tuple[str, ...]:
+    """The agent's last few messages, newest first."""
+    texts = [m.text for m in reversed(messages) if isinstance(m, AssistantText) and m.text]
+    return tuple(texts[:limit])
 
 
 def _after_own_calls(messages: tuple[Message, ...]) -> tuple[str, set[str]] | None:

@@ -86,9 +86,8 @@ def strip_place_request(text: str) -> str:
 _NAME_WORD = r"(?:[A-Z][\w'’.-]*|\d+[A-Za-z]*)"
 _JOINER = r"(?:of|the|de|del|la|le|and|&|n')"
 _PROPER = rf"{_NAME_WORD}(?:\s+(?:{_JOINER}\s+)*{_NAME_WORD})*"
-_PLACE_CUE_RE = re.compile(
-    rf"\b(?P<cue>(?i:in|to|at|near|around|from|for|visiting|into|towards?|of))\s+(?:the\s+)?(?P<place>{_PROPER})"
-)
+_CUES = r"(?i:in|to|at|near|around|from|for|visiting|into|towards?|of|make it|want|prefer|ride)"
+_PLACE_CUE_RE = re.compile(rf"\b(?P<cue>{_CUES})\s+(?:the\s+)?(?P<place>{_PROPER})")
 _NOT_PLACES = frozenset(
     {"i", "i'm", "i'd", "i'll", "me", "my", "we", "us", "it", "a", "an", "the", "please", "thanks", "thank",
      "yes", "no", "ok", "okay", "sure", "hi", "hello", "hey", "can", "could", "would", "will", "what", "how",
@@ -110,7 +109,7 @@ def cut_name(place: str) -> str:
     kept: list[str] = []
     for token in place.split():
         bare = token.rstrip(".,!?").lower()
-        if kept and bare in _NOT_PLACES:
+        if kept and bare in _NOT_PLACES and bare not in _TRAILING_JOINERS:
             break
         kept.append(token)
         if token.endswith(".") and len(bare) > 2 and bare not in _ABBREVIATIONS:

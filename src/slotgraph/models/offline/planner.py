@@ -18,12 +18,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from slotgraph.models.offline.choices import match_choice, match_described_choice, match_number_choice
+from slotgraph.models.offline.choices import (
+    match_choice,
+    match_described_choice,
+    match_named_choice,
+    match_number_choice,
+    mentions_flag,
+)
 from slotgraph.models.offline.confirmation import is_affirmative, is_declining, is_negative
 from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
 from slotgraph.models.offline.dates import find_date_range, find_dates, parse_date_fallback
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
-from slotgraph.models.offline.entities import find_entity_name
+from slotgraph.models.offline.entities import find_entity_name, offered_names
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
 from slotgraph.models.offline.freetext import clean_text, is_nothing, is_question_or_greeting
 from slotgraph.models.offline.names import find_name
@@ -318,6 +324,19 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
             if found is not None:
                 work.take(param, found.value, found)
             continue
+        truth = {str(v).lower(): v for v in param.enum if str(v).lower() in {"true", "false"}}
+        if len(truth) == 2 and param not in asked and not readback:
+            # A yes/no filter spelled as an enum ("True"/"False"/"dontcare"): the feature said in passing.
+            flag = mentions_flag(work.text, sorted(param.name_words))
+            if flag is not None:
+                work.take(param, truth[str(flag).lower()])
+            continue
+        if not numeric and param not in asked and not readback:
+            # Not asked: only a value named in full ("I'd like a Luxury ride").
+            found = match_named_choice(work.text, param.enum)
+            if found is not None:
+                work.take(param, found.value, found)
+            continue
         if param in asked or readback:
             if numeric:
                 found = match_number_choice(work.text, param.enum, param.words)
@@ -332,6 +351,10 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
 def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
     for param in _of_kind(params, "boolean"):
         if param not in asked:
+            # Not asked: the feature named in passing ("a unisex salon", "no pets").
+            flag = mentions_flag(work.text, sorted(param.name_words))
+            if flag is not None:
+                work.take(param, flag)
             continue
         if is_negative(work.text) or is_declining(work.text):
             work.take(param, False)
@@ -340,12 +363,18 @@ def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param])
 
 
 def _fill_names(
-    work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool, directive: str | None
+    work: _Work,
+    params: Sequence[Param],
+    asked: Sequence[Param],
+    readback: bool,
+    directive: str | None,
+    agent_said: Sequence[str] = (),
 ) -> None:
     for param in _ordered(_of_kind(params, "name"), asked):
         if param.entity:
             if not readback:
-                found = find_entity_name(work.text, directive, asked=param in asked)
+                offers = next((text for text in agent_said if offered_names(text)), None)
+                found = find_entity_name(work.text, directive, asked=param in asked, offers=offers)
                 if found is not None:
                     work.take(param, found.value, found)
             continue
@@ -550,6 +579,7 @@ def _extract(
     now: dt.datetime,
     region: str,
     readback: bool,
+    agent_said: Sequence[str] = (),
 ) -> dict[tuple[str, str], Any]:
     work = _Work(user_text)
     _fill_contacts(work, params, asked, region)
@@ -560,10 +590,10 @@ def _extract(
     _fill_choices(work, params, asked, readback)
     if not readback:  # during readback a yes/no answers the readback question
         _fill_booleans(work, params, asked)
-    _fill_names(work, params, asked, readback, directive)
+    _fill_names(work, params, asked, readback, directive, agent_said)
     if not readback:
         _fill_places(work, _of_kind(params, "text"), asked)  # routes first: "pick me up at X" is an origin
-        _fill_place_names(work, params, asked, readback)
+    _fill_place_names(work, params, asked, readback)
     _fill_text(work, params, asked, user_text, readback)
     return work.values
 
@@ -586,12 +616,15 @@ def plan_turn(
     user_text: str | None,
     now: dt.datetime,
     region: str = "US",
+    agent_said: Sequence[str] = (),
 ) -> Plan:
     """Plan one model call.
 
     ``user_text`` is the last user message, or None when the model is called again after tools ran — then
     the plan is only a reply relaying the directive. ``now`` is the session clock (relative dates);
     ``region`` the default phone region (ISO 3166 code) and the day/month order of "03/04".
+    ``agent_said``: the agent's recent messages, newest first — where an option the user picks may have been
+    offered ("I found Sushi Boat." two questions ago).
     """
     if user_text is None or not user_text.strip():
         return Plan(text=relay_text(system_instruction))
@@ -601,7 +634,7 @@ def plan_turn(
     directive = directive_text(system_instruction)
     params = [p for s in setters for p in s.params]
     asked = asked_params(directive, params)
-    values = _extract(user_text, params, asked, directive, now, region, readback)
+    values = _extract(user_text, params, asked, directive, now, region, readback, agent_said)
     calls = _calls(setters, values)
     if readback and not calls:
         if is_negative(user_text) and REJECT_TOOL in names:
