@@ -218,3 +218,107 @@ def test_the_model_reads_the_message_again_for_setters_that_just_appeared() -> N
     )
     last = asyncio.run(model.generate(third))
     assert last.tool_calls == () and last.text == "Which car?"
+
+
+SALON = {
+    "name": "set_salon_search",
+    "description": "Search salons.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "is_unisex": {"type": "string", "enum": ["True", "False", "dontcare"], "description": "Unisex?"},
+            "price_band": {"type": "string", "enum": ["cheap", "moderate", "very expensive", "expensive"]},
+            "has_parking": {"type": "boolean", "description": "Whether the salon has parking"},
+        },
+    },
+}
+OTHERS = {
+    "name": "show_other_options",
+    "description": "Show the next result when the user asks for other options.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "exclude": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Options already offered",
+            }
+        },
+    },
+}
+CUISINE = {
+    "name": "set_cuisine",
+    "description": "Record the cuisine.",
+    "parameters": {
+        "type": "object",
+        "properties": {"cuisine": {"type": "string", "description": "Cuisine of the food served"}},
+    },
+}
+
+
+def test_features_and_named_values_said_in_passing_land_but_questions_about_them_do_not() -> None:
+    plan = _plan([SALON], "Which city?", "A unisex place with parking, very expensive is fine")
+    assert plan.tool_calls == (
+        ("set_salon_search", {"is_unisex": "True", "price_band": "very expensive", "has_parking": True}),
+    )
+    assert _plan([SALON], "Which city?", "Is it unisex? Does it have parking?").tool_calls == ()
+    assert _plan([SALON], "Which city?", "somewhere without parking").tool_calls == (
+        ("set_salon_search", {"has_parking": False}),
+    )
+
+
+def test_asking_for_other_options_calls_the_tool_that_shows_them_with_what_was_offered() -> None:
+    plan = plan_turn(
+        [OTHERS],
+        system_instruction=_si("Which salon?"),
+        user_text="Hmm, is there another one?",
+        now=NOW,
+        agent_said=("How about Curl Up And Dye?", "I found Shear Bliss."),
+    )
+    assert plan.tool_calls == (("show_other_options", {"exclude": ["Shear Bliss", "Curl Up And Dye"]}),)
+    assert _plan([OTHERS], "Which salon?", "yes please").tool_calls == ()
+
+
+def test_a_short_valued_answer_is_a_word_or_two_never_the_whole_sentence() -> None:
+    assert _plan([CUISINE], "What cuisine?", "Thai").tool_calls == (("set_cuisine", {"cuisine": "Thai"}),)
+    assert _plan([CUISINE], "What cuisine?", "I'm really craving some Ethiopian food tonight").tool_calls == (
+        ("set_cuisine", {"cuisine": "Ethiopian"}),
+    )
+    assert _plan([CUISINE], "What cuisine?", "Perfect, that works for me!").tool_calls == ()
+
+
+def test_an_option_offered_a_few_messages_back_is_picked_by_agreement() -> None:
+    plan = plan_turn(
+        [SPA],
+        system_instruction=_si("What is the name of the spa?"),
+        user_text="That sounds good, please book an appointment",
+        now=NOW,
+        agent_said=("What is the name of the spa?", "I found Great Oaks Spa. What is the name of the spa?"),
+    )
+    assert plan.tool_calls == (("set_spa_name", {"spa_name": "Great Oaks Spa"}),)
+
+
+@pytest.mark.parametrize(
+    ("said", "hhmm"),
+    [
+        ("at seven pm", "19:00"),
+        ("for 6 in the evening", "18:00"),
+        ('2 o"clock in the afternoon', "14:00"),
+        ("eleven am", "11:00"),
+        ("half past 6 in the evening", "18:30"),
+        ("9 at night", "21:00"),
+    ],
+)
+def test_times_said_with_a_part_of_the_day(said: str, hhmm: str) -> None:
+    from slotgraph.models.offline.times import find_times
+
+    assert [f.value.hhmm() for f in find_times(said)] == [hhmm]
+
+
+def test_a_long_message_of_times_is_read_up_to_a_bound_in_one_pass() -> None:
+    from slotgraph.models.offline.times import MAX_TEXT, find_times
+
+    message = "7:30 " * 1700  # 8.5 KB (issue 24: this used to take seconds, every time compared with all)
+    found = find_times(message)
+    assert len(found) == MAX_TEXT // 5
+    assert all(f.end <= MAX_TEXT for f in found)

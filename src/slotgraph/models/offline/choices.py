@@ -212,7 +212,8 @@ def mentions_flag(text: str, name_words: Sequence[str]) -> bool | None:
     wanted = [w for w in name_words if w not in _FLAG_FILLER and len(w) >= 3]
     if not wanted:
         return None
-    lowered = text.lower()
+    # A question about the feature ("Is the salon unisex?") does not ask for it.
+    lowered = " ".join(s for s in re.split(r"(?<=[.!?])\s+", text.lower()) if not s.rstrip().endswith("?"))
     starts = []
     for word in wanted:
         match = re.search(rf"\b{re.escape(word.rstrip('s'))}", lowered)

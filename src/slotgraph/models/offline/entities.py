@@ -15,6 +15,7 @@ the hair stylist/salon", a hotel, a venue...) is not a person's name: "under Che
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from rapidfuzz import fuzz
 
@@ -47,20 +48,30 @@ _COMMON = frozenset(
      "am", "pm", "today", "tomorrow", "tonight", "let", "found", "shall", "should", "will", "also"}
 )  # fmt: skip
 _AGREE_RE = re.compile(
-    r"\b(?:sounds (?:good|great|nice|perfect|fine)|(?:i|we) (?:like|love) (?:it|that|this|the sound)"
-    r"|that (?:one|works|is (?:good|great|fine|perfect))|that's (?:good|great|fine|perfect)|works for me"
-    r"|book (?:it|that|this|them|a table)|reserve (?:it|that|this|a table)|go with (?:it|that|this)"
-    r"|i'll take it|let's do (?:it|that))\b",
+    r"\b(?:(?:sounds|looks|seems) (?:good|great|nice|perfect|fine|better|wonderful|awesome|excellent)"
+    r"|(?:i|we) (?:like|love|want|would like|'d like) (?:it|that|this|them|the sound)"
+    r"|(?:this|that) (?:one|place|salon|restaurant|house|hotel|spot)"
+    r"|(?:that|this|it) (?:works|is (?:good|great|fine|perfect))|(?:that|this)'s (?:good|great|fine|perfect)"
+    r"|works for me|is perfect"
+    r"|book (?:it|that|this|them|a table|an appointment|the appointment|me an appointment)"
+    r"|reserve (?:it|that|this|a table)|go with (?:it|that|this|them)|i'll take it|let's do (?:it|that))\b",
     re.I,
 )
 _TRAILING_COMMON = frozenset({"of", "the", "de", "la", "and", "&", "on", "at", "in", "by"})
+
+
+_OPENERS = frozenset(
+    {"i", "i'm", "i'd", "i'll", "it", "it's", "the", "a", "an", "yes", "no", "ok", "okay", "what", "which",
+     "how", "when", "where", "who", "would", "could", "can", "do", "does", "is", "are", "to", "that", "this",
+     "there", "we", "you", "let", "shall", "should", "will", "also", "please"}
+)  # fmt: skip
 
 
 def _trim(name: str) -> str:
     parts = cut_name(name).rstrip(".,!?'’").split()
     while len(parts) > 1 and parts[-1].lower() in _TRAILING_COMMON:
         parts.pop()
-    while parts and parts[0].lower() in _COMMON:
+    while parts and parts[0].lower() in _OPENERS:
         parts.pop(0)
     return " ".join(parts)
 
@@ -79,10 +90,16 @@ def offered_names(directive: str | None) -> list[str]:
 
 
 def find_entity_name(
-    text: str, directive: str | None, *, asked: bool, offers: str | None = None
+    text: str,
+    directive: str | None,
+    *,
+    asked: bool,
+    offers: str | None = None,
+    elsewhere: Callable[[str], bool] | None = None,
 ) -> Found | None:
     """The business or place name the user picks, or None (see the module docstring). ``offers``: the
-    agent's latest message that offered names, when not the directive itself."""
+    agent's latest message that offered names, when not the directive itself; ``elsewhere``: names that
+    belong to another parameter ("at Pleasanton" is a city when a city is also wanted)."""
     offered = offered_names(directive) or offered_names(offers)
     lowered = text.lower()
     for name in offered:
@@ -90,6 +107,8 @@ def find_entity_name(
             return Found(name, 0, 0)
     for match in _CUE_RE.finditer(text):
         name = _trim(match.group("name"))
+        if elsewhere is not None and name and elsewhere(name):
+            continue
         if name and name.lower() not in _COMMON and not name.isdigit():
             for offer in offered:
                 if offer.lower().startswith(name.lower()) or fuzz.ratio(offer.lower(), name.lower()) >= 85:

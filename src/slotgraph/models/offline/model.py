@@ -89,9 +89,21 @@ class OfflineModel:
 
 
 def _agent_said(messages: tuple[Message, ...], limit: int = 4) -> tuple[str, ...]:
-    """The agent's last few messages, newest first."""
-    texts = [m.text for m in reversed(messages) if isinstance(m, AssistantText) and m.text]
-    return tuple(texts[:limit])
+    """What the user was last shown, newest first: the agent's messages and the plain-text fields of the
+    results of tools that look something up (an offer a search or "other options" tool returned)."""
+    texts: list[str] = []
+    for message in reversed(messages):
+        if isinstance(message, AssistantText) and message.text:
+            texts.append(message.text)
+        elif isinstance(message, ToolResultMessage) and isinstance(message.result, Mapping):
+            if message.name.startswith("set_") or message.name in {"confirm_pending", "reject_pending"}:
+                continue
+            fields = [v for v in message.result.values() if isinstance(v, str) and v.strip()]
+            if fields:
+                texts.append(". ".join(fields) + ".")
+        if len(texts) >= limit:
+            break
+    return tuple(texts)
 
 
 def _after_own_calls(messages: tuple[Message, ...]) -> tuple[str, set[str]] | None:

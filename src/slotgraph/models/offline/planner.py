@@ -42,7 +42,7 @@ from slotgraph.models.offline.numbers import (
 )
 from slotgraph.models.offline.places import find_place_names, find_route, strip_place_request
 from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
-from slotgraph.models.offline.spans import Found, mask
+from slotgraph.models.offline.spans import Found, mask, words
 from slotgraph.models.offline.times import find_times, offered_times
 
 __all__ = ["NEUTRAL_REPLY", "Plan", "plan_turn", "relay_text"]
@@ -374,7 +374,11 @@ def _fill_names(
         if param.entity:
             if not readback:
                 offers = next((text for text in agent_said if offered_names(text)), None)
-                found = find_entity_name(work.text, directive, asked=param in asked, offers=offers)
+                cities = any(_is_city_param(p) for p in params)
+                found = find_entity_name(
+                    work.text, directive, asked=param in asked, offers=offers,
+                    elsewhere=_known_city if cities else None,
+                )  # fmt: skip
                 if found is not None:
                     work.take(param, found.value, found)
             continue
@@ -418,7 +422,60 @@ def _means_nothing(value: str, param: Param) -> bool:
     return match is not None and any(w.rstrip("s") == match.group(1).lower() for w in param.words)
 
 
+_LONG_TEXT_WORDS = frozenset(
+    {"notes", "note", "details", "detail", "description", "describe", "reason", "requests", "request",
+     "message", "comments", "comment", "instructions", "allergies", "allergy", "symptoms", "symptom", "issue",
+     "problem",
+     "question", "feedback", "preferences", "needs", "summary", "explanation", "what", "happened", "title",
+     "company", "occupation", "job", "address", "street"}
+)  # fmt: skip
+_FILLER_MODIFIERS = frozenset(
+    {"some", "good", "nice", "great", "a", "an", "the", "any", "kind", "type", "sort", "of", "really", "very",
+     "tasty", "delicious", "decent", "local", "best", "fine", "little", "bit", "more", "to", "eat", "for",
+     "me", "us", "have", "like", "love", "want", "need", "get", "find", "i", "we", "would", "craving", "and",
+     "style", "in", "at", "with"}
+)  # fmt: skip
+_HEAD_STOP = frozenset(
+    {"the", "of", "in", "for", "and", "or", "to", "a", "an", "by", "with", "which", "where"}
+)
+
+
+def _short_valued(param: Param) -> bool:
+    """A text parameter whose values are a word or two ("cuisine", "genre", "category"), not a sentence
+    (notes, reasons, addresses, job titles)."""
+    return param.role is None and not (_LONG_TEXT_WORDS & param.words)
+
+
+def _short_value(param: Param, text: str) -> str | None:
+    """The word or two of a sentence that answer a short-valued parameter: the reply itself when it is that
+    short, else what modifies a noun of the parameter's description ("some Mediterranean food" for "Cuisine
+    of food served in the restaurant" → Mediterranean); None when neither is found."""
+    value = clean_text(text)
+    said = words(value)
+    if not said or _REQUEST_RE.search(value) or is_affirmative(value) or is_negative(value):
+        heads_only = True
+    else:
+        heads_only = len(said) > 3
+    if not heads_only:
+        return value
+    heads = sorted(w for w in param.words if len(w) >= 4 and w not in _HEAD_STOP)
+    if not heads:
+        return None
+    head = "|".join(re.escape(h) for h in heads)
+    for match in re.finditer(rf"((?:[A-Za-z][\w'-]*\s+){{1,2}})(?:{head})s?\b", text, re.I):
+        kept = [w for w in match.group(1).split() if w.lower() not in _FILLER_MODIFIERS]
+        if kept:
+            return " ".join(kept[-2:])
+    return None
+
+
 def _take_text(work: _Work, param: Param, raw: str) -> bool:
+    if _short_valued(param) and not is_nothing(raw):
+        short = _short_value(param, raw)
+        if short is None:
+            return False
+        work.take(param, short)
+        return True
     value = clean_text(strip_place_request(raw) if param.role is not None else raw)
     if not value:
         return False
@@ -454,6 +511,12 @@ def _is_city_param(param: Param) -> bool:
     return bool(_CITY_WORDS & param.name_words) or (
         bool(_CITY_WORDS & param.words) and "location" in param.words
     )
+
+
+def _known_city(name: str) -> bool:
+    from slotgraph.models.offline.gazetteer import normalise_city
+
+    return normalise_city(name) is not None
 
 
 def _place_value(param: Param, said: str) -> str | None:
@@ -641,6 +704,39 @@ def plan_turn(
             calls = ((REJECT_TOOL, {}),)
         elif is_affirmative(user_text) and CONFIRM_TOOL in names:
             calls = ((CONFIRM_TOOL, {}),)
+    if not calls and not readback:
+        calls = _ask_for_alternatives(tools, user_text, agent_said)
     if calls:
         return Plan(tool_calls=calls)
     return Plan(text=relay_text(system_instruction))
+
+
+_OTHER_OPTIONS_RE = re.compile(
+    r"\b(?:another|other (?:one|options?|places?|choices?)|something else|anything else|anywhere else"
+    r"|different|alternatives?|more options|keep looking|next one|any others?"
+    r"|else (?:is )?(?:there|available))\b",
+    re.I,
+)
+_OTHER_OPTIONS_TOOL_WORDS = frozenset({"other", "another", "alternative", "alternatives", "next"})
+
+
+def _ask_for_alternatives(
+    tools: Sequence[Mapping[str, Any]], user_text: str, agent_said: Sequence[str]
+) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """ "Is there another one?" calls a visible tool that shows other options (no required parameters, a
+    description about other options); a list parameter about what was already offered gets the names
+    offered so far."""
+    if not _OTHER_OPTIONS_RE.search(user_text):
+        return ()
+    for tool in tools:
+        schema = tool.get("parameters") or {}
+        if schema.get("required") or not _OTHER_OPTIONS_TOOL_WORDS & set(words(str(tool.get("description")))):
+            continue
+        args: dict[str, Any] = {}
+        for name, prop in (schema.get("properties") or {}).items():
+            described = set(words(f"{name} {(prop or {}).get('description', '')}"))
+            if {"offered", "shown", "already", "exclude"} & described:
+                seen = [n for text in reversed(agent_said) for n in offered_names(text)]
+                args[name] = list(dict.fromkeys(seen))
+        return ((str(tool["name"]), args),)
+    return ()

@@ -25,8 +25,15 @@ _MINUTE_WORDS = (
 )
 _MERIDIEM = r"\s*(a\.?m\.?|p\.?m\.?)(?![a-z])"
 _DIGITAL_RE = re.compile(rf"(?<![\d.:/$])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d.]\d)(?:{_MERIDIEM})?", re.I)
-_HOUR_MERIDIEM_RE = re.compile(rf"(?<![\d.:/$])(1[0-2]|0?[1-9]){_MERIDIEM}", re.I)
-_OCLOCK_RE = re.compile(rf"\b(1[0-2]|0?[1-9]|{_HOUR_WORDS})\s*o'?\s?clock\b(?:{_MERIDIEM})?", re.I)
+_HOUR_MERIDIEM_RE = re.compile(rf"(?<![\d.:/$])\b(1[0-2]|0?[1-9]|{_HOUR_WORDS}){_MERIDIEM}", re.I)
+_OCLOCK_RE = re.compile(rf"\b(1[0-2]|0?[1-9]|{_HOUR_WORDS})\s*o[’'\"]?\s?clock\b(?:{_MERIDIEM})?", re.I)
+# "6 in the evening", "eleven in the morning", "2 o'clock in the afternoon", "9 at night": the part of the
+# day settles am/pm.
+_PART_OF_DAY_HOUR_RE = re.compile(
+    rf"(?<![\d.:/$])\b(1[0-2]|0?[1-9]|{_HOUR_WORDS})(?:[:.]([0-5]\d))?(?:\s*o[’'\"]?\s?clock)?"
+    r"\s+(?:in the (morning|afternoon|evening)|at (night))\b",
+    re.I,
+)
 _PAST_TO_RE = re.compile(
     rf"\b(half|(?:a\s+)?quarter|ten|twenty|five|twenty[\s-]five)\s+(past|after|to|till|before)\s+"
     rf"(1[0-2]|0?[1-9]|{_HOUR_WORDS})\b(?:{_MERIDIEM})?",
@@ -78,12 +85,19 @@ def _minute_words(text: str) -> int:
     return int(parse_number_words(cleaned) or 0)
 
 
+MAX_TEXT = 2000
+"""Characters of a message read for times: a longer message is read up to here (parsing stays linear)."""
+
+
 def _raw_times(text: str, *, bare: bool) -> list[Found]:
+    text = text[:MAX_TEXT]
     found: list[Found] = []
+    taken = bytearray(len(text) + 1)  # characters already part of a time: linear, not pairwise, overlap test
 
     def add(hour: int, minute: int, explicit: bool, match: re.Match[str]) -> None:
-        if any(f.start < match.end() and match.start() < f.end for f in found):
+        if any(taken[match.start() : match.end()]):
             return
+        taken[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
         found.append(Found(ClockTime(hour, minute, explicit), match.start(), match.end()))
 
     for m in _DIGITAL_RE.finditer(text):
@@ -104,13 +118,21 @@ def _raw_times(text: str, *, bare: bool) -> list[Found]:
         hour, explicit = _apply_meridiem(_hour(m.group(1).lower()), m.group(2))
         add(hour, 0, explicit, m)
     for m in _HOUR_MERIDIEM_RE.finditer(text):
-        hour, explicit = _apply_meridiem(int(m.group(1)), m.group(2))
+        hour, explicit = _apply_meridiem(_hour(m.group(1).lower()), m.group(2))
         add(hour, 0, explicit, m)
     for m in _WORDS_RE.finditer(text):
         hour, explicit = _apply_meridiem(_hour(m.group(1).lower()), m.group(3))
         add(hour, _minute_words(m.group(2)), explicit, m)
     for m in _NAMED_RE.finditer(text):
         add(0 if m.group(1).lower() == "midnight" else 12, 0, True, m)
+    for m in _PART_OF_DAY_HOUR_RE.finditer(text):
+        part = (m.group(3) or m.group(4) or "").lower()
+        hour = _hour(m.group(1).lower())
+        if part == "morning":
+            hour = 0 if hour == 12 else hour
+        elif part == "afternoon" or part == "evening" or (part == "night" and hour >= 6):
+            hour = hour if hour == 12 else hour + 12
+        add(hour, int(m.group(2) or 0), True, m)
     if bare:
         for m in _BARE_RE.finditer(text):
             add(_hour(m.group(1).lower()), 0, False, m)
@@ -125,15 +147,32 @@ def offered_times(directive: str | None) -> tuple[ClockTime, ...]:
     return tuple(f.value for f in _raw_times(directive, bare=False))
 
 
-def _resolve(time: ClockTime, context: str, evening_param: bool) -> ClockTime:
+@dataclass(frozen=True, slots=True)
+class _DayPart:
+    """What the message and its context say about the part of the day (read once per message)."""
+
+    morning: bool
+    evening: bool
+    afternoon: bool
+
+    @classmethod
+    def of(cls, context: str) -> _DayPart:
+        return cls(
+            bool(_MORNING_RE.search(context)),
+            bool(_EVENING_RE.search(context)),
+            bool(_AFTERNOON_RE.search(context)),
+        )
+
+
+def _resolve(time: ClockTime, day: _DayPart, evening_param: bool) -> ClockTime:
     if time.explicit:
         return time
     hour = time.hour
-    if _MORNING_RE.search(context) and not _EVENING_RE.search(context):
+    if day.morning and not day.evening:
         return ClockTime(hour % 12, time.minute)
-    if 1 <= hour <= 6 or (7 <= hour <= 11 and (evening_param or _EVENING_RE.search(context))):
+    if 1 <= hour <= 6 or (7 <= hour <= 11 and (evening_param or day.evening)):
         return ClockTime(hour + 12, time.minute)
-    if _AFTERNOON_RE.search(context) and hour < 12:
+    if day.afternoon and hour < 12:
         return ClockTime(hour + 12, time.minute)
     return ClockTime(hour, time.minute)
 
@@ -185,9 +224,11 @@ def find_times(
     if picked is not None:
         return [picked]
     results: list[Found] = []
+    day: _DayPart | None = None
     for item in _raw_times(text, bare=bare):
         lone_one = not item.value.explicit and text[item.start : item.end].lower() == "one"
-        if lone_one and not re.search(r"\b(?:at|around|about|by)\s+$", text[: item.start], re.I):
+        before = text[max(0, item.start - 10) : item.start]
+        if lone_one and not re.search(r"\b(?:at|around|about|by)\s+$", before, re.I):
             continue  # "the earliest one" is not 1 o'clock
         time: ClockTime = item.value
         if options:
@@ -200,5 +241,7 @@ def find_times(
             if len(same) == 1:
                 results.append(Found(same[0], item.start, item.end))
                 continue
-        results.append(Found(_resolve(time, f"{text} {context}", evening), item.start, item.end))
+        if day is None:
+            day = _DayPart.of(f"{text[:MAX_TEXT]} {context}")
+        results.append(Found(_resolve(time, day, evening), item.start, item.end))
     return results
