@@ -322,3 +322,42 @@ def test_a_long_message_of_times_is_read_up_to_a_bound_in_one_pass() -> None:
     found = find_times(message)
     assert len(found) == MAX_TEXT // 5
     assert all(f.end <= MAX_TEXT for f in found)
+
+
+PATIENT = {
+    "name": "set_patient",
+    "description": "",
+    "parameters": {
+        "type": "object",
+        "properties": {"patient_name": {"type": "string", "description": "Full name of the patient"}},
+    },
+}
+PAIN = {
+    "name": "set_pain",
+    "description": "",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "pain_level": {"type": "integer", "description": "Pain level", "minimum": 1, "maximum": 10},
+            "visit_date": {"type": "string", "description": "Date of the visit"},
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("ask", ["Who is the appointment for?", "And the patient?", "Whose visit is it?"])
+def test_a_bare_name_answers_however_the_question_is_worded(ask: str) -> None:
+    plan = _plan([PATIENT], ask, "maria lopez")
+    assert plan.tool_calls == (("set_patient", {"patient_name": "Maria Lopez"}),)
+
+
+def test_a_score_on_a_scale_is_not_a_date_unless_a_date_is_asked() -> None:
+    assert _plan([PAIN], "On a scale of 1 to 10, how bad is the pain?", "7/10").tool_calls == (
+        ("set_pain", {"pain_level": 7}),
+    )
+    assert _plan([PAIN], "How bad is it?", "about 8 out of 10").tool_calls == (
+        ("set_pain", {"pain_level": 8}),
+    )
+    assert _plan([PAIN], "When would you like to come in?", "7/10").tool_calls == (
+        ("set_pain", {"visit_date": "2026-07-10"}),
+    )

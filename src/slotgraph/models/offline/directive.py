@@ -34,12 +34,15 @@ _KIND_CUES: dict[Kind, frozenset[str]] = {
     "number": frozenset({"much", "cost", "amount"}),
     "phone": frozenset({"phone", "number", "reach", "call", "mobile"}),
     "email": frozenset({"email", "e-mail"}),
-    "name": frozenset({"name"}),
+    "name": frozenset({"name", "who", "whom", "whose"}),
     "text": frozenset({"describe", "reason", "requests", "anything"}),
     "boolean": frozenset(),
     "choice": frozenset({"kind", "type", "which"}),
     "identifier": frozenset({"number"}),
 }
+
+
+_PERSON_QUESTION = frozenset({"who", "whom", "whose"})
 
 
 def directive_text(system_instruction: str) -> str | None:
@@ -99,7 +102,8 @@ def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param,
     """
     if not directive or not params:
         return ()
-    said = {_stem(w) for w in words(directive) if w not in _STOP}
+    raw = {_stem(w) for w in words(directive)}
+    said = {w for w in raw if w not in _STOP}
     scores: list[tuple[int, Param]] = []
     for param in params:
         name = {_stem(w) for w in param.name_words if w not in _STOP}
@@ -107,7 +111,11 @@ def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param,
         values |= {_stem(w) for _, note in param.value_notes for w in words(note) if w not in _STOP} - name
         described = {_stem(w) for w in param.words if w not in _STOP} - name - values
         score = 3 * len(said & name) + 2 * len(said & values) + len(said & described)
-        score += len(said & _KIND_CUES[param.kind])
+        score += len(raw & _KIND_CUES[param.kind])
+        if param.kind == "name" and not param.entity and raw & _PERSON_QUESTION:
+            score += 1  # "Who is the appointment for?" asks for a person's name whatever it calls it
+        if param.kind == "date" and "when" in raw:
+            score += 1  # "When would you like to come in?" asks for a date whatever it calls it
         if param.role is not None:
             score += _place_cue(said, param.role)
         if param.kind == "boolean" and re.match(
@@ -117,6 +125,8 @@ def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param,
         scores.append((score, param))
     best = max(score for score, _ in scores)
     if best <= 0:
-        return ()
+        # A question that names none of them, while only one thing can be answered, asks for that one:
+        # what a reply means must not hinge on the wording of the question.
+        return tuple(params) if len(params) == 1 else ()
     # Keep every parameter that scores at least half the best: a question may ask for two things at once.
     return tuple(p for score, p in scores if score >= 2 and score * 2 >= best)

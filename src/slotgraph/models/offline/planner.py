@@ -145,6 +145,12 @@ def _fill_dates(
         if work.has(param):
             continue
         found = find_dates(work.text, now, past=param.past, region=region)
+        if (
+            found
+            and param not in asked
+            and _NUMERIC_DATE_RE.fullmatch(work.text[found[0].start : found[0].end])
+        ):
+            found = []  # "7/10" is a date only when a date is asked: it reads as a score or a ratio too
         if found:
             offered = [f.value for f in find_dates(directive or "", now, past=param.past, region=region)]
             value = _offered_date(found[0], work.text[found[0].start : found[0].end], offered)
@@ -205,6 +211,28 @@ def _fill_dates_by_role(
             param = targets[0]
             value = find_dates(work.text[found.start : found.end], now, past=param.past, region=region)
             work.take(param, format_date(value[0].value if value else found.value, param), found)
+
+
+_SCORE_RE = re.compile(r"\b(\d{1,3}(?:\.\d)?)\s*(?:/|out of)\s*(\d{1,3})\b(?!\s*/)", re.I)
+
+
+def _fill_scores(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
+    """ "7/10" or "8 out of 10" for a number on a scale of 10 is a score, not July 10th: a value is
+    never written to a slot whose type it does not fit when another reading fits better."""
+    scales = [p for p in params if p.scale_max is not None and not work.has(p)]
+    if any(p.kind == "date" for p in asked):
+        scales = [p for p in scales if p in asked]  # "When?" — "7/10": a date asked for wins
+    for match in _SCORE_RE.finditer(work.text):
+        value, top = float(match.group(1)), int(match.group(2))
+        targets = [p for p in _ordered(scales, asked) if p.scale_max == top and value <= top]
+        if targets:
+            param = targets[0]
+            work.take(param, int(value) if param.kind == "integer" or value.is_integer() else value, Found(
+                value, match.start(), match.end()))  # fmt: skip
+            scales.remove(param)
+
+
+_NUMERIC_DATE_RE = re.compile(r"\d{1,2}\s*[/.-]\s*\d{1,2}")
 
 
 def _fill_date_range(
@@ -646,6 +674,7 @@ def _extract(
 ) -> dict[tuple[str, str], Any]:
     work = _Work(user_text)
     _fill_contacts(work, params, asked, region)
+    _fill_scores(work, params, asked)
     _fill_dates(work, params, asked, now, region, directive)
     _fill_times(work, params, asked, directive)
     _fill_amounts(work, params, asked)

@@ -54,6 +54,8 @@ class Param:
     evening: bool = False
     empty_value: str = "none"
     role: str | None = None  # for a place: "origin", "destination" or "" (neither); None otherwise
+    scale_max: int | None = None
+    """For a number on a scale ("Pain from 1 to 10", ``maximum: 10``): the top of the scale."""
     entity: bool = False
     """A name parameter naming a business or place ("Name of the restaurant"), not a person."""
     value_notes: tuple[tuple[Any, str], ...] = ()
@@ -147,6 +149,19 @@ def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any
     return "text"
 
 
+_SCALE_RE = re.compile(
+    r"\b(?:from\s+)?(?:0|1|one|zero)\s*(?:to|-|–)\s*(\d{1,3})\b|\bout of (\d{1,3})\b", re.I
+)
+
+
+def _scale_max(schema: Mapping[str, Any], description: str) -> int | None:
+    maximum = schema.get("maximum")
+    if isinstance(maximum, int | float) and not isinstance(maximum, bool) and maximum <= 1000:
+        return int(maximum)
+    match = _SCALE_RE.search(description)
+    return int(match.group(1) or match.group(2)) if match else None
+
+
 def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     name_words = [w for w in re.split(r"[_\-\s]+", name.lower()) if w]
     description = str(schema.get("description") or note)
@@ -164,6 +179,7 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
         name_words=frozenset(name_words),
         enum=enum,
         value_notes=value_notes(enum, description) if kind == "choice" else (),
+        scale_max=_scale_max(schema, description) if kind in ("integer", "number") else None,
         entity=kind == "name" and bool(ENTITY_WORDS & all_words) and not bool(_PERSON_WORDS & all_words),
         pattern=str(schema["pattern"]) if schema.get("pattern") else None,
         past=bool(_PAST_WORDS & all_words),
