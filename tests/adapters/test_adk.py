@@ -12,6 +12,7 @@ import asyncio
 import datetime
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,11 @@ pytest.importorskip(
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
+from tests.runtime.fakes import FakeEngine
 from tests.runtime.test_bella_notte import AGENT_DIR, _opening, _time_and_name
+from tests.runtime.toy_agent import Backend, clock, toy_agent, toy_dag
 
-from slotgraph.adapters.adk import STATE_KEY, SlotgraphCallbacks, SlotgraphLlm, slotgraph_agent
+from slotgraph.adapters.adk import METADATA_KEY, STATE_KEY, SlotgraphCallbacks, SlotgraphLlm, slotgraph_agent
 from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call
 
 NOW = datetime.datetime(2026, 7, 10, 12, 0)
@@ -56,9 +59,11 @@ def _args(args: Any) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(dict(args or {}).items()))
 
 
-def run_slotgraph(steps: list[ScriptedStep], turns: list[str]) -> tuple[list[Turn], dict[str, Any]]:
+def run_slotgraph(
+    steps: list[ScriptedStep], turns: list[str], agent: Callable[[], Agent] = lambda: Agent.load(AGENT_DIR)
+) -> tuple[list[Turn], dict[str, Any]]:
     model = ScriptedModel(steps)
-    session = Agent.load(AGENT_DIR, model=model).session(clock=lambda: NOW, seed=0)
+    session = agent().session(model=model, clock=lambda: NOW, seed=0)
     played = []
     for text in turns:
         result = session.send(text)
@@ -68,10 +73,12 @@ def run_slotgraph(steps: list[ScriptedStep], turns: list[str]) -> tuple[list[Tur
     return played, session.state
 
 
-async def _run_adk(steps: list[ScriptedStep], turns: list[str]) -> tuple[list[Turn], dict[str, Any]]:
+async def _run_adk(
+    steps: list[ScriptedStep], turns: list[str], agent: Callable[[], Agent]
+) -> tuple[list[Turn], dict[str, Any]]:
     scripted = ScriptedModel(steps)
     llm = SlotgraphLlm.of(scripted)
-    root = slotgraph_agent(AGENT_DIR, model=llm, clock=lambda: NOW, seed=0)
+    root = slotgraph_agent(agent(), model=llm, clock=lambda: NOW, seed=0)
     sessions = InMemorySessionService()
     runner = Runner(app_name="bella", agent=root, session_service=sessions)
     session = await sessions.create_session(app_name="bella", user_id="guest", session_id=str(uuid.uuid4()))
@@ -97,8 +104,10 @@ async def _run_adk(steps: list[ScriptedStep], turns: list[str]) -> tuple[list[Tu
     return played, dict(stored.state[STATE_KEY])
 
 
-def run_adk(steps: list[ScriptedStep], turns: list[str]) -> tuple[list[Turn], dict[str, Any]]:
-    return asyncio.run(_run_adk(steps, turns))
+def run_adk(
+    steps: list[ScriptedStep], turns: list[str], agent: Callable[[], Agent] = lambda: Agent.load(AGENT_DIR)
+) -> tuple[list[Turn], dict[str, Any]]:
+    return asyncio.run(_run_adk(steps, turns, agent))
 
 
 def _assert_same(turns: list[str], slotgraph: list[Turn], adk: list[Turn]) -> None:
@@ -146,6 +155,73 @@ def test_a_call_to_a_hidden_tool_is_refused_the_same_way() -> None:
     theirs, their_state = run_adk(steps, turns)
     _assert_same(turns, ours, theirs)
     assert their_state == our_state
+
+
+def test_a_task_held_for_setters_fires_in_the_same_turn_the_same_way() -> None:
+    """Reason fire_held: the model answers an inline confirmation's extra question without a setter call."""
+    steps = [
+        ScriptedStep(text="Welcome! How many guests?"),
+        ScriptedStep(tool_calls=(call("set_num_guests", count=4), call("set_date", date="2026-07-18"))),
+        ScriptedStep(text="Just to confirm — 4 guests on July 18th?"),
+        ScriptedStep(text="We're at 1 Main Street.", expect_hidden=("check_availability",)),
+    ]
+    turns = ["Hello", "4 people on July 18th", "Yes, and where are you located?"]
+
+    def toy() -> Agent:
+        return toy_agent(ScriptedModel([]), Backend(), readback=True)
+
+    ours, our_state = run_slotgraph(steps, turns, toy)
+    theirs, their_state = run_adk(steps, turns, toy)
+    _assert_same(turns, ours, theirs)
+    assert their_state == our_state
+    assert [c[0] for c in theirs[-1].tool_calls if c[2] == "engine"] == ["check_availability"]
+    assert "6 PM, 7:30 PM, 9 PM" in theirs[-1].text
+
+
+def test_a_call_to_a_tool_nobody_has_is_refused_the_same_way() -> None:
+    steps = [
+        *_opening()[:1],
+        ScriptedStep(tool_calls=(call("cancel_everything", reason="test"),)),
+        ScriptedStep(
+            text="Sorry — how many guests?",
+            check=lambda request: "There is no tool named 'cancel_everything'" in str(request.messages[-1]),
+        ),
+    ]
+    turns = ["Hi", "cancel it all"]
+    ours, our_state = run_slotgraph(steps, turns)
+    theirs, their_state = run_adk(steps, turns)
+    _assert_same(turns, ours, theirs)
+    assert their_state == our_state
+
+
+def test_stashed_payloads_follow_the_models_text_once() -> None:
+    card = {"type": "payload", "data": {"chips": ["2", "4"]}}
+    engine = FakeEngine(sm_updates=[{"_pending_payloads": [card]}, {"_pending_payloads": [card]}])
+    model = ScriptedModel(
+        [
+            ScriptedStep(text="Let me note that.", tool_calls=(call("set_name", name="Chen"),)),
+            ScriptedStep(text="Done"),
+        ]
+    )
+    agent = Agent.from_config(toy_dag(), tools=Backend().tools(), instruction="Be kind.", name="toy")
+    root = slotgraph_agent(agent, model=SlotgraphLlm.of(model), engine=engine, clock=clock)
+    metadata = asyncio.run(_custom_metadata(root, "Chen"))
+    assert metadata == [{"preempted": False, "parts": [card]}, None]  # after the first text, not again
+    model.assert_complete()
+
+
+async def _custom_metadata(root: Any, text: str) -> list[Any]:
+    sessions = InMemorySessionService()
+    runner = Runner(app_name="toy", agent=root, session_service=sessions)
+    session = await sessions.create_session(app_name="toy", user_id="u")
+    found = []
+    message = types.Content(role="user", parts=[types.Part(text=text)])
+    async for event in runner.run_async(user_id="u", session_id=session.id, new_message=message):
+        if event.author == root.name and event.content and any(p.text for p in event.content.parts or []):
+            found.append((event.custom_metadata or {}).get(METADATA_KEY))
+    stored = await sessions.get_session(app_name="toy", user_id="u", session_id=session.id)
+    assert stored is not None and stored.state[STATE_KEY]["_pending_payloads"] == []
+    return found
 
 
 def test_install_adds_the_dag_to_an_existing_agent() -> None:

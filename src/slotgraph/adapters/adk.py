@@ -14,7 +14,8 @@ so this adapter plugs the same engine, tools and instruction assembly the Slotgr
   match the schema is refused (its result is the refusal the model reads); engine calls are always admitted;
 - **after tool**: the result is routed into the state (the engine's ``after_tool``); an ended session stops
   the ADK loop;
-- **after model**: payloads the engine stashed are appended after the model's text.
+- **after model**: payloads the engine stashed are appended after the model's text; a task fire the engine
+  held for setters the model did not call is played at once (its reply joins the response).
 
 Tools come from the same agent directory (``tools.py``, MCP servers) and become ADK tools
 (:class:`SlotgraphTool`) whose declarations are the Slotgraph schemas and which run through the same tool
@@ -80,6 +81,7 @@ except ImportError:  # pragma: no cover - exercised by the install-hint test in 
     ) from None
 
 __all__ = [
+    "METADATA_KEY",
     "STATE_KEY",
     "SlotgraphCallbacks",
     "SlotgraphLlm",
@@ -109,6 +111,9 @@ class _Turn:
     deferred: dict[str, tuple[str, dict[str, Any], bool]] = field(default_factory=dict)
     delivered: set[str] = field(default_factory=set)
     ended: bool = False
+    held_retried: bool = False
+    instruction: str = ""
+    contents: int = 0
 
 
 class _DeferredRouting:
@@ -224,6 +229,7 @@ class SlotgraphCallbacks:
         )
         turn.first_call = False
         turn.visible, turn.action = prep.visible, prep.action
+        turn.instruction, turn.contents = _system_text(llm_request), len(llm_request.contents)
         self._save(callback_context, prep.sm)
         llm_request.config.system_instruction = prep.instruction
         _hide_tools(llm_request, set(self.agent.tools.names) - set(prep.visible))
@@ -249,8 +255,14 @@ class SlotgraphCallbacks:
     def before_tool(
         self, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        """Refuse a model's call the engine does not allow now (the refusal is the tool's result)."""
-        if tool.name not in self.agent.tools:
+        """Refuse a model's call the engine does not allow now (the refusal is the tool's result).
+
+        A call to a tool nobody has (ADK hands the callbacks a bare ``BaseTool`` placeholder before it would
+        fail the run) is refused as ``unknown_tool`` like in Slotgraph's loop: the model reads which tools
+        it can call instead of the turn being lost.
+        """
+        unknown = type(tool) is BaseTool
+        if tool.name not in self.agent.tools and not unknown:
             return None  # a tool of the host agent, not of the DAG
         turn = self._turn(tool_context)
         call_id = str(tool_context.function_call_id or "")
@@ -306,13 +318,48 @@ class SlotgraphCallbacks:
         turn = self._turn(callback_context)
         sm, events = inject_pending_payloads(self.state_of(callback_context), turn.delivered)
         self._save(callback_context, sm)
-        if not events:
-            return None
-        parts = [dict(e.part) for e in events if hasattr(e, "part")]
-        metadata = dict(llm_response.custom_metadata or {})
-        metadata[METADATA_KEY] = {"preempted": False, "parts": parts}
-        llm_response.custom_metadata = metadata
-        return llm_response
+        changed = False
+        if events:
+            parts = [dict(e.part) for e in events if hasattr(e, "part")]
+            metadata = dict(llm_response.custom_metadata or {})
+            metadata[METADATA_KEY] = {"preempted": False, "parts": parts}
+            llm_response.custom_metadata = metadata
+            changed = True
+        if self._retry_held_fire(callback_context, turn, llm_response):
+            changed = True
+        return llm_response if changed else None
+
+    def _retry_held_fire(self, context: Any, turn: _Turn, llm_response: LlmResponse) -> bool:
+        """The engine once more when it held a task fire for setters the model then did not call.
+
+        Slotgraph's loop does this (reason ``fire_held``) so the task fires this turn; here the engine's
+        reply — its text and the task's function call — joins the model's response, which ADK then runs.
+        """
+        parts = list(llm_response.content.parts or []) if llm_response.content else []
+        if turn.held_retried or turn.action.get("reason") != "fire_held":
+            return False
+        if any(part.function_call is not None for part in parts):
+            return False
+        turn.held_retried = True
+        prep = prepare_call(
+            engine=self.engine,
+            dag=self.agent.dag,
+            registry=self.agent.tools,
+            sm=self.state_of(context),
+            instruction=turn.instruction,
+            last_user_text="",
+            event_data=self.event_data,
+            channel=self.channel,
+            debug=self.debug,
+        )
+        turn.visible, turn.action = prep.visible, prep.action
+        self._save(context, prep.sm)
+        if not should_preempt(prep.action, conversation_length=turn.contents + 1):
+            return False  # the engine wants the model again: it gets it on the next turn
+        reply = self._engine_response(turn, prep.action)
+        extra = list(reply.content.parts or []) if reply.content else []
+        llm_response.content = types.Content(role="model", parts=[*parts, *extra])
+        return True
 
     # -- wiring --------------------------------------------------------------------------------------------
 
