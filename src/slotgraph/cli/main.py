@@ -19,6 +19,7 @@ from slotgraph.cli.serve import serve_command
 from slotgraph.cli.test_command import test_command
 from slotgraph.cli.validate import validate_command
 from slotgraph.cli.version import version_command
+from slotgraph.cli.worker import worker_command
 
 __all__ = ["create_app", "main"]
 
@@ -39,6 +40,7 @@ def create_app() -> typer.Typer:
     app.command("validate")(validate_command)
     app.command("chat")(chat_command)
     app.command("run")(run_command)
+    app.command("worker")(worker_command)
     app.command("graph")(graph_command)
     app.command("schema")(schema_command)
     app.command("serve")(serve_command)

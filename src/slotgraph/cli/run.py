@@ -4,6 +4,11 @@ The run is saved to ``--store`` after every stage (default: the embedded SQLite 
 ``slotgraph run WORKFLOW --resume RUN_ID`` continues a run whose process died from its last completed
 stage. ``--json`` prints the final run record (the three channels and the timeline) as one JSON document.
 
+With ``--queue redis://…`` the run is stored and sent to ``slotgraph worker`` processes (Celery, Redis
+broker) instead of running here; the command then follows the run in the store, showing each stage as a
+worker finishes it (``--no-wait``: print the run id and return at once). The store must be one the workers
+reach: ``redis://…`` or ``postgresql://…`` (or an SQLite file on the same machine).
+
 Exit codes: 0 the run succeeded, 1 invalid workflow or the run failed, 2 usage error (bad path, payload,
 store URL or model spec).
 """
@@ -46,7 +51,8 @@ def _usage(err: Console, message: str, fix: str) -> int:
 def _stage_line(console: Console, event: Any) -> None:
     stage = event.stage
     if event.kind == "stage_started":
-        console.print(f"  … {escape(event.stage_id)}", end="\r")
+        if console.is_terminal:
+            console.print(f"  … {escape(event.stage_id)}", end="\r")
         return
     if event.kind != "stage_finished" or stage is None:
         return
@@ -68,6 +74,8 @@ def run(
     run_id: str | None,
     resume: str | None,
     json_output: bool,
+    queue: str | None = None,
+    wait: bool = True,
 ) -> int:
     from slotgraph.adapters.runtime_agents import RuntimeAgentPort
     from slotgraph.runtime.errors import StoreError
@@ -104,6 +112,10 @@ def run(
             model_obj = resolve(model)
     except Exception as problem:  # StoreConfigError, ModelError: the option is wrong
         return _usage(err, str(problem), "check --store / --model")
+    if queue is not None and store_url.startswith("memory"):
+        return _usage(
+            err, "--queue needs a run store the workers can reach", "pass --store redis://… or postgresql://…"
+        )
     progress = err if not json_output else Console(stderr=True, quiet=True)
     runner = WorkflowRunner(
         workflow,
@@ -116,9 +128,29 @@ def run(
 
     async def go() -> Any:
         try:
+            if queue is None:
+                if resume is not None:
+                    return await runner.execute(resume)
+                return await runner.run(goal, run_id=run_id)
+            from slotgraph.workflow.queue import enqueue_run
+
             if resume is not None:
-                return await runner.execute(resume)
-            return await runner.run(goal, run_id=run_id)
+                record, _ = await runner.load(resume)
+            else:
+                record = await runner.create(goal, run_id=run_id)
+            await asyncio.to_thread(
+                enqueue_run,
+                queue,
+                workflow_path=str(path.resolve()),
+                run_id=record.run_id,
+                store_url=store_url,
+                model=model,
+                base_url=base_url,
+            )
+            progress.print(f"  sent run {escape(record.run_id)} to the queue")
+            if not wait:
+                return record
+            return await _follow(runner, record.run_id, lambda event: _stage_line(progress, event))
         finally:
             await store.close()
 
@@ -126,16 +158,9 @@ def run(
     try:
         record = asyncio.run(go())
     except WorkflowError as problem:
-        return (
-            _usage(err, problem.message, "check --payload / --resume")
-            if problem.code
-            in (
-                "invalid_goal",
-                "run_not_found",
-                "run_conflict",
-            )
-            else _fail(err, problem.message)
-        )
+        if problem.code in ("invalid_goal", "run_not_found", "run_conflict", "queue_unavailable"):
+            return _usage(err, problem.message, "check --payload / --resume / --queue")
+        return _fail(err, problem.message)
     except StoreError as problem:
         return _fail(err, str(problem))
     if json_output:
@@ -148,7 +173,24 @@ def run(
         if record.result is not None:
             out.print(f"  result: {escape(json.dumps(record.result, ensure_ascii=False))}")
         out.print(f"  slots: {escape(json.dumps(record.slots, ensure_ascii=False))}")
+    if queue is not None and not wait:
+        return int(ExitCode.OK)
     return int(ExitCode.OK) if record.status == "succeeded" else int(ExitCode.INVALID_CONFIG)
+
+
+async def _follow(runner: Any, run_id: str, show: Any, poll: float = 0.2) -> Any:
+    """Read the run from the store until it is finished, showing each stage once as it appears."""
+    from slotgraph.workflow import RunEvent
+
+    seen = 0
+    while True:
+        record, _ = await runner.load(run_id)
+        for stage in record.stages[seen:]:
+            show(RunEvent("stage_finished", run_id, record, stage, stage.stage_id))
+        seen = len(record.stages)
+        if record.done:
+            return record
+        await asyncio.sleep(poll)
 
 
 def _fail(err: Console, message: str) -> int:
@@ -181,6 +223,13 @@ def run_command(
         str | None, typer.Option("--resume", help="Continue this run from its last completed stage.")
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the final run record as JSON.")] = False,
+    queue: Annotated[
+        str | None,
+        typer.Option("--queue", help="Send the run to `slotgraph worker` processes on this Redis URL."),
+    ] = None,
+    wait: Annotated[
+        bool, typer.Option("--wait/--no-wait", help="With --queue: follow the run until it finishes.")
+    ] = True,
 ) -> None:
     """Run a workflow: a payload in, each stage shown as it finishes, the run's channels out.
 
@@ -197,5 +246,7 @@ def run_command(
             run_id=run_id,
             resume=resume,
             json_output=json_output,
+            queue=queue,
+            wait=wait,
         )
     )
