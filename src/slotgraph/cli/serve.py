@@ -49,6 +49,8 @@ def serve(
     model: str | None = None,
     max_body_bytes: int | None = None,
     run: Runner | None = None,
+    queue: str | None = None,
+    base_url: str | None = None,
 ) -> int:
     """Load the agents and run the server until it is stopped; returns the exit code."""
     try:
@@ -84,23 +86,39 @@ def serve(
         settings = ServerSettings(api_key=key, max_body_bytes=limit)
     except ServerConfigError as err:
         return _fail(err.message, ExitCode.USAGE, err.fix)
+    from slotgraph.cli.workflow_paths import is_workflow_file
+    from slotgraph.server.runs import run_service
+
+    workflow_paths = [p for p in paths if is_workflow_file(p)]  # workflow files host /v1/runs
+    paths = [p for p in paths if p not in workflow_paths]
     try:
-        agents = load_hosted_agents(paths, model=model)  # validated here, before any worker starts
+        # validated here, before any worker starts; a server of workflows only hosts no agent
+        agents = load_hosted_agents(paths, model=model) if paths or not workflow_paths else []
     except ServerConfigError as err:
         return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
     try:
         session_store = open_session_store(store)  # checked here too, before anything is announced
     except ServerConfigError as err:
         return _fail(err.message, ExitCode.USAGE, err.fix)
-    names = ", ".join(a.name for a in agents)
+    try:
+        runs = run_service(workflow_paths, store_url=store, model=model, base_url=base_url, queue_url=queue)
+    except ServerConfigError as err:
+        return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
+    names = ", ".join([*(a.name for a in agents), *runs.workflows])
     stderr_console().print(f"Serving {escape(names)} on http://{escape(host)}:{port}")
     stderr_console().print(f"  store {escape(store)}, {workers} worker(s), API key {'on' if key else 'off'}")
     if workers == 1:
-        app = create_app(agents, store=session_store, settings=settings)
+        app = create_app(agents, store=session_store, settings=settings, runs=runs)
         runner(app, host=host, port=port, log_level="info")
         return int(ExitCode.OK)
     config = WorkerConfig(
-        agent_paths=tuple(str(p) for p in paths), store_url=store, model=model, max_body_bytes=limit
+        agent_paths=tuple(str(p) for p in paths),
+        store_url=store,
+        model=model,
+        max_body_bytes=limit,
+        workflow_paths=tuple(str(p) for p in workflow_paths),
+        queue_url=queue,
+        base_url=base_url,
     )
     os.environ.update(config.to_env())
     if key:
@@ -111,7 +129,10 @@ def serve(
 
 def serve_command(
     paths: Annotated[
-        list[Path], typer.Argument(help="Agent directories (or agent.yaml files) to host.", metavar="PATH...")
+        list[Path],
+        typer.Argument(
+            help="Agent directories (or agent.yaml files) and workflow files to host.", metavar="PATH..."
+        ),
     ],
     store: Annotated[
         str,
@@ -144,6 +165,13 @@ def serve_command(
     max_body_bytes: Annotated[
         int | None, typer.Option("--max-body-bytes", help="Largest request body accepted (default 65536).")
     ] = None,
+    queue: Annotated[
+        str | None,
+        typer.Option("--queue", help="Run workflows on `slotgraph worker` processes at this Redis URL."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="Base URL of workflow HTTP stages with a relative url.")
+    ] = None,
 ) -> None:
     """Serve agents over HTTP: the /v1 API, server-sent events and the web playground at /."""
     code = serve(
@@ -155,6 +183,8 @@ def serve_command(
         api_key=api_key,
         model=model,
         max_body_bytes=max_body_bytes,
+        queue=queue,
+        base_url=base_url,
     )
     if code:
         raise typer.Exit(code)

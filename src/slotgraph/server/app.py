@@ -23,10 +23,13 @@ from slotgraph.server.playground import playground_router
 from slotgraph.server.problems import install_problem_handlers
 from slotgraph.server.routes_agents import agents_router
 from slotgraph.server.routes_health import health_router
+from slotgraph.server.routes_runs import runs_router
 from slotgraph.server.routes_sessions import sessions_router
+from slotgraph.server.runs import RunService
 from slotgraph.server.sessions import SessionService
 from slotgraph.server.settings import ServerSettings
 from slotgraph.server.store_factory import DEFAULT_STORE_URL, open_session_store
+from slotgraph.stores.runs import InMemoryRunStore
 
 __all__ = ["create_app"]
 
@@ -53,11 +56,13 @@ def create_app(
     settings: ServerSettings | None = None,
     clock: Clock | None = None,
     seed: int | None = None,
+    runs: RunService | None = None,
 ) -> FastAPI:
     """The Slotgraph HTTP service for ``agents`` (see :func:`~slotgraph.server.hosting.load_hosted_agents`).
 
     ``store`` defaults to the embedded SQLite store (``.slotgraph/sessions.db`` in the working
-    directory); ``clock`` and ``seed`` make sessions reproducible (tests).
+    directory); ``clock`` and ``seed`` make sessions reproducible (tests). ``runs`` hosts workflows
+    (``/v1/runs``, see :mod:`slotgraph.server.routes_runs`); by default there are none.
     """
     check_unique(agents)
     config = settings or ServerSettings()
@@ -71,6 +76,7 @@ def create_app(
             yield
         finally:
             await _close(service.store)
+            await run_service.close()
 
     app = FastAPI(
         title="Slotgraph",
@@ -81,6 +87,8 @@ def create_app(
         redoc_url=None,
     )
     app.state.service = service
+    run_service = runs if runs is not None else RunService([], InMemoryRunStore())
+    app.state.runs = run_service
     app.state.api_key_required = bool(config.api_key)
     install_problem_handlers(app)
     install_api_docs(app)
@@ -88,6 +96,7 @@ def create_app(
     app.include_router(agents_router())
     app.include_router(sessions_router())
     app.include_router(playground_router())
+    app.include_router(runs_router())
     app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes)
     if config.api_key:
         app.add_middleware(ApiKeyMiddleware, api_key=config.api_key)

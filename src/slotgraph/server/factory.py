@@ -13,6 +13,7 @@ from fastapi import FastAPI
 
 from slotgraph.server.app import create_app
 from slotgraph.server.hosting import load_hosted_agents
+from slotgraph.server.runs import run_service
 from slotgraph.server.settings import API_KEY_ENV, ServerSettings, WorkerConfig
 from slotgraph.server.store_factory import open_session_store
 
@@ -23,9 +24,17 @@ APP_FACTORY = "slotgraph.server.factory:app_from_env"
 
 def app_from_config(config: WorkerConfig, api_key: str | None = None) -> FastAPI:
     """Build the app a worker config describes."""
-    agents = load_hosted_agents(config.agent_paths, model=config.model)
+    hosts_agents = bool(config.agent_paths) or not config.workflow_paths
+    agents = load_hosted_agents(config.agent_paths, model=config.model) if hosts_agents else []
     settings = ServerSettings(api_key=api_key or None, max_body_bytes=config.max_body_bytes)
-    return create_app(agents, store=open_session_store(config.store_url), settings=settings)
+    runs = run_service(
+        config.workflow_paths,
+        store_url=config.store_url,
+        model=config.model,
+        base_url=config.base_url,
+        queue_url=config.queue_url,
+    )
+    return create_app(agents, store=open_session_store(config.store_url), settings=settings, runs=runs)
 
 
 def app_from_env() -> FastAPI:

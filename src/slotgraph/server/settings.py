@@ -51,6 +51,10 @@ class WorkerConfig:
     model: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     extra: Mapping[str, Any] = field(default_factory=dict)
+    workflow_paths: tuple[str, ...] = ()
+    """Hosted workflow files (``/v1/runs``); runs live in ``store_url`` too (their own table/keys)."""
+    queue_url: str | None = None
+    base_url: str | None = None
 
     def to_env(self) -> dict[str, str]:
         data = {
@@ -58,6 +62,9 @@ class WorkerConfig:
             "store_url": self.store_url,
             "model": self.model,
             "max_body_bytes": self.max_body_bytes,
+            "workflow_paths": list(self.workflow_paths),
+            "queue_url": self.queue_url,
+            "base_url": self.base_url,
         }
         return {CONFIG_ENV: json.dumps(data)}
 
@@ -76,6 +83,9 @@ class WorkerConfig:
                 store_url=str(data.get("store_url") or DEFAULT_STORE_URL),
                 model=data.get("model"),
                 max_body_bytes=int(data.get("max_body_bytes") or DEFAULT_MAX_BODY_BYTES),
+                workflow_paths=tuple(str(p) for p in data.get("workflow_paths") or ()),
+                queue_url=data.get("queue_url"),
+                base_url=data.get("base_url"),
             )
         except (ValueError, KeyError, TypeError) as err:
             raise ServerConfigError(f"{CONFIG_ENV} is not valid ({err})") from None
