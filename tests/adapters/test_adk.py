@@ -32,6 +32,7 @@ from tests.runtime.toy_agent import Backend, clock, toy_agent, toy_dag
 
 from slotgraph.adapters.adk import METADATA_KEY, STATE_KEY, SlotgraphCallbacks, SlotgraphLlm, slotgraph_agent
 from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call
+from slotgraph.runtime.errors import SlotgraphRuntimeError
 
 NOW = datetime.datetime(2026, 7, 10, 12, 0)
 BOOKING_TURNS = [
@@ -243,6 +244,13 @@ def test_install_adds_the_dag_to_an_existing_agent() -> None:
     assert isinstance(existing.before_agent_callback, list) and existing.before_agent_callback[0] is log_turn
     with pytest.raises(Exception, match="already has tools named"):
         SlotgraphCallbacks(Agent.load(AGENT_DIR)).install(existing)
+
+
+def test_an_agent_with_logic_is_refused_rather_than_run_without_it() -> None:
+    agent = Agent.load(Path(__file__).parents[2] / "examples" / "clinic")
+    assert agent.logic is not None
+    with pytest.raises(SlotgraphRuntimeError, match=r"agent logic .* which the ADK adapter does not run yet"):
+        SlotgraphCallbacks(agent)
 
 
 def test_without_google_adk_the_import_names_the_extra(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""A real MCP server for the tests: Bella Notte's two executors, served over stdio (or HTTP by the tests).
+"""A real MCP server for the tests: Bella Notte's executors and a setter, over stdio (or HTTP by the tests).
 
 It serves the functions of ``examples/bella_notte/tools.py`` unchanged, so a booking through MCP must give
 the same confirmation number as one through the Python tools. ``BELLA_MCP_CONTROL`` names a file the test
@@ -66,6 +66,14 @@ def book_reservation(
     result: dict[str, Any] = bella.book_reservation(
         party_size, preferred_date, selected_time, guest_name, special_requests, large_party_phone
     )
+    return result
+
+
+@server.tool()
+def set_selected_time(time: str) -> dict[str, Any]:
+    """Record the time the guest chose, in 24-hour HH:MM format."""
+    _log("set_selected_time")
+    result: dict[str, Any] = bella.set_selected_time(time)
     return result
 
 

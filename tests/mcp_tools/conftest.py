@@ -16,7 +16,8 @@ pytest.importorskip("mcp", reason="the MCP tests need the 'mcp' SDK (pip install
 ROOT = Path(__file__).resolve().parents[2]
 BELLA = ROOT / "examples" / "bella_notte"
 SERVER = Path(__file__).with_name("bella_mcp_server.py")
-EXECUTORS = ("find_available_times", "book_reservation")
+SERVED = ("find_available_times", "book_reservation", "set_selected_time")
+"""Bella's tools the MCP server serves (two executors and a setter); the agent's module keeps the rest."""
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,11 @@ class McpAgentDir:
 
 
 def write_agent(tmp_path: Path, mcp: object) -> Path:
-    """A copy of Bella Notte with the executors removed from tools.py and ``tools.mcp`` set to ``mcp``."""
+    """A copy of Bella Notte with the served tools removed from tools.py and ``tools.mcp`` set to ``mcp``."""
     agent = tmp_path / "agent"
     shutil.copytree(BELLA, agent, ignore=shutil.ignore_patterns("evaluations", "scenarios"))
     tools = (agent / "tools.py").read_text(encoding="utf-8")
-    for name in EXECUTORS:
+    for name in SERVED:
         tools = tools.replace(f'    "{name}",\n', "")
     (agent / "setters.py").write_text(tools, encoding="utf-8")
     (agent / "tools.py").unlink()

@@ -1,4 +1,7 @@
-"""Executors served by a real MCP server over stdio: the Bella Notte booking, and servers that die or hang."""
+"""Tools served by a real MCP server over stdio: the Bella Notte booking, and servers that die or hang.
+
+The server serves Bella's two executors (fired by the engine) and one setter (called by the model).
+"""
 
 from __future__ import annotations
 
@@ -55,7 +58,7 @@ def test_a_booking_through_mcp_matches_the_python_tools(stdio_agent: McpAgentDir
         ]
         assert session.status == "complete"
         assert session.state["filled"] == _booked_in_process()
-        assert stdio_agent.ran() == ["find_available_times", "book_reservation"]
+        assert stdio_agent.ran() == ["find_available_times", "set_selected_time", "book_reservation"]
         model.assert_complete()
     finally:
         agent.close()
@@ -90,6 +93,7 @@ def test_a_server_that_dies_or_hangs_is_a_failed_task_then_a_retry(
         assert session.status == "complete"
         assert session.state["filled"] == _booked_in_process()
         assert stdio_agent.ran().count("book_reservation") == 2
+        assert stdio_agent.ran().count("set_selected_time") == 1
         model.assert_complete()
     finally:
         agent.close()

@@ -159,6 +159,12 @@ class SlotgraphCallbacks:
         event_data: Mapping[str, Any] | None = None,
         debug: bool = False,
     ) -> None:
+        if agent.logic is not None:
+            raise SlotgraphRuntimeError(
+                f"agent {agent.name!r} has agent logic (variables, rules, #when sections or prompt "
+                "programs), which the ADK adapter does not run yet; run it with Slotgraph's own loop "
+                "(Agent.session, slotgraph serve), or remove the logic to host only its DAG under ADK"
+            )
         self.agent = agent
         self.engine: Engine = engine or DagEngine(seed=seed)
         self.clock = clock
