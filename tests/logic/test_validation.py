@@ -162,6 +162,10 @@ def test_shapes_are_checked_with_locations(tmp_path: Path) -> None:
 
 
 def test_the_json_schema_covers_the_new_keys() -> None:
+    """Spec "Config shapes": "config.variables[] (agent-level): typed declarations (mutable w/ default,
+    linked → alias of a runtime fact)" and "rules[] (trigger → optional condition → ordered actions; triggers
+    session_start | user_message | turn_start | turn_end | tool_result | variable_changed)", "described
+    field-by-field in the generated agent-config.schema.json"."""
     schema = agent_json_schema()
     assert {"variables", "rules"} <= set(schema["properties"])
     text = str(schema)
