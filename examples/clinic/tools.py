@@ -15,6 +15,7 @@ __all__ = [
     "lookup_patient",
     "set_date",
     "set_patient_name",
+    "set_insurance",
     "set_reason",
     "set_time",
 ]
@@ -58,14 +59,25 @@ def set_patient_name(patient_name: str) -> dict[str, Any]:
     return {"stored": True, "value": patient_name}
 
 
+def set_insurance(insurance: str) -> dict[str, Any]:
+    """Record the patient's health insurance.
+
+    Args:
+        insurance: The insurer's name as the patient gave it.
+    """
+    return {"stored": True, "value": insurance}
+
+
 def check_availability(reason: str, date: str) -> dict[str, Any]:
     """Free appointment times on a day (simulated, deterministic)."""
     times = "8:00 AM, 9:30 AM" if reason == "blood_test" else "9:00 AM, 11:30 AM, 2:00 PM"
     return {"success": True, "open_times": times}
 
 
-def book_appointment(reason: str, date: str, time: str, patient_name: str) -> dict[str, Any]:
-    """Book the appointment (simulated). Returns its id."""
+def book_appointment(
+    reason: str, date: str, time: str, patient_name: str, insurance: str | None = None
+) -> dict[str, Any]:
+    """Book the appointment (simulated). Returns its id. Returning patients' insurance is on file."""
     return {"success": True, "appointment_id": "APT-1042"}
 
 

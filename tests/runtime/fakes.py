@@ -38,6 +38,7 @@ class FakeEngine:
         event_data: Mapping[str, Any] | None,
         channel: str | None,
         debug: bool,
+        variables: Mapping[str, Any] | None = None,
     ) -> EngineOutcome:
         index = len(self.invocations)
         self.invocations.append({"last_user_text": last_user_text, "sm": dict(sm)})

@@ -173,3 +173,58 @@ def test_python_given_logic_is_checked_like_agent_yaml() -> None:
         )
     with pytest.raises(AgentLoadError, match=r"never closed"):
         Agent.from_config(toy_dag(), tools=Backend().tools(), instruction="{{#when x}}")
+
+
+def test_dag_conditions_read_session_variables() -> None:
+    """ "DAG conditions can read variables (e.g. a slot asked only for callers whose is_member is false)"."""
+    dag = {
+        "slots": [
+            {"name": "name", "source": "user", "setter": "set_name", "ask": "Your name?"},
+            {
+                "name": "card",
+                "source": "user",
+                "setter": "set_card",
+                "ask": "Your card number?",
+                "condition": "not is_member",
+            },
+            {"name": "booking", "source": "task:Book"},
+        ],
+        "tasks": [
+            {
+                "name": "Book",
+                "tool": "book",
+                "inputs": ["name", "card"],
+                "terminal": True,
+                "outputs": {"booking": "booking"},
+                "success_check": "success",
+                "then_say": "Booked.",
+            }
+        ],
+    }
+
+    def set_name(name: str) -> dict[str, Any]:
+        """Record the name."""
+        return {"stored": True, "value": name}
+
+    def set_card(card: str) -> dict[str, Any]:
+        """Record the card."""
+        return {"stored": True, "value": card}
+
+    def book(name: str, card: str | None = None) -> dict[str, Any]:
+        """Book."""
+        return {"success": True, "booking": "B-1"}
+
+    variables = [{"name": "is_member", "type": "boolean", "default": False, "description": "a member"}]
+    for member in (True, False):
+        model = ScriptedModel(
+            [ScriptedStep(tool_calls=(call("set_name", name="Ada"),)), ScriptedStep(text="(relayed)")][
+                : 1 if member else 2
+            ]
+        )
+        agent = Agent.from_config(dag, tools=[set_name, set_card, book], model=model, variables=variables)
+        result = agent.session(clock=clock, variables={"is_member": member}).send("I'm Ada")
+        booked = [e.name for e in result.tool_calls if e.name == "book"]
+        if member:  # the card slot is inactive: the booking fires right after the name
+            assert booked == ["book"] and "Booked." in result.text
+        else:
+            assert booked == [] and "Your card number?" in model.requests[-1].system_instruction

@@ -11,7 +11,7 @@ between sessions and threads; a cache of compiled DAGs is keyed by the config's 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +23,7 @@ __all__ = [
     "CompiledDag",
     "CompiledSlot",
     "CompiledTask",
+    "ConditionEnv",
     "Exhaust",
     "Failure",
     "Formatter",
@@ -31,12 +32,47 @@ __all__ = [
     "SteerBack",
     "ToolCall",
     "ValidateAgainst",
+    "condition_env",
 ]
 
 Formatter = Callable[[Any], str]
 """A readback formatter: value -> text. Never raises (falls back to ``str(value)``)."""
 
 ResponseParts = tuple[Mapping[str, Any], ...]
+
+
+class ConditionEnv(Mapping[str, Any]):
+    """What a slot or task condition reads: the filled slots, then the agent's session variables.
+
+    A filled slot wins over a variable of the same name; a name that is neither is missing (``None`` to an
+    expression). ``filled`` is read live, so an environment stays valid while the engine fills slots.
+    """
+
+    __slots__ = ("_filled", "_variables")
+
+    def __init__(self, filled: Mapping[str, Any], variables: Mapping[str, Any]) -> None:
+        self._filled = filled
+        self._variables = variables
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._filled:
+            return self._filled[key]
+        return self._variables[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._filled or key in self._variables
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._filled
+        yield from (k for k in self._variables if k not in self._filled)
+
+    def __len__(self) -> int:
+        return len(self._filled) + sum(1 for k in self._variables if k not in self._filled)
+
+
+def condition_env(filled: Mapping[str, Any], variables: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """``filled`` itself without variables (nothing to look up twice), else a :class:`ConditionEnv`."""
+    return ConditionEnv(filled, variables) if variables else filled
 
 
 @dataclass(frozen=True, slots=True)

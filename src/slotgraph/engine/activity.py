@@ -17,7 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from slotgraph.config.compiled import CompiledCondition, CompiledDag, CompiledSlot, CompiledTask
+from slotgraph.config.compiled import (
+    CompiledCondition,
+    CompiledDag,
+    CompiledSlot,
+    CompiledTask,
+    condition_env,
+)
 
 __all__ = ["Activity"]
 
@@ -25,11 +31,15 @@ __all__ = ["Activity"]
 class Activity:
     """Memoised condition verdicts for one ``filled`` mapping (see the module docstring)."""
 
-    __slots__ = ("_dag", "_filled", "_slots", "_tasks")
+    __slots__ = ("_dag", "_env", "_filled", "_slots", "_tasks")
 
-    def __init__(self, dag: CompiledDag, filled: Mapping[str, Any]) -> None:
+    def __init__(
+        self, dag: CompiledDag, filled: Mapping[str, Any], variables: Mapping[str, Any] | None = None
+    ) -> None:
         self._dag = dag
         self._filled = filled
+        self._env = condition_env(filled, variables)
+        """What conditions read: ``filled``, then the session variables (constant within an invocation)."""
         self._slots: dict[str, bool] = {}
         self._tasks: dict[str, bool] = {}
 
@@ -62,7 +72,7 @@ class Activity:
             return True
         verdict = self._slots.get(name)
         if verdict is None:
-            verdict = self._slots[name] = slot.condition.is_active(self._filled)
+            verdict = self._slots[name] = slot.condition.is_active(self._env)
         return verdict
 
     def task_active(self, task: CompiledTask) -> bool:
@@ -70,7 +80,7 @@ class Activity:
             return True
         verdict = self._tasks.get(task.name)
         if verdict is None:
-            verdict = self._tasks[task.name] = task.condition.is_active(self._filled)
+            verdict = self._tasks[task.name] = task.condition.is_active(self._env)
         return verdict
 
     def requires_met(self, slot: CompiledSlot) -> bool:

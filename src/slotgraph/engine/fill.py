@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from slotgraph.config.compiled import CompiledDag
+from slotgraph.config.compiled import CompiledDag, condition_env
 from slotgraph.engine.errors import EngineInputError
 from slotgraph.engine.invocation import Trace
 from slotgraph.engine.state import validate_state, with_defaults, working_copy
@@ -39,9 +39,14 @@ def fill_into(
     *,
     skip_readback: bool,
     trace: Trace,
+    variables: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Fill ``values`` into the working copy ``sm`` (in place); returns the report (see module doc)."""
+    """Fill ``values`` into the working copy ``sm`` (in place); returns the report (see module doc).
+
+    Conditions read ``variables`` (the session variables) where no slot of the name is filled.
+    """
     filled: dict[str, Any] = sm["filled"]
+    env = condition_env(filled, variables)
     report: dict[str, Any] = {"filled": [], "skipped": [], "skipped_reasons": {}}
     for name, value in values.items():
         slot = dag.slot_by_name.get(name)
@@ -50,7 +55,7 @@ def fill_into(
             reason = UNKNOWN
         elif name in filled:
             reason = ALREADY_FILLED
-        elif not slot.is_active(filled):
+        elif not slot.is_active(env):
             reason = INACTIVE
         if reason is not None:
             report["skipped"].append(name)

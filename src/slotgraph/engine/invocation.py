@@ -136,11 +136,13 @@ class Invocation:
     """The soft steer-back directive of this invocation (§7.6 tier 1)."""
     steer_yield: bool = False
     """This user turn is the yield after a hard steer-back: no tier applies (§7.6 step 3)."""
+    variables: Mapping[str, Any] = field(default_factory=dict)
+    """The agent's session variables, which slot and task conditions may read (a filled slot wins)."""
     activity: Activity = field(init=False)
     """Condition verdicts over ``sm["filled"]``; whoever changes ``filled`` calls :meth:`filled_changed`."""
 
     def __post_init__(self) -> None:
-        self.activity = Activity(self.dag, self.sm["filled"])
+        self.activity = Activity(self.dag, self.sm["filled"], self.variables)
 
     def filled_changed(self, names: Iterable[str] | None) -> None:
         """``filled`` was changed in place at ``names`` (``None``: anywhere): the condition verdicts that

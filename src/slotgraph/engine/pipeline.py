@@ -187,8 +187,13 @@ def run_engine(
     channel: str | None = None,
     debug: bool = False,
     choose: Choose | None = None,
+    variables: Mapping[str, Any] | None = None,
 ) -> EngineResult:
-    """Run one engine invocation. Pure: the same inputs give the same result; ``sm`` is never mutated."""
+    """Run one engine invocation. Pure: the same inputs give the same result; ``sm`` is never mutated.
+
+    ``variables`` are the agent's session variables: slot and task conditions read them where no slot
+    of the name is filled (the engine never writes them).
+    """
     _check_inputs(dag, last_user_text, event_data, channel)
     validate_state(sm)
     trace = Trace(enabled=debug)
@@ -207,6 +212,7 @@ def run_engine(
         choose=choose or default_choose,
         trace=trace,
         event_data=event_data,
+        variables=dict(variables or {}),
     )
     count = int(work.get("_invocation_count") or 0) + 1
     work["_invocation_count"] = count

@@ -180,6 +180,11 @@ class LogicSession:
             text = f"{text}\n\n<injected_instructions>\n{joined}\n</injected_instructions>".strip()
         return text
 
+    def condition_variables(self) -> dict[str, Any]:
+        """What DAG slot and task conditions may read besides the filled slots: session metadata, then the
+        variables (declared, linked, and every other one set)."""
+        return {**self.store.metadata, **self.store.snapshot()}
+
     def record(self) -> LogicRecord:
         return LogicRecord(self.store.values(), tuple(self.injected), self.started)
 

@@ -268,6 +268,16 @@ def logic_issues(
         _check_template(checker, instruction, location, instruction_file)
     for index, rule in _valid_items(raw.get("rules"), RuleConfig):
         _check_rule(checker, rule, f"rules[{index}]")
+    for name in sorted(set(checker.declared) & set(slot_names)):
+        checker.issues.append(
+            ConfigIssue(
+                "variable_shadows_slot",
+                "variables",
+                f"variable {name!r} has the name of a slot: in DAG conditions the filled slot wins",
+                "rename the variable (or the slot)",
+                severity="warning",
+            )
+        )
     known = set(checker.declared) | BUILTIN_NAMES | checker.writes | set(slot_names)
     for name, location, _ in checker.reads:
         if name in known or (name, location) in checker.warned:

@@ -44,7 +44,11 @@ class Engine(Protocol):
         event_data: Mapping[str, Any] | None,
         channel: str | None,
         debug: bool,
-    ) -> EngineOutcome: ...
+        variables: Mapping[str, Any] | None = None,
+    ) -> EngineOutcome:
+        """One engine invocation; ``variables`` (the agent's session variables, passed only when the agent
+        has agent logic) are what slot and task conditions read besides the filled slots."""
+        ...
 
     def after_tool(
         self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any
@@ -78,6 +82,7 @@ class DagEngine:
         event_data: Mapping[str, Any] | None,
         channel: str | None,
         debug: bool,
+        variables: Mapping[str, Any] | None = None,
     ) -> EngineOutcome:
         from slotgraph import engine
 
@@ -90,6 +95,7 @@ class DagEngine:
             channel=channel,
             debug=debug,
             choose=choose,
+            variables=variables,
         )
         return EngineOutcome(dict(result.sm), dict(result.action))
 

@@ -168,6 +168,7 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
             event_data=inputs.event_data,
             channel=inputs.channel,
             debug=inputs.debug,
+            variables=inputs.logic.condition_variables() if inputs.logic is not None else None,
         )
         last_user_text = ""
         out.sm = prep.sm

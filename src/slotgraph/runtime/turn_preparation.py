@@ -80,6 +80,7 @@ def prepare_call(
     event_data: Mapping[str, Any] | None,
     channel: str | None,
     debug: bool,
+    variables: Mapping[str, Any] | None = None,
 ) -> Preparation:
     """Run the engine for the next model call (or skip it: terminal status, closed gate)."""
     if is_terminal(sm):
@@ -94,8 +95,9 @@ def prepare_call(
         visible = tuple(n for n in registry.names if n not in hidden)
         suffix = build_phase_suffix(dag, {}, new_sm, hidden=hidden)
         return Preparation(new_sm, {}, visible, inject_suffix(instruction, suffix), engine_ran=False)
+    extra = {"variables": variables} if variables is not None else {}
     outcome = engine.invoke(
-        dag, sm, last_user_text=last_user_text, event_data=event_data, channel=channel, debug=debug
+        dag, sm, last_user_text=last_user_text, event_data=event_data, channel=channel, debug=debug, **extra
     )
     new_sm = outcome.sm
     action = outcome.action

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from slotgraph.config import CompiledDag
+from slotgraph.config.compiled import condition_env
 from slotgraph.engine import Ask, compute_dag_state
 from slotgraph.runtime import Event, StateSnapshotEvent, ToolResultEvent, event_to_json
 
@@ -129,9 +130,9 @@ def _tasks(dag: CompiledDag, sm: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _inactive(dag: CompiledDag, sm: Mapping[str, Any]) -> list[str]:
-    filled = sm.get("filled") or {}
-    return [slot.name for slot in dag.slots if not slot.is_active(filled)]
+def _inactive(dag: CompiledDag, sm: Mapping[str, Any], variables: Mapping[str, Any] | None) -> list[str]:
+    env = condition_env(sm.get("filled") or {}, variables)
+    return [slot.name for slot in dag.slots if not slot.is_active(env)]
 
 
 def session_view(
@@ -152,7 +153,7 @@ def session_view(
         "deferred": state.get("deferred") or {},
         "tasks": _tasks(dag, sm),
         "asking": _asking(dag, sm),
-        "inactive": _inactive(dag, sm),
+        "inactive": _inactive(dag, sm, variables),
         "hidden_tools": sorted(hidden_tools) if hidden_tools is not None else None,
         "directive": directive,
         "variables": _json_safe(dict(variables or {})),

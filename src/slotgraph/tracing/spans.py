@@ -190,6 +190,7 @@ class _TracedEngine:
         event_data: Mapping[str, Any] | None,
         channel: str | None,
         debug: bool,
+        **extra: Any,
     ) -> EngineOutcome:
         attributes = {
             **self._tracer.common(self._session_id),
@@ -197,7 +198,13 @@ class _TracedEngine:
         }
         with self._tracer.span("slotgraph.engine", attributes) as span:
             outcome = self.inner.invoke(
-                dag, sm, last_user_text=last_user_text, event_data=event_data, channel=channel, debug=debug
+                dag,
+                sm,
+                last_user_text=last_user_text,
+                event_data=event_data,
+                channel=channel,
+                debug=debug,
+                **extra,
             )
             action = outcome.action
             phase = str(action.get("phase") or "")
