@@ -14,8 +14,8 @@ __all__ = [
     "check_availability",
     "lookup_patient",
     "set_date",
-    "set_patient_name",
     "set_insurance",
+    "set_patient_name",
     "set_reason",
     "set_time",
 ]
