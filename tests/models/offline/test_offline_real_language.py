@@ -361,3 +361,31 @@ def test_a_score_on_a_scale_is_not_a_date_unless_a_date_is_asked() -> None:
     assert _plan([PAIN], "When would you like to come in?", "7/10").tool_calls == (
         ("set_pain", {"visit_date": "2026-07-10"}),
     )
+
+
+CAB = {
+    "name": "set_cab",
+    "description": "Record the ride.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "destination": {"type": "string", "description": "Destination address or location"},
+            "ride_type": {"type": "string", "enum": ["Shared", "Standard", "Premium"]},
+            "ride_date": {"type": "string", "description": "Date of the ride"},
+        },
+    },
+}
+
+
+def test_a_place_ends_where_the_next_value_or_sentence_starts() -> None:
+    plan = _plan([CAB], "Where to?", "I want to go to 961 Elm Drive in a Premium ride.")
+    assert plan.tool_calls == (("set_cab", {"destination": "961 Elm Drive", "ride_type": "Premium"}),)
+    assert _plan([CAB], "Where to?", "Atlanta, GA").tool_calls == (("set_cab", {"destination": "Atlanta"}),)
+    assert _plan([CAB], "Where to?", "I would prefer a shared ride").tool_calls == (
+        ("set_cab", {"ride_type": "Shared"}),
+    )
+
+
+def test_a_street_number_is_not_a_date() -> None:
+    plan = _plan([CAB], "Where to?", "Take me to 291 30th Street please")
+    assert plan.tool_calls == (("set_cab", {"destination": "291 30th Street"}),)

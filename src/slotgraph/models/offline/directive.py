@@ -116,6 +116,10 @@ def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param,
             score += 1  # "Who is the appointment for?" asks for a person's name whatever it calls it
         if param.kind == "date" and "when" in raw:
             score += 1  # "When would you like to come in?" asks for a date whatever it calls it
+        if param.role is not None and "where" in raw:
+            # "Where to?" asks for a place: the pickup when the question is about picking up, else the others.
+            origin_asked = _place_cue(said, "origin") > 0
+            score += 2 if (param.role == "origin") == origin_asked else 0
         if param.role is not None:
             score += _place_cue(said, param.role)
         if param.kind == "boolean" and re.match(

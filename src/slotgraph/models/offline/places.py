@@ -86,7 +86,7 @@ def strip_place_request(text: str) -> str:
 _NAME_WORD = r"(?:[A-Z][\w'’.-]*|\d+[A-Za-z]*)"
 _JOINER = r"(?:of|the|de|del|la|le|and|&|n')"
 _PROPER = rf"{_NAME_WORD}(?:\s+(?:{_JOINER}\s+)*{_NAME_WORD})*"
-_CUES = r"(?i:in|to|at|near|around|from|for|visiting|into|towards?|of|make it|want|prefer|ride)"
+_CUES = r"(?i:in|to|at|near|around|from|for|visiting|into|towards?|of|make it|want|prefer|ride|is)"
 _PLACE_CUE_RE = re.compile(rf"\b(?P<cue>{_CUES})\s+(?:the\s+)?(?P<place>{_PROPER})")
 _NOT_PLACES = frozenset(
     {"i", "i'm", "i'd", "i'll", "me", "my", "we", "us", "it", "a", "an", "the", "please", "thanks", "thank",

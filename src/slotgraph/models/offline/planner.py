@@ -130,6 +130,18 @@ def _offered_date(found: Found, said: str, offered: Sequence[dt.date]) -> dt.dat
     return same[0] if len(same) == 1 else value
 
 
+_STREET_AFTER_RE = re.compile(
+    r"\s+(?:street|st|avenue|ave|road|rd|drive|dr|boulevard|blvd|lane|ln|way|place|pl|court|ct|floor)\b", re.I
+)
+
+
+def _dates(text: str, now: dt.datetime, *, past: bool = False, region: str = "US") -> list[Found]:
+    """The dates of the text, minus street numbers ("291 30th Street" has no date)."""
+    return [
+        f for f in find_dates(text, now, past=past, region=region) if not _STREET_AFTER_RE.match(text, f.end)
+    ]
+
+
 def _fill_dates(
     work: _Work,
     params: Sequence[Param],
@@ -144,7 +156,7 @@ def _fill_dates(
     for index, param in enumerate(date_params):
         if work.has(param):
             continue
-        found = find_dates(work.text, now, past=param.past, region=region)
+        found = _dates(work.text, now, past=param.past, region=region)
         if (
             found
             and param not in asked
@@ -163,7 +175,7 @@ def _fill_dates(
     # Date-looking words never count as numbers or times, even when no date parameter is visible
     # ("June 25th" is not 25 guests) — except ordinal words, which also pick options ("the first one").
     leftovers = [
-        f for f in find_dates(work.text, now, region=region) if _has_date_anchor(work.text[f.start : f.end])
+        f for f in _dates(work.text, now, region=region) if _has_date_anchor(work.text[f.start : f.end])
     ]
     work.text = mask(work.text, [(f.start, f.end) for f in leftovers])
 
@@ -197,7 +209,7 @@ def _fill_dates_by_role(
     roles = {p.key: _date_role(p) for p in date_params}
     if len(date_params) < 2 or not {"start", "end"} <= set(roles.values()):
         return
-    for found in find_dates(work.text, now, region=region):
+    for found in _dates(work.text, now, region=region):
         before = work.text[max(0, found.start - 40) : found.start]
         role = "end" if _END_CUE_RE.search(before) else "start" if _START_CUE_RE.search(before) else None
         open_params = [p for p in date_params if not work.has(p)]
@@ -497,7 +509,52 @@ def _short_value(param: Param, text: str) -> str | None:
     return None
 
 
+_PROPER_START_RE = re.compile(
+    r"(?:the\s+)?(?:[A-Z][\w'’.&-]*|\d+[A-Za-z]*)(?:\s+(?:(?:of|the|de|la|and|&)\s+)*(?:[A-Z][\w'’.&-]*|\d+[A-Za-z]*|#\s*\d+))*"
+)
+_NOT_A_PLACE_START = frozenset(
+    {"i", "i'm", "i'd", "i'll", "we", "we're", "it", "it's", "that", "that's", "this", "there", "on", "yes",
+     "no", "thanks", "thank", "ok", "okay", "sure", "people", "just", "what", "how", "can", "could", "is"}
+)  # fmt: skip
+
+
+_TRAILING_EXTRA_RE = re.compile(r"\s+(?:for|with|in an?|and|so)\s+[a-z][a-z\s']*$")
+
+
+def _place_text(raw: str) -> str | None:
+    """A place said as a whole reply or after a route cue, up to the next value or sentence ("961
+    Bluebell Drive in a Regular ride" → 961 Bluebell Drive; "Chicago. There are two of us" → Chicago), a
+    city before ", <region>" ("Atlanta, GA" → Atlanta), when it reads as a place (a capitalised word or a
+    number in it, or "the ..."); None for a sentence that is not one ("I would prefer a pool ride")."""
+    first = re.split(r"\s{2,}|(?<=[a-z0-9])[.!?](?:\s|$)", raw.strip())[0]
+    first = re.sub(r"(?:\s+(?:in|on|at|for|with|a|an|the|and|to|of|by))+\s*$", "", first, flags=re.I)
+    text = clean_text(strip_place_request(first))
+    if not text:
+        return None
+    from slotgraph.models.offline.gazetteer import normalise_city
+
+    city = normalise_city(text.partition(",")[0])
+    if city is not None:
+        return city
+    said = words(text)
+    if not said or said[0] in _NOT_A_PLACE_START:
+        return None
+    if not (re.search(r"\d", text) or said[0] == "the" or any(w[:1].isupper() for w in text.split()[1:])
+            or text[:1].isupper()):  # fmt: skip
+        return None
+    proper = _PROPER_START_RE.match(text)
+    if proper and _TRAILING_EXTRA_RE.fullmatch(text[proper.end() :]):
+        return proper.group(0)
+    return text
+
+
 def _take_text(work: _Work, param: Param, raw: str) -> bool:
+    if param.role is not None:
+        place = _place_text(raw)
+        if place is None:
+            return False
+        work.take(param, _place_value(param, place) or place)
+        return True
     if _short_valued(param) and not is_nothing(raw):
         short = _short_value(param, raw)
         if short is None:
@@ -552,7 +609,7 @@ def _place_value(param: Param, said: str) -> str | None:
     location; None when a city parameter is given something that is not a city."""
     from slotgraph.models.offline.gazetteer import normalise_city
 
-    city = normalise_city(said)
+    city = normalise_city(said) or normalise_city(said.partition(",")[0])
     if city is not None:
         return city
     return None if _is_city_param(param) else said
