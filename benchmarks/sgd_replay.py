@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from sgd.data import data_dir, load_dialogues, load_schemas
-from sgd.live import make_model
+from sgd.live import load_offline, make_model
 from sgd.metrics import format_report
 from sgd.replay import SGD_TODAY, replay_dialogues
 from sgd.split import select
@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         dialogues = dialogues[: args.limit]
     spec = args.model
     factory = (lambda: make_model(spec, SGD_TODAY)) if spec else None
+    if spec == "offline":
+        print(f"offline model load (embeddings, city names): {load_offline():.2f} s")
     for line in format_report(replay_dialogues(dialogues, schemas, factory), show=args.show):
         print(line)
     return 0

@@ -10,6 +10,7 @@ visible tools, and names the first difference, e.g. ``intent not recognised``, `
 from __future__ import annotations
 
 import datetime
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +21,7 @@ from .convert import ALTERNATIVES_TOOL, INTENT_SETTER, ConvertedAgent, from_sgd_
 from .data import UserTurn
 from .oracle import plan_ops
 
-__all__ = ["ModelCall", "RecordingModel", "TurnReading", "divergence", "make_model"]
+__all__ = ["ModelCall", "RecordingModel", "TurnReading", "divergence", "load_offline", "make_model"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,14 +39,29 @@ class RecordingModel:
     inner: Model
     turn: int = -1
     calls: dict[int, list[ModelCall]] = field(default_factory=dict)
+    seconds: list[float] = field(default_factory=list)
+    """Wall time of each call to the wrapped model."""
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
+        started = time.perf_counter()
         response = await self.inner.generate(request)
+        self.seconds.append(time.perf_counter() - started)
         record = ModelCall(
             frozenset(request.tool_names), tuple((c.name, dict(c.args)) for c in response.tool_calls)
         )
         self.calls.setdefault(self.turn, []).append(record)
         return response
+
+
+def load_offline() -> float:
+    """Load the offline model's bundled data (embeddings, city names) now; the seconds it took."""
+    from slotgraph.models.offline.gazetteer import city_index
+    from slotgraph.models.offline.semantic import embedder
+
+    started = time.perf_counter()
+    embedder()
+    city_index()
+    return time.perf_counter() - started
 
 
 def make_model(spec: str, today: datetime.datetime) -> Model:

@@ -125,5 +125,12 @@ def format_report(outcomes: Sequence[DialogueOutcome], *, show: bool = False) ->
             if show and d is not None:
                 line += f"; turn {d.turn} {d.reason} [{d.detail}]: {d.utterance!r}"
             lines.append(line)
+    seconds = sorted(x for o in outcomes for x in o.model_seconds)
+    if seconds:
+        median = seconds[len(seconds) // 2] * 1000
+        p99 = seconds[min(len(seconds) - 1, round(0.99 * (len(seconds) - 1)))] * 1000
+        lines.append(
+            f"model latency per call: median {median:.2f} ms, p99 {p99:.2f} ms over {len(seconds)} calls"
+        )
     lines.append(f"overall: {total.match_rate:.1f}% of {total.dialogues} dialogues")
     return lines

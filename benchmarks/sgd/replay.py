@@ -63,6 +63,8 @@ class DialogueOutcome:
     """With a real model: the first user turn whose reading differs from the oracle's (None: none did)."""
     divergences: tuple[TurnReading, ...] = field(default=())
     """With a real model: every user turn whose reading differs from the oracle's."""
+    model_seconds: tuple[float, ...] = field(default=())
+    """With a real model: the wall time of each of its calls."""
 
     @property
     def needs_booking(self) -> bool:
@@ -216,6 +218,7 @@ def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema, model: Model | No
         reasked_slots=tuple(run.reasks),
         first_divergence=readings[0] if readings else None,
         divergences=readings,
+        model_seconds=tuple(recorder.seconds) if recorder is not None else (),
     )
 
 
