@@ -35,8 +35,8 @@ _WORD = r"(?:[A-Z0-9][\w'’.&-]*)"
 _JOIN = r"(?:of|the|de|del|la|le|and|&|n')"
 _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _CUE_RE = re.compile(
-    rf"\b(?:at|called|named|is|book|reserve|try|choose|pick|prefer|like|want|go with|with|to)\s+(?:the\s+)?"
-    rf"(?P<name>{_PROPER})"
+    rf"\b(?:at|called|named|is|book|reserve|try|choose|pick|prefer|like|want|go with|with|to"
+    rf"|(?i:{'|'.join(sorted(ENTITY_WORDS))}))\s+(?:the\s+)?(?P<name>{_PROPER})"
 )
 _PROPER_RE = re.compile(_PROPER)
 _COMMON = frozenset(
