@@ -33,6 +33,7 @@ from slotgraph.runtime import (
     Agent,
     AgentLoadError,
     EndSessionEvent,
+    ModelNoCallEvent,
     ModelNotAvailableError,
     PayloadEvent,
     RefusalEvent,
@@ -92,8 +93,12 @@ def _state_panel(session: Session) -> Panel:
     return Panel(table, title="session", expand=False)
 
 
-def _print_turn(console: Console, result: TurnResult) -> None:
+def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = False) -> None:
     for event in result.events:
+        if isinstance(event, ModelNoCallEvent):
+            if diagnostics:  # --show-state: why the model used nothing of the message
+                console.print(f"[yellow]model made no call:[/yellow] {escape(event.reason)}")
+            continue
         if isinstance(event, TextEvent):
             console.print(f"[bold green]agent>[/bold green] {escape(event.text)}")
         elif isinstance(event, PayloadEvent):
@@ -189,7 +194,7 @@ def chat(
             break
         rows.append({"kind": "user", "turn": turn, "text": text})
         rows.extend({**event_to_json(e), "turn": turn} for e in result.events)
-        _print_turn(out, result)
+        _print_turn(out, result, diagnostics=show_state)
         if show_state:
             out.print(_state_panel(session))
         if session.ended:

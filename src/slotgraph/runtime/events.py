@@ -19,6 +19,7 @@ __all__ = [
     "EndSessionEvent",
     "ErrorEvent",
     "Event",
+    "ModelNoCallEvent",
     "PayloadEvent",
     "RefusalEvent",
     "RuleEvent",
@@ -122,6 +123,17 @@ class ErrorEvent:
     kind: Literal["error"] = "error"
 
 
+@dataclass(frozen=True, slots=True)
+class ModelNoCallEvent:
+    """A diagnostic: the model read the person's message and called no tool, and said why (models that can
+    explain themselves, such as ``offline``, give the reason): what an author needs to see when an answer
+    was not used ("asked for patient_name (a name); found none in 'the 5th'")."""
+
+    reason: str
+    text: str
+    kind: Literal["model_no_call"] = "model_no_call"
+
+
 Event = (
     TextEvent
     | PayloadEvent
@@ -133,6 +145,7 @@ Event = (
     | RefusalEvent
     | ErrorEvent
     | RuleEvent
+    | ModelNoCallEvent
 )
 
 

@@ -124,6 +124,9 @@ class ModelResponse:
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
+    no_call_reason: str | None = None
+    """Why the model called no tool on the person's message, when it can say (a diagnostic for authors,
+    emitted as a ``model_no_call`` event; never shown to the person)."""
 
 
 @runtime_checkable

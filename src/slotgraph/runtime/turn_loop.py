@@ -44,7 +44,7 @@ from slotgraph.config.compiled import CompiledDag
 from slotgraph.logic import LogicSession
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import ModelResponseError
-from slotgraph.runtime.events import ErrorEvent, Event, TextEvent
+from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, TextEvent
 from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
 from slotgraph.runtime.logic_bridge import LogicTools
@@ -248,6 +248,9 @@ async def _call_model(
     response = _checked_response(await inputs.model.generate(request))
     out.model_calls += 1
     out.usage = out.usage + response.usage
+    said = request.messages[-1] if request.messages else None
+    if not response.tool_calls and response.no_call_reason and isinstance(said, UserMessage) and said.text:
+        await out.emit(ModelNoCallEvent(response.no_call_reason, said.text))
     if response.text:
         await out.emit(TextEvent(response.text, origin="model"))
         out.history.append(AssistantText(response.text))

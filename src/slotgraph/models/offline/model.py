@@ -85,7 +85,7 @@ class OfflineModel:
         )
         if again is not None and not calls:
             return ModelResponse(text=relay_text(request.system_instruction))
-        return ModelResponse(text=plan.text, tool_calls=calls)
+        return ModelResponse(text=plan.text, tool_calls=calls, no_call_reason=plan.no_call_reason)
 
 
 def _agent_said(messages: tuple[Message, ...], limit: int = 4) -> tuple[str, ...]:

@@ -56,6 +56,9 @@ class Plan:
 
     tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
     text: str | None = None
+    no_call_reason: str | None = field(default=None, compare=False)
+    """When the user's message was read and nothing called: why, for the author (never said to the user).
+    Not part of a plan's identity: two plans doing the same are equal whatever they explain."""
 
 
 @dataclass(slots=True)
@@ -794,7 +797,48 @@ def plan_turn(
         calls = _ask_for_alternatives(tools, user_text, agent_said)
     if calls:
         return Plan(tool_calls=calls)
-    return Plan(text=relay_text(system_instruction))
+    reason = _no_call_reason(user_text, params, asked, readback)
+    return Plan(text=relay_text(system_instruction), no_call_reason=reason)
+
+
+_KIND_WORDS = {
+    "integer": "a number", "number": "an amount", "date": "a date", "time": "a time",
+    "phone": "a phone number", "email": "an email address", "name": "a name", "choice": "one of its options",
+    "boolean": "a yes or no", "identifier": "a reference code", "text": "an answer",
+}  # fmt: skip
+
+
+def _describe(param: Param) -> str:
+    if param.entity:
+        return f"{param.name} (a name of a place or business)"
+    if param.role is not None and _is_city_param(param):
+        return f"{param.name} (a known city)"
+    if param.kind == "choice":
+        shown = ", ".join(str(v) for v in param.enum[:6]) + (", …" if len(param.enum) > 6 else "")
+        return f"{param.name} (one of: {shown})"
+    return f"{param.name} ({_KIND_WORDS[param.kind]})"
+
+
+def _no_call_reason(user_text: str, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> str:
+    """Why nothing was called, in words an author can act on."""
+    quoted = user_text.strip() if len(user_text.strip()) <= 80 else user_text.strip()[:77] + "…"
+    if readback:
+        return (
+            f"during the readback, {quoted!r} is neither a yes, a no nor a new value for what was read back"
+        )
+    if is_question_or_greeting(user_text):
+        return f"{quoted!r} is a question or a greeting, not an answer"
+    if not params:
+        return "no setter was visible"
+    numeric = _NUMERIC_DATE_RE.search(user_text)
+    dates = [p for p in params if p.kind == "date"]
+    if numeric and dates and not any(p in asked for p in dates):
+        return f"{numeric.group(0)!r} could be a date, but no date was asked, so it is not taken as one"
+    if asked:
+        wanted = "; ".join(_describe(p) for p in asked)
+        return f"asked for {wanted}: found none in {quoted!r}"
+    shown = "; ".join(_describe(p) for p in params[:6]) + ("; …" if len(params) > 6 else "")
+    return f"the question names none of the visible parameters and {quoted!r} gives none of: {shown}"
 
 
 _OTHER_OPTIONS_RE = re.compile(

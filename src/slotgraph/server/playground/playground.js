@@ -146,6 +146,7 @@
       case "end_session": return ["session ended", (d.escalated ? "escalated" : "") + (d.reason ? (d.escalated ? ": " : "") + d.reason : "")];
       case "transfer": return ["handed over", d.reason || ""];
       case "error": return ["error", (d.code ? d.code + ": " : "") + (d.message || d.detail || "")];
+      case "model_no_call": return ["model made no call", d.reason || ""];
       default: return [kind.replace(/_/g, " "), short(d, 160)];
     }
   }
