@@ -12,6 +12,7 @@ import typer
 
 from slotgraph.cli.chat import chat_command
 from slotgraph.cli.graph import graph_command
+from slotgraph.cli.import_command import import_command
 from slotgraph.cli.models import models_app
 from slotgraph.cli.run import run_command
 from slotgraph.cli.schema import schema_command
@@ -42,6 +43,7 @@ def create_app() -> typer.Typer:
     app.command("run")(run_command)
     app.command("worker")(worker_command)
     app.command("graph")(graph_command)
+    app.command("import")(import_command)
     app.command("schema")(schema_command)
     app.command("serve")(serve_command)
     app.command("test")(test_command)

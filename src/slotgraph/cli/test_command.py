@@ -36,11 +36,12 @@ from slotgraph.evals import (
 )
 from slotgraph.evals.html_report import html_report
 from slotgraph.evals.junit import junit_xml
+from slotgraph.evals.tool_tests import ToolTestCase
 
 __all__ = ["test_command"]
 
 
-def _selected(case: Case | LoadFailure, pattern: str | None) -> bool:
+def _selected(case: Case | LoadFailure | ToolTestCase, pattern: str | None) -> bool:
     if not pattern:
         return True
     tags = case.scenario.tags if isinstance(case, Case) else []
@@ -101,7 +102,9 @@ def test_command(
     paths: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="Scenario files (.yaml), golden files (.json) or directories to search.", show_default=False
+            help="Scenario files (.yaml), golden files (.json), tool-test files (tool_tests/*.yaml) or "
+            "directories to search.",
+            show_default=False,
         ),
     ] = None,
     model: Annotated[
@@ -154,7 +157,7 @@ def test_command(
         usage_error(
             "no scenarios to run" + (f" matching -k {pattern!r}" if pattern else ""),
             fix="scenario YAML files live under a 'scenarios' directory, "
-            "goldens at evaluations/<Name>/<Name>.json",
+            "goldens at evaluations/<Name>/<Name>.json, tool tests under a 'tool_tests' directory",
         )
     _quiet_runtime_warnings()
     runner = CaseRunner(RunOptions(model=model, today=day, user_model=user_model))

@@ -71,14 +71,14 @@ def _results(events: Iterable[Event]) -> dict[str, ToolResultEvent]:
 
 
 def _call_problem(
-    want: ToolCallExpect, got: ToolCallEvent, results: Mapping[str, ToolResultEvent]
+    want: ToolCallExpect, got: ToolCallEvent, results: Mapping[str, ToolResultEvent], lenient: bool = False
 ) -> str | None:
     if got.name != want.name:
         return f"name {got.name}"
     if want.origin is not None and got.origin != want.origin:
         return f"origin {got.origin}"
     if want.args is not None:
-        problem = find_mismatch(want.args, dict(got.args))
+        problem = find_mismatch(want.args, dict(got.args), empty_matches_any=lenient)
         if problem is not None:
             return f"args: {problem}"
     if want.result is not None:
@@ -107,6 +107,7 @@ def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
     calls = _calls(facts.events)
     results = _results(facts.events)
     actual = "; ".join(_show_call(c) for c in calls) or "no tool calls"
+    lenient = expect.platform_matching
     used: set[int] = set()
     cursor = 0
     for index, want in enumerate(expect.tool_calls):
@@ -115,7 +116,7 @@ def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
             (
                 i
                 for i in range(start, len(calls))
-                if i not in used and _call_problem(want, calls[i], results) is None
+                if i not in used and _call_problem(want, calls[i], results, lenient) is None
             ),
             None,
         )
@@ -123,7 +124,7 @@ def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
             same_name = [c for c in calls if c.name == want.name]
             detail = actual
             if same_name:
-                why = _call_problem(want, same_name[0], results)
+                why = _call_problem(want, same_name[0], results, lenient)
                 detail = (
                     f"{actual} (out of order)"
                     if why is None
@@ -149,14 +150,18 @@ def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
 
 
 def _check_state(
-    wanted: Mapping[str, Any], states: Sequence[Mapping[str, Any]], turn: int | None, base: str
+    wanted: Mapping[str, Any],
+    states: Sequence[Mapping[str, Any]],
+    turn: int | None,
+    base: str,
+    lenient: bool = False,
 ) -> list[Failure]:
     failures: list[Failure] = []
     for path, want in wanted.items():
         problems = []
         for state in states:
             got = lookup_path(state, path)
-            problem = "missing" if got is MISSING else find_mismatch(want, got)
+            problem = "missing" if got is MISSING else find_mismatch(want, got, empty_matches_any=lenient)
             if problem is None:
                 break
             problems.append(render(got))
@@ -229,6 +234,18 @@ def _handed_over(events: Iterable[Event]) -> bool:
     )
 
 
+def _transfer_requests(events: Iterable[Event]) -> list[str]:
+    """The agents tool results of the turn asked to transfer to (``target_agent``, the platform's routing
+    tools)."""
+    asked: list[str] = []
+    for event in events:
+        if isinstance(event, ToolResultEvent) and isinstance(event.result, Mapping):
+            target = event.result.get("target_agent")
+            if isinstance(target, str) and not event.failed:
+                asked.append(target)
+    return asked
+
+
 def _flag(want: bool | None, got: bool, turn: int | None, where: str, what: str) -> list[Failure]:
     if want is None or want == got:
         return []
@@ -247,10 +264,13 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
     """Every unmet expectation of one turn; ``base`` is the expectation's place (``turns[2].expect``)."""
     turn = facts.index
     failures = _check_tool_calls(expect, facts, base)
-    failures += _check_state(expect.state, [facts.state], turn, f"{base}.state")
+    lenient = expect.platform_matching
+    failures += _check_state(expect.state, [facts.state], turn, f"{base}.state", lenient)
     if expect.state_during:
         snapshots = [e.state for e in facts.events if isinstance(e, StateSnapshotEvent)]
-        failures += _check_state(expect.state_during, [*snapshots, facts.state], turn, f"{base}.state_during")
+        failures += _check_state(
+            expect.state_during, [*snapshots, facts.state], turn, f"{base}.state_during", lenient
+        )
     for i, path in enumerate(expect.absent):
         got = lookup_path(facts.state, path)
         if got is not MISSING:
@@ -271,6 +291,30 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
     ended = any(isinstance(e, EndSessionEvent | TransferEvent) for e in facts.events)
     failures += _flag(expect.ended, ended, turn, f"{base}.ended", "ended")
     failures += _flag(expect.transfer, _handed_over(facts.events), turn, f"{base}.transfer", "handed over")
+    if expect.transfer_to is not None:
+        targets = [
+            str(e.details.get("agent")) for e in facts.events if isinstance(e, TransferEvent) and e.details
+        ]
+        if expect.transfer_to not in targets:
+            failures.append(
+                Failure(
+                    turn,
+                    f"{base}.transfer_to",
+                    f"handed over to {expect.transfer_to}",
+                    f"handed over to: {targets}" if targets else "no hand-over to an agent",
+                )
+            )
+    if expect.transfer_requested is not None:
+        asked = _transfer_requests(facts.events)
+        if expect.transfer_requested not in asked:
+            failures.append(
+                Failure(
+                    turn,
+                    f"{base}.transfer_requested",
+                    f"a tool asked for a transfer to {expect.transfer_requested}",
+                    f"transfers asked for: {asked}" if asked else "no tool asked for a transfer",
+                )
+            )
     if expect.refusals is not None and expect.refusals != facts.refusals:
         failures.append(Failure(turn, f"{base}.refusals", str(expect.refusals), str(facts.refusals)))
     parts = [dict(e.part) for e in facts.events if isinstance(e, PayloadEvent)]
@@ -297,6 +341,12 @@ def check_conversation(
         if not any(task.args is None or find_mismatch(task.args, dict(c.args)) is None for c in hits):
             want = label + (f"({render(task.args)} ⊆)" if task.args is not None else "")
             failures.append(Failure(None, f"{base}.tasks[{i}]", f"fired {want}", shown))
+    every = _calls(facts.events)
+    results = _results(facts.events)
+    for i, call in enumerate(expect.tool_calls):
+        if not any(_call_problem(call, got, results, lenient=True) is None for got in every):
+            shown_all = "; ".join(_show_call(c) for c in every) or "no tool calls"
+            failures.append(Failure(None, f"{base}.tool_calls[{i}]", _show_want(call), shown_all))
     for i, name in enumerate(expect.not_fired):
         tool = facts.task_tools.get(name, name)
         if any(c.name == tool for c in fired):

@@ -119,6 +119,19 @@ class TurnExpect(_Strict):
         default_factory=dict,
         description="Like 'state', but holds at the end of the turn OR after any tool call in it.",
     )
+    platform_matching: bool = Field(
+        default=False,
+        description="The original platform's golden rules: an expected {} (state or tool args) matches "
+        "anything.",
+    )
+    transfer_to: str | None = Field(
+        default=None, description="The conversation was handed over to this agent in the turn."
+    )
+    transfer_requested: str | None = Field(
+        default=None,
+        description="A tool result of the turn asked for a transfer to this agent (its 'target_agent'), and "
+        "the agent under test is that agent, so the conversation is already where the transfer leads.",
+    )
     absent: list[str] = Field(default_factory=list, description="Dotted state paths that must not exist.")
     text: str | TextExpect | None = Field(
         default=None, description="A substring of the agent's text, or checks."
@@ -232,6 +245,11 @@ class ConversationExpect(_Strict):
 
     status: Status | None = Field(default=None, description="The final session status.")
     tasks: list[TaskExpect] = Field(default_factory=list, description="Tasks that fired, with their args.")
+    tool_calls: list[ToolCallExpect] = Field(
+        default_factory=list,
+        description="Tool calls that happened at some point (any origin; args as a subset, an empty or "
+        "absent args matches any call).",
+    )
     not_fired: list[str] = Field(default_factory=list, description="Task or tool names that never fired.")
     max_model_calls: int | None = Field(
         default=None, ge=0, description="An upper bound on model calls in total."

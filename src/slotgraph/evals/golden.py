@@ -29,12 +29,22 @@ from typing import Any
 import yaml
 
 from slotgraph.evals.errors import ScenarioFormatError
-from slotgraph.evals.format import Scenario, TextExpect, ToolCallExpect, Turn, TurnExpect
+from slotgraph.evals.format import (
+    ConversationExpect,
+    Scenario,
+    TextExpect,
+    ToolCallExpect,
+    Turn,
+    TurnExpect,
+    UserSimulation,
+)
 
 __all__ = ["SETTINGS_FILE", "GoldenSettings", "golden_scenario", "golden_settings", "import_golden"]
 
 SETTINGS_FILE = "slotgraph.yaml"
-_SETTINGS_KEYS = frozenset({"agent", "today", "channel", "seed"})
+_SETTINGS_KEYS = frozenset(
+    {"agent", "today", "channel", "seed", "semantic_similarity_threshold", "extra_tool_calls"}
+)
 _STEP_KEYS = frozenset({"userInput", "expectation"})
 _INPUT_KEYS = frozenset({"text", "variables", "event"})
 _EXPECT_KEYS = frozenset({"toolCall", "updatedVariables", "agentResponse", "agentTransfer", "note"})
@@ -48,6 +58,11 @@ class GoldenSettings:
     today: datetime.date | None = None
     channel: str | None = None
     seed: int | None = 0
+    semantic_similarity_threshold: int = 3
+    """The app's ``semanticSimilaritySuccessThreshold`` (0–4): 0 means reply text never fails a turn, so
+    ``agentResponse`` is not checked; above 0 it is approximated by "each chunk is contained"."""
+    extra_tool_calls: str = "allow"
+    """The app's ``extraToolCallBehavior``: ``allow`` (calls a golden does not list are fine) or ``fail``."""
 
 
 def _nearest_agent(start: Path) -> Path | None:
@@ -85,14 +100,57 @@ def golden_settings(file: Path) -> GoldenSettings:
         raise ScenarioFormatError(settings_file, "seed", f"not a whole number: {seed!r}", "write seed: 0")
     if "agent" in data:
         agent = (evaluations / str(data["agent"])).resolve()
-    return GoldenSettings(agent=agent, today=today, channel=data.get("channel"), seed=seed)
+    threshold = data.get("semantic_similarity_threshold", 3)
+    if isinstance(threshold, bool) or not isinstance(threshold, int) or not 0 <= threshold <= 4:
+        raise ScenarioFormatError(
+            settings_file,
+            "semantic_similarity_threshold",
+            f"not a whole number from 0 to 4: {threshold!r}",
+            "write the app's semanticSimilaritySuccessThreshold, e.g. semantic_similarity_threshold: 0",
+        )
+    extra = data.get("extra_tool_calls", "allow")
+    if extra not in ("allow", "fail"):
+        raise ScenarioFormatError(
+            settings_file,
+            "extra_tool_calls",
+            f"not 'allow' or 'fail': {extra!r}",
+            "write extra_tool_calls: allow",
+        )
+    return GoldenSettings(
+        agent=agent,
+        today=today,
+        channel=data.get("channel"),
+        seed=seed,
+        semantic_similarity_threshold=threshold,
+        extra_tool_calls=extra,
+    )
+
+
+def agent_names(agent: Path) -> frozenset[str]:
+    """The names an agent directory answers to: its folder name and the ``name`` in its ``agent.yaml``."""
+    folder = agent if agent.is_dir() else agent.parent
+    names = {folder.name}
+    try:
+        data = yaml.safe_load((folder / "agent.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        data = None
+    if isinstance(data, Mapping) and isinstance(data.get("name"), str):
+        names.add(data["name"])
+    return frozenset(names)
 
 
 class _Reader:
     """Walks one golden file, raising located errors."""
 
-    def __init__(self, file: Path) -> None:
+    def __init__(
+        self,
+        file: Path,
+        settings: GoldenSettings | None = None,
+        agent_names: frozenset[str] = frozenset(),
+    ) -> None:
         self.file = file
+        self.settings = settings or GoldenSettings()
+        self.agent_names = agent_names
         self.locations: dict[str, str] = {}
         """Where each converted expectation was written: ``turns[1].expect.tool_calls[0]`` → golden path."""
 
@@ -126,6 +184,8 @@ class _Reader:
         state: dict[str, Any] = {}
         chunks: list[str] = []
         transfer: bool | None = None
+        transfer_to: str | None = None
+        requested: str | None = None
         notes: list[str] = []
         base = f"turns[{index}]"
         self.locations[base] = where
@@ -155,17 +215,34 @@ class _Reader:
                 self.expectation(body["expectation"], f"{at}.expectation", calls, state, chunks, notes)
                 self._locate(base, f"{at}.expectation", before, calls, state, chunks)
                 if "agentTransfer" in body["expectation"]:
-                    transfer = True
-                    self.locations[f"{base}.expect.transfer"] = f"{at}.expectation.agentTransfer"
+                    target = body["expectation"]["agentTransfer"].get("targetAgent")
+                    if isinstance(target, str) and target.rsplit("/", 1)[-1] in self.agent_names:
+                        # The conversation is already with the target (an imported specialist that has
+                        # the routing tool): the routing tool must have asked for it.
+                        requested = target.rsplit("/", 1)[-1]
+                        self.locations[f"{base}.expect.transfer_requested"] = (
+                            f"{at}.expectation.agentTransfer"
+                        )
+                    elif isinstance(target, str) and target:
+                        transfer_to = target.rsplit("/", 1)[-1]
+                        self.locations[f"{base}.expect.transfer_to"] = f"{at}.expectation.agentTransfer"
+                    else:
+                        transfer = True
+                        self.locations[f"{base}.expect.transfer"] = f"{at}.expectation.agentTransfer"
         if user is not None and event is not None:
             raise self.fail(where, "the turn has both user text and an event", "split them into two turns")
         if user is None and event is None and variables is None:
             raise self.fail(where, "the turn has no userInput", 'add {"userInput": {"text": "..."}}')
+        check_text = chunks and self.settings.semantic_similarity_threshold > 0
         expect = TurnExpect(
             tool_calls=calls,
             state_during=state,
-            text=TextExpect(contains=chunks) if chunks else None,
+            text=TextExpect(contains=chunks) if check_text else None,
             transfer=transfer,
+            transfer_to=transfer_to,
+            transfer_requested=requested,
+            platform_matching=True,
+            only=self.settings.extra_tool_calls == "fail",
         )
         return Turn(user=user, event=event, variables=variables, expect=expect, note=" ".join(notes))
 
@@ -227,6 +304,69 @@ class _Reader:
             notes.append(str(body["note"]))
 
 
+def _scenario(
+    reader: _Reader,
+    top: Mapping[str, Any],
+    agent: Path,
+    today: datetime.date | None,
+    settings: GoldenSettings,
+) -> Scenario:
+    """A platform scenario (simulated user) as a Slotgraph simulation: the task is the user's persona and
+    goal, the user facts are added to the goal, expected tool calls must happen at some point. Rubrics and
+    LLM-judged criteria need a judge and are listed in the description as not evaluated."""
+    body = reader.mapping(top["scenario"], "scenario")
+    task = body.get("task")
+    if not isinstance(task, str) or not task.strip():
+        raise reader.fail("scenario.task", "the scenario has no task", 'write "task": "You are ..."')
+    facts = [
+        f"{fact.get('name')}: {fact.get('value')}"
+        for fact in reader.listing(body.get("userFacts", []), "scenario.userFacts")
+        if isinstance(fact, Mapping)
+    ]
+    calls: list[ToolCallExpect] = []
+    for n, item in enumerate(
+        reader.listing(body.get("scenarioExpectations", []), "scenario.scenarioExpectations")
+    ):
+        where = f"scenario.scenarioExpectations[{n}]"
+        entry = reader.mapping(item, where)
+        if "toolExpectation" in entry:
+            expected = reader.mapping(entry["toolExpectation"], f"{where}.toolExpectation").get(
+                "expectedToolCall"
+            )
+            call = reader.mapping(expected, f"{where}.toolExpectation.expectedToolCall")
+            tool = call.get("tool")
+            if not isinstance(tool, str) or not tool:
+                raise reader.fail(
+                    f"{where}.toolExpectation.expectedToolCall.tool", "no tool name", "add tool"
+                )
+            args = reader.mapping(call.get("args", {}), f"{where}.toolExpectation.expectedToolCall.args")
+            reader.locations[f"expect.tool_calls[{len(calls)}]"] = f"{where}.toolExpectation"
+            calls.append(ToolCallExpect(name=tool.rsplit("/", 1)[-1], args=dict(args)))
+    rubrics = [str(r) for r in body.get("rubrics", []) if isinstance(r, str)]
+    turns = body.get("maxTurns", 12)
+    goal = task.strip() + (" Facts you know: " + "; ".join(facts) + "." if facts else "")
+    now = datetime.datetime.combine(today, datetime.time(12, 0)) if today is not None else None
+    name = top.get("displayName") if isinstance(top.get("displayName"), str) else None
+    return Scenario(
+        name=name or reader.file.stem,
+        description=(
+            "A platform scenario (simulated user). Not evaluated here (they need an LLM judge): "
+            + "; ".join(rubrics)
+            if rubrics
+            else "A platform scenario (simulated user)."
+        ),
+        agent=str(agent),
+        now=now,
+        channel=settings.channel,
+        seed=settings.seed,
+        user_sim=UserSimulation(
+            persona=task.strip(), goal=goal, max_turns=turns if isinstance(turns, int) and turns > 0 else 12
+        ),
+        expect=ConversationExpect(tool_calls=calls),
+        tags=[str(t) for t in top.get("tags", []) if isinstance(t, str)],
+    )
+
+
 def golden_scenario(
     data: Any,
     file: Path,
@@ -249,8 +389,11 @@ def import_golden(
 ) -> tuple[Scenario, dict[str, str]]:
     """The scenario of a golden and where each of its expectations is written in the golden file
     (``turns[1].expect.tool_calls[0]`` → ``golden.turns[1].steps[2].expectation.toolCall``)."""
-    reader = _Reader(file)
+    settings = settings or GoldenSettings()
+    reader = _Reader(file, settings, agent_names(agent))
     top = reader.mapping(data, "<top>")
+    if "scenario" in top:
+        return _scenario(reader, top, agent, today, settings), reader.locations
     base = "golden.turns"
     if "golden" in top:
         turns_raw = reader.mapping(top["golden"], "golden").get("turns")
@@ -259,7 +402,6 @@ def import_golden(
     turns = [reader.turn(raw, f"{base}[{i}]", i) for i, raw in enumerate(reader.listing(turns_raw, base))]
     if not turns:
         raise reader.fail(base, "the golden has no turns", "add at least one turn with a userInput")
-    settings = settings or GoldenSettings()
     name = top.get("displayName") if isinstance(top.get("displayName"), str) else None
     now = datetime.datetime.combine(today, datetime.time(12, 0)) if today is not None else None
     scenario = Scenario(

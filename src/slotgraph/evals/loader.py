@@ -1,8 +1,11 @@
 """Finding and loading test cases: scenario YAML files and the platform's golden JSON files.
 
 Discovery (for a directory argument): YAML files (``*.yaml``/``*.yml``) below a directory named
-``scenarios``, and golden files ``evaluations/<Name>/<Name>.json``. A file named explicitly is always loaded
-(YAML as a scenario, JSON as a golden). A malformed file becomes a :class:`LoadFailure` with a located
+``scenarios``, golden files ``evaluations/<Name>/<Name>.json``, and the platform's tool-test YAML files
+below a directory named ``tool_tests`` (:mod:`slotgraph.evals.tool_tests`; each test is one case). A file
+named explicitly is always loaded (YAML as a scenario or tool tests, JSON as a golden). A platform app export
+(a folder holding ``app.json``) met while walking is skipped: its goldens and tool tests run on the agents
+``slotgraph import`` makes of it. A malformed file becomes a :class:`LoadFailure` with a located
 message (file, path inside it, what is wrong, how to fix it); the other files still run.
 """
 
@@ -24,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from slotgraph.evals.errors import ScenarioFormatError
 from slotgraph.evals.format import Scenario
 from slotgraph.evals.golden import GoldenSettings, golden_settings, import_golden
+from slotgraph.evals.tool_tests import ToolTestCase, is_tool_test_file, load_tool_tests
 
 __all__ = ["Case", "LoadFailure", "discover", "load_cases", "load_scenario", "location_of", "parse_scenario"]
 
@@ -81,10 +85,17 @@ def discover(paths: Sequence[Path]) -> list[Path]:
         if path.is_file():
             found.append(path)
             continue
+        exports = [p.parent for p in path.rglob("app.json") if not (p.parent / "agent.yaml").exists()]
         for file in sorted(path.rglob("*")):
             if not file.is_file() or any(part.startswith(".") for part in file.relative_to(path).parts):
                 continue
-            if (file.suffix in _YAML_SUFFIXES and _under_scenarios(file, path)) or _is_golden(file):
+            if any(file.is_relative_to(export) for export in exports):
+                continue  # a platform app export: `slotgraph import` it, then test the imported agents
+            if (
+                (file.suffix in _YAML_SUFFIXES and _under_scenarios(file, path))
+                or _is_golden(file)
+                or is_tool_test_file(file)
+            ):
                 found.append(file)
     unique: dict[Path, None] = {}
     for file in found:
@@ -217,14 +228,29 @@ def _load_golden(file: Path, agent: Path | None, today: datetime.date | None) ->
     return Case(scenario.name or file.stem, file, scenario, file.parent, kind="golden", locations=locations)
 
 
+def _nearest_agent_dir(file: Path) -> Path | None:
+    for folder in file.resolve().parents:
+        if (folder / "agent.yaml").is_file():
+            return folder
+    return None
+
+
+def _tool_test_cases(file: Path, agent: Path | None) -> list[ToolTestCase]:
+    target = agent.resolve() if agent is not None else _nearest_agent_dir(file)
+    return [ToolTestCase(f"{file.stem}: {test.name}", file, test, target) for test in load_tool_tests(file)]
+
+
 def load_cases(
     files: Iterable[Path], *, agent: Path | None = None, today: datetime.date | None = None
-) -> list[Case | LoadFailure]:
-    """Load every file; goldens run against ``agent`` (else the nearest agent directory above them)."""
-    cases: list[Case | LoadFailure] = []
+) -> list[Case | LoadFailure | ToolTestCase]:
+    """Load every file; goldens and tool tests run against ``agent`` (else the nearest agent directory
+    above them)."""
+    cases: list[Case | LoadFailure | ToolTestCase] = []
     for file in files:
         try:
-            if file.suffix == ".json":
+            if file.suffix in _YAML_SUFFIXES and is_tool_test_file(file):
+                cases.extend(_tool_test_cases(file, agent))
+            elif file.suffix == ".json":
                 cases.append(_load_golden(file, agent, today))
             else:
                 scenario = load_scenario(file)

@@ -3,7 +3,8 @@
 The rules (documented in ``docs/evals.md``):
 
 * a mapping matches when every expected key is present and matches (extra actual keys are fine); an empty
-  mapping matches only an empty one (``pending: {}`` means nothing is pending);
+  mapping matches only an empty one (``pending: {}`` means nothing is pending) — except under the platform's
+  golden rules (``empty_matches_any``), where an expected ``{}`` matches any mapping;
 * a list matches a list of the same length whose items match pairwise;
 * numbers match by value (``4 == 4.0``); booleans are not numbers (``True != 1``); a string never equals a
   number (``"4" != 4``: a tool that receives a string where the schema says integer is a real difference);
@@ -31,19 +32,21 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def find_mismatch(expected: Any, actual: Any, where: str = "") -> str | None:
+def find_mismatch(
+    expected: Any, actual: Any, where: str = "", *, empty_matches_any: bool = False
+) -> str | None:
     """``None`` when ``actual`` matches ``expected``, else where and how they first differ."""
     at = f" at {where}" if where else ""
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
             return f"expected a mapping{at}, got {render(actual)}"
-        if not expected and actual:
+        if not expected and actual and not empty_matches_any:
             return f"expected an empty mapping{at}, got {render(actual)}"
         for key, value in expected.items():
             child = f"{where}.{key}" if where else str(key)
             if key not in actual:
                 return f"missing key {child}"
-            problem = find_mismatch(value, actual[key], child)
+            problem = find_mismatch(value, actual[key], child, empty_matches_any=empty_matches_any)
             if problem is not None:
                 return problem
         return None
@@ -53,7 +56,7 @@ def find_mismatch(expected: Any, actual: Any, where: str = "") -> str | None:
         if len(expected) != len(actual):
             return f"expected {len(expected)} items{at}, got {len(actual)}: {render(actual)}"
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            problem = find_mismatch(want, got, f"{where}[{index}]")
+            problem = find_mismatch(want, got, f"{where}[{index}]", empty_matches_any=empty_matches_any)
             if problem is not None:
                 return problem
         return None

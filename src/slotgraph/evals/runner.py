@@ -30,6 +30,7 @@ from slotgraph.evals.loader import Case, LoadFailure
 from slotgraph.evals.replay import ReplayCall, ReplayModel
 from slotgraph.evals.results import Failure, Outcome, ScenarioResult, TurnRecord
 from slotgraph.evals.simulation import simulate
+from slotgraph.evals.tool_tests import ToolTestCase, run_tool_test
 from slotgraph.evals.turn_models import RecordingModel, TurnScriptModel
 from slotgraph.runtime import (
     Agent,
@@ -170,8 +171,11 @@ class CaseRunner:
             )
         return spec
 
-    def run(self, case: Case | LoadFailure) -> ScenarioResult:
-        """Play one case (a simulated-user case is played by :mod:`slotgraph.evals.simulation`)."""
+    def run(self, case: Case | LoadFailure | ToolTestCase) -> ScenarioResult:
+        """Play one case (a simulated-user case is played by :mod:`slotgraph.evals.simulation`, a tool test
+        by :mod:`slotgraph.evals.tool_tests`)."""
+        if isinstance(case, ToolTestCase):
+            return run_tool_test(case, self.agent, self.options.today)
         if isinstance(case, LoadFailure):
             err = case.error
             failure = Failure(None, err.location or "<file>", err.fix or "a valid file", err.message)

@@ -18,6 +18,7 @@ order of all of these), :mod:`~slotgraph.runtime.session` (wiring: store, clock,
 """
 
 from slotgraph.runtime.agent import Agent
+from slotgraph.runtime.builtin_tools import readback_result
 from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
 from slotgraph.runtime.errors import (
     AgentLoadError,
@@ -118,6 +119,7 @@ __all__ = [
     "event_to_json",
     "inject_suffix",
     "load_tools_module",
+    "readback_result",
     "resolve_model",
     "tool_from_function",
 ]

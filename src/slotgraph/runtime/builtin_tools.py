@@ -8,8 +8,11 @@ conversation over to a human (the spec's ``on_exhaust.then: "escalate"`` shortha
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from slotgraph.config.compiled import CompiledDag
+from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.tools import Tool, readback_tool, tool_from_function
 
 __all__ = [
@@ -20,6 +23,7 @@ __all__ = [
     "REJECT_PENDING",
     "SESSION_ENDING_TOOLS",
     "builtin_tools",
+    "readback_result",
 ]
 
 CONFIRM_PENDING = "confirm_pending"
@@ -47,6 +51,28 @@ def escalate(reason: str = "") -> dict[str, Any]:
         reason: Why the conversation is handed over.
     """
     return {"transferred": True, "reason": reason}
+
+
+def readback_result(
+    engine: Engine, dag: CompiledDag, name: str, sm: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run a readback tool on ``sm``: ``(result, new state)``. The results say what the tool did, in the
+    original platform's shapes: ``confirm_pending`` → ``{"committed": [slot names], "stored": True}``,
+    ``reject_pending`` → ``{"rejected": [slot names], "stored": True}``; with nothing pending, ``{"error":
+    True, "error_code": "nothing_pending", "message": ...}`` and the state unchanged."""
+    waiting = sorted((sm.get("pending") or {}).keys())
+    if name == CONFIRM_PENDING:
+        new_sm = engine.confirm_pending(dag, sm)
+        key = "committed"
+    elif name == REJECT_PENDING:
+        new_sm = engine.reject_pending(dag, sm)
+        key = "rejected"
+    else:
+        raise ValueError(f"{name!r} is not a readback tool")
+    if not waiting:
+        message = "Nothing is waiting for confirmation."
+        return {"error": True, "error_code": "nothing_pending", "message": message}, new_sm
+    return {key: waiting, "stored": True}, new_sm
 
 
 def builtin_tools() -> list[Tool]:

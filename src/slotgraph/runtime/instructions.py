@@ -12,20 +12,26 @@ engine's message as ``<system_directive>``, the engine's ``si_suffix`` (``<readb
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
 from slotgraph.config.compiled import CompiledDag
 
 __all__ = [
+    "CURRENT_DATE",
     "SENTINEL",
     "Phase",
     "build_phase_suffix",
     "collection_hints",
+    "fill_current_date",
     "inject_suffix",
     "phase_of",
     "replace_base",
 ]
+
+CURRENT_DATE = "{current_date}"
+"""The one variable an agent's instruction may hold: today's date (ISO) on the session clock."""
 
 SENTINEL = "<!-- slot-framework -->"
 
@@ -109,6 +115,13 @@ def build_phase_suffix(
             )
         )
     return "\n\n".join(parts)
+
+
+def fill_current_date(instruction: str, today: datetime.date) -> str:
+    """``{current_date}`` (the platform's built-in) → today's ISO date; the rest is left as written."""
+    return (
+        instruction.replace(CURRENT_DATE, today.isoformat()) if CURRENT_DATE in instruction else instruction
+    )
 
 
 def inject_suffix(instruction: str, suffix: str | None) -> str:

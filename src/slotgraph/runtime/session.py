@@ -28,6 +28,7 @@ from slotgraph.logic import RECORD_KEY, LogicRecord, LogicSession, RunCache, var
 from slotgraph.runtime.engine_port import DagEngine, Engine
 from slotgraph.runtime.errors import SessionError, StorePayloadError
 from slotgraph.runtime.events import TurnResult
+from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.model import Message, Model, UserMessage
 from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.runtime.tracing_port import TurnTracer
@@ -256,21 +257,23 @@ class Session:
         await self._load()
         if self._ended:
             raise SessionError(f"session {self.id} has ended; start a new session to talk again")
+        now = self.clock()
         inputs = TurnInputs(
             dag=self.agent.dag,
             registry=self._turn_tools,
             engine=self._turn_engine,
             model=self._turn_model,
-            instruction=self.agent.instruction,
+            instruction=fill_current_date(self.agent.instruction, now.date()),
             sm=self._sm,  # never mutated: the loop and the engine build new dicts
             history=tuple(self._history),
             user=user,
             session_id=self.id,
-            now=self.clock(),
+            now=now,
             channel=self.channel,
             event_data=self.event_data or None,
             debug=self.debug,
             step_cap=self.step_cap,
+            agent_name=self.agent.name,
             on_event=on_event,
             logic=self._logic_session() if self.agent.logic is not None else None,
         )

@@ -38,6 +38,7 @@ from slotgraph.runtime.builtin_tools import (
     ESCALATE,
     READBACK_TOOLS,
     REJECT_PENDING,
+    readback_result,
 )
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.events import (
@@ -87,6 +88,8 @@ class ToolRunner:
     channel: str | None
     clock_now: datetime
     extra_context: Mapping[str, Any] = field(default_factory=dict)
+    agent_name: str = ""
+    """The session's agent: a routing tool's ``target_agent`` naming another agent hands the session over."""
 
     def _context(self, sm: Mapping[str, Any]) -> ToolContext:
         state = types.MappingProxyType(copy.deepcopy(dict(sm)))
@@ -205,16 +208,20 @@ class ToolRunner:
         return self._finish(call, sm, events, result, failed=False, route=True)
 
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
-        if call.name == CONFIRM_PENDING:
-            new_sm = self.engine.confirm_pending(self.dag, sm)
-            result: dict[str, Any] = {"confirmed": True}
-        else:
-            assert call.name == REJECT_PENDING
-            new_sm = self.engine.reject_pending(self.dag, sm)
-            result = {"rejected": True}
+        assert call.name in (CONFIRM_PENDING, REJECT_PENDING)
+        result, new_sm = readback_result(self.engine, self.dag, call.name, sm)
         events.append(ToolResultEvent(call.id, call.name, result))
         events.append(StateSnapshotEvent(copy.deepcopy(new_sm), call.name))
         return ToolOutcome(result, new_sm, tuple(events))
+
+    def _routes_away(self, name: str, result: Any) -> bool:
+        """The config's ``bootstrap`` routing tool asked for another agent (its result's ``target_agent``):
+        this session hands the conversation over to it, as the platform's host does."""
+        boot = self.dag.bootstrap
+        if boot is None or name != boot.tool or not isinstance(result, Mapping):
+            return False
+        target = result.get("target_agent")
+        return isinstance(target, str) and bool(target) and target != self.agent_name
 
     def _finish(
         self,
@@ -239,5 +246,10 @@ class ToolRunner:
         elif not failed and call.name == ESCALATE:
             res = result if isinstance(result, Mapping) else {}
             events.append(TransferEvent(str(res.get("reason", call.args.get("reason", ""))), dict(call.args)))
+            ended = True
+        elif not failed and self._routes_away(call.name, result):
+            assert isinstance(result, Mapping)
+            target = str(result["target_agent"])
+            events.append(TransferEvent(f"transfer to {target}", {"agent": target, "tool": call.name}))
             ended = True
         return ToolOutcome(result, new_sm, tuple(events), ended=ended)

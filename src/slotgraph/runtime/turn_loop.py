@@ -99,6 +99,7 @@ class TurnInputs:
     """The session's agent logic (variables, rules, the instruction template); None when the agent has
     none. Rules fire at turn start, after each tool result and at turn end, and the instruction is rebuilt
     from its template before every model call."""
+    agent_name: str = ""
 
 
 @dataclass(slots=True)
@@ -137,7 +138,13 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         sm = inputs.engine.begin_turn(inputs.dag, sm)
     out = TurnOutput(sm=sm, history=[*inputs.history, inputs.user], sink=inputs.on_event)
     runner = ToolRunner(
-        inputs.dag, inputs.registry, inputs.engine, inputs.session_id, inputs.channel, inputs.now
+        inputs.dag,
+        inputs.registry,
+        inputs.engine,
+        inputs.session_id,
+        inputs.channel,
+        inputs.now,
+        agent_name=inputs.agent_name,
     )
     logic = inputs.logic
     if logic is not None:

@@ -5,7 +5,8 @@
 - **terminal status** (``complete``/``escalated``): the engine is not invoked and the state is not touched
   (§9.5). The framework suffix is removed, and the model sees only tools that cannot change slot state — no
   setters, no executors, no readback tools — which keeps ``end_session`` and any informational tools of the
-  agent. The conversation cannot regress to slot filling.
+  agent, and the config's ``bootstrap`` routing tool (with ``reset_on_complete`` it restarts the flow). The
+  conversation cannot otherwise regress to slot filling.
 - **gate slot** unfilled (§3.0a): the engine is skipped; the model sees every setter whose slot has no unmet
   ``requires``, with the collection protocol and its tool-selection guide; the user's text is remembered
   (``_gate_user_text``) and given back as ``<user_context>`` on the first invocation after the gate opens.
@@ -49,7 +50,11 @@ def is_terminal(sm: Mapping[str, Any]) -> bool:
 
 
 def _slot_tools(dag: CompiledDag) -> set[str]:
-    return set(dag.setter_slots) | set(dag.executor_tasks) | set(READBACK_TOOLS)
+    """Tools that change slot state; never the ``bootstrap`` routing tool (it re-opens a finished flow)."""
+    tools = set(dag.setter_slots) | set(dag.executor_tasks) | set(READBACK_TOOLS)
+    if dag.bootstrap is not None:
+        tools.discard(dag.bootstrap.tool)
+    return tools
 
 
 def _blocked_setters(dag: CompiledDag, sm: Mapping[str, Any]) -> set[str]:

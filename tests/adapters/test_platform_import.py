@@ -1,0 +1,257 @@
+"""``slotgraph import``: the sample platform app becomes agent directories that validate and pass its goldens
+and tool tests; unsupported pieces are reported and kept; re-running is idempotent."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from slotgraph.adapters.platform_export import PlatformExportError, read_export
+from slotgraph.adapters.platform_import import import_app
+from slotgraph.adapters.platform_tools import PlatformFunction, as_platform_numbers
+from slotgraph.cli.main import create_app
+from slotgraph.config import load_definition
+
+SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "platform_app" / "harbor_dental"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("imported")
+    import_app(SAMPLE, out)
+    return out
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def test_every_agent_is_imported_and_validates(imported: Path) -> None:
+    for name in ("Booking_Agent", "Billing_Agent", "Harbor_Host"):
+        definition = load_definition(imported / name)
+        assert definition.kind == "agent"
+        assert definition.report.ok, str(definition.report)
+    booking = load_definition(imported / "Booking_Agent")
+    assert [s.name for s in booking.dag.slots][:2] == ["welcome", "visit_reason"]
+    assert booking.dag.bootstrap is not None and booking.dag.bootstrap.tool == "set_active_flow"
+    assert "{current_date}" in (booking.instruction or "")
+
+
+def test_the_report_accounts_for_every_tool_callback_and_evaluation(tmp_path: Path) -> None:
+    report = import_app(SAMPLE, tmp_path)
+    app = read_export(SAMPLE)
+    names = {row.name for row in report.rows}
+    sources = " ".join(row.source for row in report.rows)
+    for tool in app.tools:
+        assert tool in names or tool in sources, tool
+    for agent in app.agents.values():
+        for callback in agent.callbacks:
+            assert callback.code in sources, callback.code
+    for evaluation in app.evaluations:
+        assert evaluation in sources, evaluation
+    unmapped = {(row.kind, row.name) for row in report.unmapped}
+    assert ("callback", "Harbor_Host before_model") in unmapped
+    assert ("child agents", "Harbor_Host") in unmapped
+    assert ("tool", "validate_dag_config") in unmapped
+    # what could not be mapped is kept
+    assert (
+        tmp_path
+        / "_platform"
+        / "agents/Harbor_Host/after_tool_callbacks/after_tool_callbacks_01/python_code.py"
+    ).is_file()
+    assert (tmp_path / "_platform" / "evaluationExpectations").is_dir()
+    translated = {row.name for row in report.rows if row.status == "translated"}
+    assert {
+        "readback_response",
+        "bootstrap",
+        "readback_fmt prefix (text)",
+        "options_from chips",
+    } <= translated
+
+
+def test_reimporting_is_idempotent(tmp_path: Path) -> None:
+    first = import_app(SAMPLE, tmp_path)
+    before = _tree(tmp_path)
+    second = import_app(SAMPLE, tmp_path)
+    assert _tree(tmp_path) == before
+    assert first.rows == second.rows
+
+
+def test_imported_goldens_and_tool_tests_pass(imported: Path) -> None:
+    result = CliRunner().invoke(create_app(), ["test", str(imported)])
+    last = result.output.strip().splitlines()[-1]
+    assert result.exit_code == 0, result.output
+    assert last == "17 passed, 0 failed, 1 skipped", result.output  # 5 goldens, 12 tool tests, 1 scenario
+    assert "Simulated User" in result.output and "needs a model" in result.output
+
+
+def test_the_cli_prints_the_table_and_exits_by_strictness(tmp_path: Path) -> None:
+    runner = CliRunner()
+    result = runner.invoke(create_app(), ["import", str(SAMPLE), str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"not mapped\s+callback\s+Harbor_Host before_model", result.output)
+    assert "imported 3 agents" in result.output
+    strict = runner.invoke(create_app(), ["import", str(SAMPLE), str(tmp_path / "out"), "--strict"])
+    assert strict.exit_code == 1
+    as_json = runner.invoke(create_app(), ["import", str(SAMPLE), str(tmp_path / "out"), "--json"])
+    rows = json.loads(as_json.output)["rows"]
+    assert {"status", "kind", "name", "source", "detail"} == set(rows[0])
+    missing = runner.invoke(create_app(), ["import", str(tmp_path / "nowhere"), str(tmp_path / "out")])
+    assert missing.exit_code == 2 and "not a directory" in missing.output
+
+
+CALLBACK = "agents/Desk/before_tool_callbacks/before_tool_callbacks_01/python_code.py"
+
+
+def _minimal_app(root: Path) -> Path:
+    """A one-agent export with pieces Slotgraph cannot map."""
+    app = root / "app"
+    shutil.copytree(SAMPLE / "tools" / "set_invoice_number", app / "tools" / "set_invoice_number")
+    shutil.copytree(SAMPLE / "tools" / "look_up_balance", app / "tools" / "look_up_balance")
+    shutil.copytree(SAMPLE / "tools" / "billing_dag", app / "tools" / "billing_dag")
+    shutil.copytree(SAMPLE / "tools" / "set_active_flow", app / "tools" / "set_active_flow")
+    (app / "tools" / "weather_api").mkdir(parents=True)
+    (app / "tools" / "weather_api" / "weather_api.json").write_text(
+        json.dumps({"name": "w1", "displayName": "weather_api", "openApiTool": {}})
+    )
+    stateful = app / "tools" / "remember_me" / "python_function" / "python_code.py"
+    stateful.parent.mkdir(parents=True)
+    stateful.write_text(
+        "def remember_me(note: str) -> dict:\n"
+        "    context.state['note'] = note\n"
+        "    return {'stored': True, 'seen': sorted(context.state)}\n"
+    )
+    (app / "tools" / "remember_me" / "remember_me.json").write_text(
+        json.dumps(
+            {
+                "displayName": "remember_me",
+                "pythonFunction": {
+                    "name": "remember_me",
+                    "pythonCode": "tools/remember_me/python_function/python_code.py",
+                },
+            }
+        )
+    )
+    agent = app / "agents" / "Desk"
+    (agent / "before_tool_callbacks" / "before_tool_callbacks_01").mkdir(parents=True)
+    (agent / "before_tool_callbacks" / "before_tool_callbacks_01" / "python_code.py").write_text(
+        "def before_tool_callback(tool, input, callback_context):\n    return None\n"
+    )
+    (agent / "instruction.txt").write_text(
+        "Today is {current_date}. {{system_directive}} Hi {caller} {missing}"
+    )
+    (agent / "Desk.json").write_text(
+        json.dumps(
+            {
+                "displayName": "Desk",
+                "instruction": "agents/Desk/instruction.txt",
+                "tools": [
+                    "billing_dag",
+                    "set_invoice_number",
+                    "weather_api",
+                    "remember_me",
+                    "transfer_to_agent",
+                ],
+                "beforeToolCallbacks": [{"pythonCode": CALLBACK}],
+            }
+        )
+    )
+    (app / "app.json").write_text(
+        json.dumps(
+            {
+                "displayName": "Desk app",
+                "rootAgent": "Desk",
+                "variableDeclarations": [
+                    {
+                        "name": "agent_config_map",
+                        "schema": {"type": "STRING", "default": '{"Desk": "billing", "Ghost": "x"}'},
+                    },
+                    {"name": "caller", "schema": {"type": "STRING", "default": "friend"}},
+                ],
+            }
+        )
+    )
+    return app
+
+
+def test_unsupported_pieces_are_each_reported_and_kept(tmp_path: Path) -> None:
+    report = import_app(_minimal_app(tmp_path), tmp_path / "out")
+    unmapped = {(row.kind, row.name): row for row in report.unmapped}
+    assert ("callback", "Desk before_tool") in unmapped
+    assert ("tool", "weather_api") in unmapped and "not a python tool" in unmapped[
+        ("tool", "weather_api")
+    ].detail
+    assert ("tool", "transfer_to_agent") in unmapped
+    assert ("agent", "Ghost") in unmapped
+    assert ("instruction variable", "{missing}") in unmapped
+    state_row = next(r for r in report.rows if r.name == "remember_me")
+    assert "context.state" in state_row.detail
+    assert (
+        tmp_path
+        / "out"
+        / "_platform"
+        / "agents/Desk/before_tool_callbacks/before_tool_callbacks_01/python_code.py"
+    ).is_file()
+    instruction = (tmp_path / "out" / "Desk" / "instruction.md").read_text()
+    assert instruction.startswith("Today is {current_date}.") and "Hi friend {missing}" in instruction
+    assert "system_directive" not in instruction
+    assert load_definition(tmp_path / "out" / "Desk").report.ok
+
+
+def test_a_broken_config_tool_is_reported_not_raised(tmp_path: Path) -> None:
+    app = _minimal_app(tmp_path)
+    (app / "tools" / "billing_dag" / "python_function" / "python_code.py").write_text(
+        "def billing_dag():\n    raise RuntimeError('boom')\n"
+    )
+    report = import_app(app, tmp_path / "out")
+    row = next(r for r in report.unmapped if r.kind == "agent" and r.name == "Desk")
+    assert "boom" in row.detail
+
+
+def test_not_an_export_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(PlatformExportError, match=r"no app\.json"):
+        import_app(tmp_path, tmp_path / "out")
+
+
+def test_platform_tools_get_floats_and_a_context_global(tmp_path: Path) -> None:
+    code = tmp_path / "tool.py"
+    code.write_text(
+        "def probe(n: int, flag: bool = False) -> dict:\n"
+        "    return {'n': n, 'flag': flag, 'sm': context.state['sm'], 'var': context.state.get('caller')}\n"
+    )
+    fn = PlatformFunction(code, "probe", {"caller": "friend"})
+    result = fn({"filled": {"x": 1}}, n=8, flag=True)
+    assert result == {"n": 8.0, "flag": True, "sm": {"filled": {"x": 1}}, "var": "friend"}
+    assert isinstance(result["n"], float)
+    assert as_platform_numbers({"a": [1, True, "2"]}) == {"a": [1.0, True, "2"]}
+
+
+def test_current_date_in_an_imported_instruction_is_filled_from_the_session_clock(imported: Path) -> None:
+    import datetime
+
+    from slotgraph import Agent
+    from slotgraph.runtime import ModelRequest, ModelResponse
+
+    seen: list[str] = []
+
+    class Spy:
+        async def generate(self, request: ModelRequest) -> ModelResponse:
+            seen.append(request.system_instruction)
+            return ModelResponse(text="Hello!")
+
+    def clock() -> datetime.datetime:
+        return datetime.datetime(2030, 4, 2, 9, 0)
+
+    agent = Agent.load(imported / "Booking_Agent")
+    agent.session(model=Spy(), clock=clock).send("hi")
+    assert seen and "2030-04-02" in seen[0] and "{current_date}" not in seen[0]
