@@ -117,6 +117,8 @@ class Invocation:
     event_data: Mapping[str, Any] | None = None
     prior_pending: bool = False
     """``pending`` was non-empty when the previous invocation ended (from ``_last_state``)."""
+    state_changed: bool = False
+    """``filled``/``pending``/``deferred`` differ from what the previous invocation left (``_last_state``)."""
     fresh_pending: bool = False
     """``pending`` is non-empty now and was empty when the previous invocation ended, or values were just
     promoted from ``deferred`` (§4.3, §7a.6)."""

@@ -157,7 +157,7 @@ def _run(inv: Invocation) -> Reply:
     """Stages 2–11; returns the reply. The order is explained in the module docstring."""
     rejected = apply_rejection(inv.sm)
     prefill_from_events(inv)
-    detect_state_change(inv)  # consumes ``_readback_transition`` into ``inv.readback_transition``
+    inv.state_changed = detect_state_change(inv)  # consumes ``_readback_transition``
     if rejected:
         inv.readback_transition = False  # §7.4: no transition prefix after a rejection
     count_user_turn(inv)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from slotgraph.evals.expectations import ConversationFacts, TurnFacts, check_conversation, check_turn
 from slotgraph.evals.format import Scenario, Turn
@@ -136,6 +137,21 @@ def _steps(turn: Turn, index: int) -> list[ScriptedStep]:
             )
         )
     return steps
+
+
+def _replay_hints(turn: Turn) -> dict[str, Any]:
+    """Slot values the turn's state expectations name (``pending``/``filled``/``deferred``), for completing
+    the arguments a golden leaves out."""
+    hints: dict[str, Any] = {}
+    for wanted in (turn.expect.state, turn.expect.state_during):
+        for section in ("deferred", "filled", "pending"):
+            values = wanted.get(section)
+            if isinstance(values, dict):
+                hints.update(values)
+            for path, value in wanted.items():
+                if path.startswith(f"{section}.") and path.count(".") == 1:
+                    hints[path.split(".", 1)[1]] = value
+    return hints
 
 
 def _replay_calls(turn: Turn) -> list[ReplayCall]:
@@ -265,7 +281,7 @@ class CaseRunner:
         if isinstance(inner, TurnScriptModel):
             inner.begin_turn(_steps(turn, index))
         elif isinstance(inner, ReplayModel):
-            inner.begin_turn(_replay_calls(turn))
+            inner.begin_turn(_replay_calls(turn), _replay_hints(turn))
         injected = turn.injected_event_data()
         _set_env(turn.env)
         first_request = len(recorder.requests)
@@ -336,6 +352,7 @@ class CaseRunner:
                 failures.append(
                     Failure(index + 1, f"turns[{index}].model", "every scripted step used", str(err))
                 )
-        return TurnRecord.played(
-            index + 1, turn.kind, label, result, visible, latency, tuple(failures), turn.note
-        )
+        note = turn.note
+        if isinstance(inner, ReplayModel) and inner.guesses:
+            note = (note + " · " if note else "") + "replay completed " + "; ".join(inner.guesses)
+        return TurnRecord.played(index + 1, turn.kind, label, result, visible, latency, tuple(failures), note)

@@ -5,7 +5,10 @@
   setters for what else the user said (§7.3a step 3).
 * **awaiting readback** — the readback sentence of every pending value, relayed by the model (not preempted,
   §8.3), unless a task's ``then_say`` leads it, in which case both are preempted. The config's
-  ``readback_response`` parts come with it (placeholders from filled and pending values).
+  ``readback_response`` parts come with it (placeholders from filled and pending values). When the user
+  spoke and nothing changed since the previous invocation (values were already pending, no confirmation or
+  correction yet), the message is empty (``readback_quiet``): the model answers under the readback
+  instructions, which list the pending values, instead of being handed the same readback again.
 * **next question** — the slot's ``ask``. Right after a confirmation (``_readback_transition``) it is
   preempted as ``"{prefix} {question}"`` with the prefix picked by the injected ``choose`` from
   ``confirm_transition_prefixes`` (default ``"Great!"``). After a successful task it is preempted behind the
@@ -56,6 +59,21 @@ def _reply(
     )
 
 
+def _quiet_readback(inv: Invocation, lead: list[Segment]) -> bool:
+    """The user spoke while values wait for confirmation and nothing changed since the previous invocation
+    (neither a confirmation nor a correction yet): the model answers under the readback instructions
+    instead of receiving the same readback again (the original platform's behaviour)."""
+    return (
+        bool(inv.user_text.strip())
+        and inv.prior_pending
+        and not inv.state_changed
+        and not inv.promoted
+        and inv.then_say is None
+        and not lead
+        and not inv.force_preempt
+    )
+
+
 def reply_for(inv: Invocation, action: DagAction) -> Reply:
     lead = list(inv.messages)
     then_say = inv.then_say
@@ -77,6 +95,9 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
                 reason="fire",
             )
         case AwaitReadback():
+            if _quiet_readback(inv, lead):
+                inv.trace.emit("readback_quiet", pending=sorted(inv.pending))
+                return _reply([], preempt=False, force_preempt=False, reason="readback_quiet")
             if then_say:
                 lead.append(then_say)
             lead.append(

@@ -5,12 +5,16 @@
 * ``<system_directive>`` with the reply's message when an event pre-fill happened this turn (§12.1: the host
   then uses the engine's suffix instead of its own directive, and the directive already names the right next
   question because the DAG saw the pre-filled slot);
-* ``<deferred_collection>`` when values were just routed to ``deferred`` and nothing is pending (§7a.4):
+* ``<deferred_collection>`` when ``deferred`` holds values the previous invocation's snapshot
+  (``_last_state``) did not — routed there in this invocation or since — and nothing is pending (§7a.4):
   "The value(s) just collected (guest_name) are noted and will be confirmed later together with related
   information. Do NOT read them back or ask for confirmation now. Instead, proceed to ask: <next question>";
 * ``<readback_scope>`` while values promoted from ``deferred`` are pending: every pending value, one per line
   as ``  - <label>: <formatted value>`` (label: the slot's ``label``, else its name; value through the
-  readback formatter).
+  readback formatter);
+* otherwise, on a fresh readback (values that just entered ``pending``) and on a quiet one (the user spoke,
+  nothing changed), the original platform's plain ``<readback_scope>``:
+  ``Pending confirmation: <formatted value>, <formatted value>.`` (formatter output, no slot names).
 
 :func:`response_parts` — §8a. Each segment of the reply resolves its location's parts for the channel
 (``channel_*[channel]``, else the default ``response``), every string rendered with ``{slot}`` from ``filled``
@@ -45,8 +49,8 @@ def _tag(name: str, body: str) -> str:
     return f"<{name}>\n{body}\n</{name}>"
 
 
-def deferred_collection(inv: Invocation) -> str:
-    names = ", ".join(inv.fresh_deferred)
+def deferred_collection(inv: Invocation, fresh: list[str] | None = None) -> str:
+    names = ", ".join(inv.fresh_deferred if fresh is None else fresh)
     body = (
         f"The value(s) just collected ({names}) are noted and will be confirmed later together with related "
         "information. Do NOT read them back or ask for confirmation now."
@@ -70,14 +74,39 @@ def readback_scope(inv: Invocation) -> str:
     return _tag("readback_scope", body + "\n".join(lines))
 
 
+def pending_confirmation(inv: Invocation) -> str:
+    """The plain readback scope: ``Pending confirmation: <formatted value>, <formatted value>.``"""
+    dag = inv.dag
+    order = [s.name for s in dag.slots if s.name in inv.pending]
+    order += sorted(n for n in inv.pending if n not in dag.slot_by_name)
+    values = ", ".join(format_value(dag, name, inv.pending[name]) for name in order)
+    return _tag("readback_scope", f"Pending confirmation: {values}.")
+
+
+def newly_deferred(inv: Invocation) -> list[str]:
+    """Slots in ``deferred`` now that the previous invocation's snapshot did not hold there, plus those
+    routed there in this invocation."""
+    last = inv.sm.get("_last_state")
+    before = last.get("deferred") if isinstance(last, dict) else None
+    known = before if isinstance(before, dict) else {}
+    fresh = list(inv.fresh_deferred)
+    fresh += [name for name in inv.deferred if name not in known and name not in fresh]
+    return fresh
+
+
 def si_suffix(inv: Invocation, reply: Reply) -> str:
     parts: list[str] = []
     if inv.sm.get("_event_prefilled_this_turn") and reply.message:
         parts.append(_tag("system_directive", reply.message))
-    if inv.fresh_deferred and not inv.pending:
-        parts.append(deferred_collection(inv))
+    fresh_deferred = newly_deferred(inv)
+    if fresh_deferred and not inv.pending:
+        parts.append(deferred_collection(inv, fresh_deferred))
     if inv.pending and inv.sm.get(PROMOTED_KEY):
         parts.append(readback_scope(inv))
+    elif inv.pending and (
+        (inv.fresh_pending and not inv.inline_confirmed) or reply.reason == "readback_quiet"
+    ):
+        parts.append(pending_confirmation(inv))
     return "\n\n".join(parts)
 
 
