@@ -453,3 +453,12 @@ def test_the_engine_entry_accepts_config_id() -> None:
     assert out["action"]["message"] == "How many guests?"
     with pytest.raises(Exception, match="config_id"):
         _run(_config(), {}, "hi", config_id=3)
+
+
+def test_the_editor_schema_knows_the_platform_spelling() -> None:
+    from slotgraph.config import dag_json_schema
+
+    slot = dag_json_schema()["$defs"]["SlotConfig"]["properties"]
+    assert "channel_response" in slot and "channel_responses" in slot
+    top = dag_json_schema()["properties"]
+    assert {"readback_response", "event_mappings", "bootstrap", "progress_stall"} <= set(top)

@@ -27,9 +27,23 @@ def _allow_extensions(node: Any) -> None:
             _allow_extensions(item)
 
 
+def _allow_platform_spelling(node: Any) -> None:
+    """``channel_response`` (the original platform's spelling) beside every ``channel_responses``."""
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict) and "channel_responses" in properties:
+            properties.setdefault("channel_response", properties["channel_responses"])
+        for value in node.values():
+            _allow_platform_spelling(value)
+    elif isinstance(node, list):
+        for item in node:
+            _allow_platform_spelling(item)
+
+
 def _schema(model: type[DagConfig] | type[AgentConfig], title: str) -> dict[str, Any]:
     schema = model.model_json_schema()
     _allow_extensions(schema)
+    _allow_platform_spelling(schema)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = title
     return schema
