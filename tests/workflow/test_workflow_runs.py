@@ -280,3 +280,20 @@ def test_an_agent_stage_without_a_port_fails_with_a_clear_error() -> None:
     record = _run(WorkflowRunner(workflow), {})
     assert record.error is not None and record.error["code"] == "agent_stage_failed"
     assert "no agent port" in record.error["message"]
+
+
+def test_a_prefetch_answer_is_packed_as_context_for_later_llm_stages(echo_server: EchoServer) -> None:
+    workflow = _wf(
+        {"id": "corpus", "kind": "prefetch", "url": "/corpus",
+         "input_schema": {"type": "object", "properties": {"topic": {"type": "string"}}}},
+        {"id": "answer", "kind": "llm", "role": "synthesis", "input": "goal.question"},
+        base_url=echo_server.url,
+    )  # fmt: skip
+    model = ScriptedModel([ScriptedStep(text="Refunds take 5 days.")])
+    record = _run(WorkflowRunner(workflow, model=model), {"topic": "refunds", "question": "How long?"})
+    assert record.status == "succeeded", record.error
+    assert echo_server.requests[0]["body"] == {"topic": "refunds"}  # the question is not declared: dropped
+    assert record.slots["corpus"] == {"ok": True, "echo": {"topic": "refunds"}}
+    blob = model.requests[0].messages[0].text  # type: ignore[union-attr]
+    assert blob.startswith("How long?") and "Context:" in blob and '[corpus] {"ok": true' in blob
+    assert record.result == "Refunds take 5 days."
