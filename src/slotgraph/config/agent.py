@@ -26,7 +26,7 @@ from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.logic import RuleConfig, VariableDeclaration
 from slotgraph.config.models import DagConfig
 from slotgraph.config.positions import SourceMap
-from slotgraph.config.tool_sources import McpServerConfig, ToolsConfig
+from slotgraph.config.tool_sources import HttpToolConfig, McpServerConfig, ToolsConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 
@@ -114,6 +114,8 @@ class Definition:
     """The instruction text, read from ``instruction`` or ``instruction_file``."""
     mcp_servers: tuple[McpServerConfig, ...] = ()
     """MCP servers whose tools the agent uses (``tools: {mcp: ...}``); the runtime connects to them."""
+    http_tools: tuple[HttpToolConfig, ...] = ()
+    """Tools whose executor is an HTTP endpoint (``tools: {http: [...]}``)."""
 
 
 def discover_tool_names(path: str | os.PathLike[str]) -> frozenset[str]:
@@ -195,6 +197,7 @@ def _load_agent(file: Path, checks: Sequence[AgentCheck] = ()) -> Definition:
     tools_path: Path | None = None
     tool_names: frozenset[str] | None = None
     mcp_servers: tuple[McpServerConfig, ...] = ()
+    http_tools: tuple[HttpToolConfig, ...] = ()
     module_key = "tools"
     explicit_module = "tools" in raw
     if isinstance(tools_value, Mapping):
@@ -204,6 +207,7 @@ def _load_agent(file: Path, checks: Sequence[AgentCheck] = ()) -> Definition:
             tools_config = None  # structure_issues reports what is wrong, with its location
         if tools_config is not None:
             mcp_servers = tools_config.mcp
+            http_tools = tools_config.http
         module_key = "tools.module"
         explicit_module = isinstance(tools_value.get("module"), str)
         tools_value = tools_value["module"] if explicit_module else "tools.py"
@@ -222,6 +226,8 @@ def _load_agent(file: Path, checks: Sequence[AgentCheck] = ()) -> Definition:
                     "fix the path (relative to the agent directory) or remove it",
                 )
             )
+    if tool_names is not None and http_tools:
+        tool_names = tool_names | {tool.name for tool in http_tools}
     if dag_raw is not None:
         report = validate_raw(dag_raw, tool_names=tool_names)
         if dag_map is not None:
@@ -270,6 +276,7 @@ def _load_agent(file: Path, checks: Sequence[AgentCheck] = ()) -> Definition:
         report=ValidationReport.from_issues(warnings),
         instruction=instruction,
         mcp_servers=mcp_servers,
+        http_tools=http_tools,
     )
 
 

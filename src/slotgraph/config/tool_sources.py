@@ -11,6 +11,10 @@
         timeout: 20                     # seconds per tool call (default 30)
         tools: [find_available_times]   # optional: only these tools of the server
       # mcp: http://localhost:8000/mcp  # ... or a Streamable-HTTP server by URL (or {url: ..., headers: ...})
+      http:                             # tools whose executor is an HTTP endpoint
+        - name: match_purchase
+          url: http://localhost:8765/purchases/match
+          input_schema: {type: object, properties: {...}, required: [...]}
 
 Pure data: nothing here starts a server. The runtime (:mod:`slotgraph.mcp_tools`) connects when the agent is
 loaded and reads the tools' schemas from the server.
@@ -18,11 +22,13 @@ loaded and reads the tools' schemas from the server.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["DEFAULT_MCP_TIMEOUT", "McpServerConfig", "ToolsConfig"]
+from slotgraph.config.json_schemas import CompiledSchema, compile_schema
+
+__all__ = ["DEFAULT_MCP_TIMEOUT", "HttpToolConfig", "McpServerConfig", "ToolsConfig"]
 
 DEFAULT_MCP_TIMEOUT = 30.0
 
@@ -86,8 +92,49 @@ class McpServerConfig(BaseModel):
         return " ".join((self.command or "", *self.args))
 
 
+class HttpToolConfig(BaseModel):
+    """A tool whose executor is an HTTP endpoint (``tools: {http: [...]}``): the call's arguments become the
+    JSON body, assembled by ``input_schema`` exactly like a workflow's HTTP stage
+    (:mod:`slotgraph.config.payloads`): only declared keys are sent, a missing required key fails closed
+    before the call (the tool returns an error), a wrongly typed value too."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """The tool name the DAG (a task's ``tool``) or the model uses."""
+    url: str
+    """The endpoint: an http:// or https:// URL."""
+    method: Literal["POST", "PUT", "PATCH"] = "POST"
+    description: str = ""
+    """What the tool does (shown to the model)."""
+    input_schema: dict[str, Any] | None = None
+    """JSON Schema of the body (an object); also the tool's parameters as the model sees them."""
+    headers: dict[str, str] | None = None
+    timeout: float = Field(default=30.0, gt=0, le=600)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+        return value
+
+    @field_validator("input_schema")
+    @classmethod
+    def _compiles(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            _, problems = compile_schema(value)
+            if problems:
+                where = problems[0].location or "input_schema"
+                raise ValueError(f"input_schema {where}: {problems[0].message} — {problems[0].fix}")
+        return value
+
+    def compiled_schema(self) -> CompiledSchema | None:
+        return compile_schema(self.input_schema, name=self.name)[0] if self.input_schema is not None else None
+
+
 class ToolsConfig(BaseModel):
-    """The mapping form of ``tools``: a Python module and/or MCP servers."""
+    """The mapping form of ``tools``: a Python module, MCP servers and/or HTTP tools."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
@@ -95,6 +142,8 @@ class ToolsConfig(BaseModel):
     """Python module with tool functions, relative to the agent directory (default: tools.py if present)."""
     mcp: tuple[McpServerConfig, ...] = ()
     """MCP servers whose tools the agent uses: one server (a mapping or a URL) or a list of them."""
+    http: tuple[HttpToolConfig, ...] = ()
+    """Tools whose executor is an HTTP endpoint (bodies assembled by their ``input_schema``)."""
 
     @field_validator("mcp", mode="before")
     @classmethod

@@ -51,19 +51,22 @@ class ToolSourceHandle(Protocol):
 def _external_tools(
     definition: Definition, functions: list[Callable[..., Any]], sources: list[ToolSourceHandle]
 ) -> list[Tool]:
-    """The tools of the agent's MCP servers; the DAG's tool references checked against every tool."""
-    if not definition.mcp_servers:
+    """The agent's HTTP tools and the tools of its MCP servers; the DAG's tool references checked against
+    every tool."""
+    if not definition.mcp_servers and not definition.http_tools:
         return []
-    from slotgraph.mcp_tools import load_mcp_tools
+    from slotgraph.runtime.http_tools import http_tool
 
-    tools: list[Tool] = list(
-        load_mcp_tools(
+    tools: list[Tool] = [http_tool(config) for config in definition.http_tools]
+    if definition.mcp_servers:
+        from slotgraph.mcp_tools import load_mcp_tools
+
+        tools += load_mcp_tools(
             definition.mcp_servers,
             base_dir=definition.base_dir,
-            taken=[fn.__name__ for fn in functions],
+            taken=[fn.__name__ for fn in functions] + [tool.name for tool in tools],
             on_source=sources.append,
         )
-    )
     names = frozenset([fn.__name__ for fn in functions] + [tool.name for tool in tools])
     report = validate_raw(definition.raw_dag, tool_names=names)
     if not report.ok:
