@@ -389,3 +389,14 @@ def test_a_place_ends_where_the_next_value_or_sentence_starts() -> None:
 def test_a_street_number_is_not_a_date() -> None:
     plan = _plan([CAB], "Where to?", "Take me to 291 30th Street please")
     assert plan.tool_calls == (("set_cab", {"destination": "291 30th Street"}),)
+
+
+def test_a_number_said_only_to_be_denied_is_no_value_and_a_count_is_no_time() -> None:
+    from slotgraph.models.offline.times import find_times
+
+    assert find_times("It's for 5 people, not 6.", bare=True) == []
+    assert [f.value.hhmm() for f in find_times("5 works", bare=True)] == ["17:00"]
+    plan = plan_turn(
+        [TRIP], system_instruction=_si("How many riders?"), user_text="It's for 3 riders, not 4.", now=NOW
+    )
+    assert plan.tool_calls == (("set_trip", {"riders": 3}),)

@@ -338,12 +338,16 @@ def _fill_people_groups(work: _Work, int_params: Sequence[Param], asked: Sequenc
                 work.take(asked_open[0], group.total, found)
 
 
+_DENIED_RE = re.compile(r"\bnot\s+(?:the\s+)?$", re.I)
+
+
 def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
     int_params = _of_kind(params, "integer")
     if not int_params:
         return
     _fill_people_groups(work, int_params, asked)
-    counts = find_counts(work.text)
+    # "5 people, not 6": a number said only to be denied is no value.
+    counts = [c for c in find_counts(work.text) if not _DENIED_RE.search(work.text, 0, c.start)]
     # Counts with a unit claim their parameter before bare numbers do.
     for count in sorted(counts, key=lambda c: c.unit is None):
         target = _count_target(count, int_params, work, asked)

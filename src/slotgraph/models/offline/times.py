@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from slotgraph.models.offline.numbers import parse_number_words
+from slotgraph.models.offline.numbers import UNIT_CLASSES, parse_number_words
 from slotgraph.models.offline.spans import Found
 
 __all__ = ["ClockTime", "find_times", "offered_times", "pick_offered"]
@@ -44,6 +44,8 @@ _BRITISH_HALF_RE = re.compile(rf"\bhalf\s+(1[0-2]|0?[1-9]|{_HOUR_WORDS})\b(?![:.
 _WORDS_RE = re.compile(rf"\b({_HOUR_WORDS})[\s-]({_MINUTE_WORDS})\b(?:{_MERIDIEM})?", re.I)
 _NAMED_RE = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 _BARE_RE = re.compile(rf"(?<![\d.:/$,])\b(1[0-2]|0?[1-9]|{_HOUR_WORDS})\b(?![\d:./,]\d)", re.I)
+_UNIT_AFTER_RE = re.compile(r"\s*(?:of\s+)?([a-z]+)", re.I)
+_COUNT_UNITS = frozenset().union(*UNIT_CLASSES.values()) - {"party", "size"}
 _EVENING_RE = re.compile(r"\b(?:evening|tonight|night|dinner|supper|pm)\b", re.I)
 _MORNING_RE = re.compile(r"\b(?:morning|breakfast|am)\b", re.I)
 _AFTERNOON_RE = re.compile(r"\bafternoon\b", re.I)
@@ -135,6 +137,11 @@ def _raw_times(text: str, *, bare: bool) -> list[Found]:
         add(hour, int(m.group(2) or 0), True, m)
     if bare:
         for m in _BARE_RE.finditer(text):
+            unit = _UNIT_AFTER_RE.match(text, m.end())
+            if unit and unit.group(1).lower() in _COUNT_UNITS:
+                continue  # "for 5 people" is a count, not 5 o'clock
+            if re.search(r"\bnot\s+$", text[max(0, m.start() - 6) : m.start()], re.I):
+                continue  # "5 people, not 6": a number said only to be denied
             add(_hour(m.group(1).lower()), 0, False, m)
     found.sort(key=lambda f: f.start)
     return found
