@@ -79,6 +79,13 @@ def test_the_report_accounts_for_every_tool_callback_and_evaluation(tmp_path: Pa
     } <= translated
 
 
+def test_relative_paths_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(SAMPLE.parent)
+    report = import_app(Path(SAMPLE.name), tmp_path / "out")
+    assert len(report.agents) == 3
+    assert not [r for r in report.unmapped if r.kind in ("agent", "config")]
+
+
 def test_reimporting_is_idempotent(tmp_path: Path) -> None:
     first = import_app(SAMPLE, tmp_path)
     before = _tree(tmp_path)

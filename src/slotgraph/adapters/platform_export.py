@@ -280,7 +280,7 @@ def _agents(root: Path) -> dict[str, PlatformAgent]:
 
 def read_export(path: Path) -> PlatformApp:
     """Read the app export at ``path`` (the app folder or the folder that holds it)."""
-    root = find_app_dir(Path(path))
+    root = find_app_dir(Path(path)).resolve()
     app_file = root / "app.json"
     app = _json(app_file)
     local = root / "gecx-config.json"

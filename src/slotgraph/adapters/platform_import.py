@@ -156,6 +156,7 @@ sys.stdout.write(json.dumps(result))
 
 def evaluate_config_tool(code: Path, function: str) -> dict[str, Any]:
     """Call a config tool (no arguments) in a separate Python process; its JSON result must be a mapping."""
+    code = code.resolve()
     try:
         done = subprocess.run(
             [sys.executable, "-I", "-c", _EVALUATE, str(code), function],
