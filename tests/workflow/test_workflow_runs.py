@@ -247,6 +247,12 @@ def test_a_failing_endpoint_is_retried_then_fails_the_stage(echo_server: EchoSer
     assert record.status == "failed" and record.error is not None
     assert record.error["code"] == "http_stage_failed" and "500" in record.error["message"]
     assert [r["key"] for r in echo_server.requests] == [f"{record.run_id}:call"] * 3
+    (stage,) = record.stages
+    assert stage.status == "failed" and stage.detail == {
+        "url": f"{echo_server.url}/fail",
+        "body": {},
+        "attempts": 3,
+    }
 
 
 class FakeAgents:

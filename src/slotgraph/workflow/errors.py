@@ -20,6 +20,8 @@ Loading a workflow file raises :class:`slotgraph.config.ConfigLoadError` or
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "AgentStageError",
     "GateClosedError",
@@ -61,7 +63,8 @@ class GoalError(WorkflowError):
 
 
 class StageError(WorkflowError):
-    """A stage failed. ``retryable`` is True when running the stage again may succeed (an outage)."""
+    """A stage failed. ``retryable`` is True when running the stage again may succeed (an outage);
+    ``detail`` holds what the stage did before failing (kept in the run's timeline)."""
 
     code = "stage_failed"
     retryable = False
@@ -69,6 +72,7 @@ class StageError(WorkflowError):
     def __init__(self, stage_id: str, message: str) -> None:
         super().__init__(f"stage {stage_id!r}: {message}")
         self.stage_id = stage_id
+        self.detail: dict[str, Any] = {}
 
 
 class MissingRequiredKeyError(StageError):

@@ -211,7 +211,7 @@ class WorkflowRunner:
                 "failed",
                 started,
                 self.clock(),
-                detail=dict(getattr(err, "detail", {}) or {}),
+                detail=dict(err.detail),
                 error={"code": err.code, "message": err.message},
             )
             record.stages.append(ran)
@@ -357,7 +357,7 @@ class WorkflowRunner:
                     retryable=answer.status >= 500 or answer.status == 429,
                 )
             if not failure.retryable or attempts > stage.retries:
-                failure.detail = {"url": url, "body": payload, "attempts": attempts}  # type: ignore[attr-defined]
+                failure.detail = {"url": url, "body": payload, "attempts": attempts}
                 raise failure
         body = answer.body
         if body is not None and not isinstance(body, dict):
