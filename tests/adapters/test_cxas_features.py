@@ -75,7 +75,7 @@ def test_fill_slots_updates_sm_in_place_and_reports_reasons(raw: dict[str, Any])
         },
     }
     out = slot_filling_engine({"raw_config": raw, "sm": sm, "last_user_text": ""})
-    assert out["action"]["message"].endswith("Lovely! What date would you like to join us?")
+    assert out["action"]["message"].endswith(" What date would you like to join us?")
 
 
 def test_fill_slots_through_readback(raw: dict[str, Any]) -> None:

@@ -82,7 +82,7 @@ def test_event_prefill_skips_the_question_and_tells_the_model_the_right_next_que
     assert action["event_prefilled"] is True
     assert action["message"] == (
         "Welcome to Bella Notte! I'd be happy to help you with a reservation."
-        " Lovely! What date would you like to join us?"
+        " What date would you like to join us?"
     )
     assert action["si_suffix"] == f"<system_directive>\n{action['message']}\n</system_directive>"
     assert "set_reservation_basics" not in action["hide_tools"]  # the date is still to be set with it

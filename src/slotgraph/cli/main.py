@@ -1,18 +1,25 @@
 """The ``slotgraph`` application: one module per command, wired here and nowhere else.
 
-Commands are nouns or noun-verb groups: ``validate``, ``graph``, ``schema``, ``version``, ``chat``,
-``test``, ``serve`` and the ``models`` group (``models list``), each plugged in with ``app.command(...)`` or
-``app.add_typer(...)`` in :func:`create_app`. The app is built by a function, so nothing here is module
-state.
+Commands are nouns or noun-verb groups: ``init``, ``validate``, ``graph``, ``schema``, ``version``,
+``chat``, ``run``, ``worker``, ``test``, ``serve`` and the ``models`` group (``models list``), each plugged
+in with ``app.command(...)`` or ``app.add_typer(...)`` in :func:`create_app`, with its ``--help`` examples
+and exit codes from :mod:`slotgraph.cli.help_texts`. ``slotgraph --version`` prints the version; shell
+completion comes from ``--install-completion`` / ``--show-completion``. The app is built by a function, so
+nothing here is module state.
 """
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
+from slotgraph import __version__
 from slotgraph.cli.chat import chat_command
 from slotgraph.cli.graph import graph_command
+from slotgraph.cli.help_texts import EPILOGS, MAIN_EPILOG
 from slotgraph.cli.import_command import import_command
+from slotgraph.cli.init_command import init_command
 from slotgraph.cli.models import models_app
 from slotgraph.cli.run import run_command
 from slotgraph.cli.schema import schema_command
@@ -24,9 +31,32 @@ from slotgraph.cli.worker import worker_command
 
 __all__ = ["create_app", "main"]
 
-_HELP = """Slotgraph: LLM agents whose control flow is deterministic.
+_HELP = """Slotgraph: LLM agents whose control flow is deterministic."""
 
-Exit codes: 0 ok, 1 invalid config, 2 usage error (bad path or option)."""
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"slotgraph {__version__}")
+        raise typer.Exit()
+
+
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
+    ] = False,
+) -> None:
+    """Slotgraph: LLM agents whose control flow is deterministic."""
+
+
+def _add_help_epilogs(app: typer.Typer) -> None:
+    """Every command's ``--help`` ends with its examples and exit codes (:mod:`slotgraph.cli.help_texts`)."""
+    for command in app.registered_commands:
+        if command.name in EPILOGS and command.epilog is None:
+            command.epilog = EPILOGS[command.name]
+    for group in app.registered_groups:
+        if group.name in EPILOGS and group.epilog is None:
+            group.epilog = EPILOGS[group.name]
 
 
 def create_app() -> typer.Typer:
@@ -34,10 +64,14 @@ def create_app() -> typer.Typer:
     app = typer.Typer(
         name="slotgraph",
         help=_HELP,
+        epilog=MAIN_EPILOG,
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,
         pretty_exceptions_enable=False,
+        rich_markup_mode="rich",
     )
+    app.callback(no_args_is_help=True)(_root)
+    app.command("init")(init_command)
     app.command("validate")(validate_command)
     app.command("chat")(chat_command)
     app.command("run")(run_command)
@@ -49,6 +83,7 @@ def create_app() -> typer.Typer:
     app.command("test")(test_command)
     app.command("version")(version_command)
     app.add_typer(models_app, name="models")
+    _add_help_epilogs(app)
     return app
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from slotgraph.config import ConfigError, ConfigIssue, ConfigValidationError, Definition
 from slotgraph.config.agent import AGENT_FILE
+from slotgraph.config.suggest import closest
 from slotgraph.logic import load_definition
 
 __all__ = ["InvalidConfig", "PathUsageError", "check_path_usage", "load_path"]
@@ -35,14 +36,46 @@ class InvalidConfig(Exception):
         self.issues = issues
 
 
+_MAX_LISTED = 5
+
+
+def _near_miss(path: Path) -> str:
+    """`` (did you mean 'examples/bella_notte'?)`` for a path whose last part is mistyped, else ``""``."""
+    parent = path.parent
+    if not parent.is_dir():
+        return ""
+    try:
+        entries = [entry.name for entry in parent.iterdir()]
+    except OSError:
+        return ""
+    match = closest(path.name, entries)
+    return f" (did you mean {str(parent / match)!r}?)" if match is not None else ""
+
+
+def _agents_inside(path: Path) -> list[Path]:
+    try:
+        return sorted(p for p in path.iterdir() if (p / AGENT_FILE).is_file())
+    except OSError:
+        return []
+
+
 def check_path_usage(path: Path) -> None:
-    """Raise :class:`PathUsageError` if ``path`` is missing or is a directory without ``agent.yaml``."""
+    """Raise :class:`PathUsageError` if ``path`` is missing or is a directory without ``agent.yaml``.
+
+    A mistyped last part gets a did-you-mean; a directory of agents lists the agents in it.
+    """
     if not path.exists():
-        raise PathUsageError(f"{path}: no such file or directory", f"pass {PATH_HELP}")
+        raise PathUsageError(f"{path}: no such file or directory{_near_miss(path)}", f"pass {PATH_HELP}")
     if path.is_dir() and not (path / AGENT_FILE).is_file():
-        raise PathUsageError(
-            f"{path}: no {AGENT_FILE} in this directory", f"pass {PATH_HELP}, or add {path / AGENT_FILE}"
-        )
+        inside = _agents_inside(path)
+        if inside:
+            listed = ", ".join(str(p) for p in inside[:_MAX_LISTED]) + (
+                ", …" if len(inside) > _MAX_LISTED else ""
+            )
+            fix = f"pass one of the agents in it: {listed}"
+        else:
+            fix = f"pass {PATH_HELP}, or add {path / AGENT_FILE}"
+        raise PathUsageError(f"{path}: no {AGENT_FILE} in this directory", fix)
 
 
 def load_path(path: Path) -> Definition:

@@ -1,6 +1,8 @@
 """``slotgraph validate PATH...``: check agent directories, agent.yaml files and bare DAG files.
 
-Every path is checked (one bad path does not hide the others). Text output: one ``✓``/``✗`` line per path,
+Every path is checked (one bad path does not hide the others). An agent's tools module is imported in a
+clean child process and every tool signature checked, so what ``chat`` would reject is found here
+(:mod:`slotgraph.cli.tool_checks`). Text output: one ``✓``/``✗`` line per path,
 then its warnings or every issue with location, message and fix. ``--json`` prints one JSON document.
 Exit code: 2 if any path is unusable (missing, directory without agent.yaml), else 1 if any config is
 invalid, else 0.
@@ -20,6 +22,7 @@ from rich.markup import escape
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import issue_as_dict, print_issue, stdout_console
 from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, load_path
+from slotgraph.cli.tool_checks import tool_issues
 from slotgraph.cli.workflow_paths import is_workflow_file, validate_workflow_file
 from slotgraph.config import ConfigIssue
 
@@ -69,8 +72,12 @@ class PathResult:
         }
 
 
-def check_path(path: Path) -> PathResult:
-    """Validate one path; never raises for user mistakes."""
+def check_path(path: Path, *, check_tools: bool = True) -> PathResult:
+    """Validate one path; never raises for user mistakes.
+
+    With ``check_tools`` an agent's tools module is imported in a child process and every tool signature
+    checked (:mod:`slotgraph.cli.tool_checks`).
+    """
     shown = str(path)
     if is_workflow_file(path):
         stages, report = validate_workflow_file(path)
@@ -87,13 +94,20 @@ def check_path(path: Path) -> PathResult:
         count = len(err.issues)
         summary = f"{count} problem{'s' if count != 1 else ''}" if count else err.message
         return PathResult(shown, "invalid", errors=err.issues, message=summary)
+    tool_problems = list(tool_issues(definition)) if check_tools else []
+    errors = tuple(i for i in tool_problems if i.severity == "error")
+    warnings = definition.report.warnings + tuple(i for i in tool_problems if i.severity == "warning")
+    if errors:
+        count = len(errors)
+        summary = f"{count} problem{'s' if count != 1 else ''} in the tools module"
+        return PathResult(shown, "invalid", errors=errors, warnings=warnings, message=summary)
     return PathResult(
         shown,
         "valid",
         kind=definition.kind,
         slots=len(definition.dag.slots),
         tasks=len(definition.dag.tasks),
-        warnings=definition.report.warnings,
+        warnings=warnings,
     )
 
 

@@ -15,6 +15,7 @@ Nothing is ever passed to ``eval``. A condition that fails to *evaluate* makes i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,7 +28,7 @@ from slotgraph.expr import (
     compile_lambda,
 )
 
-__all__ = ["compile_condition", "condition_problem"]
+__all__ = ["compile_condition", "condition_problem", "likely_condition_fix"]
 
 
 def _guarded(fn: Callable[[Mapping[str, Any]], Any], source: str) -> Callable[[Mapping[str, Any]], Any]:
@@ -57,6 +58,32 @@ def compile_condition(source: str) -> CompiledCondition:
     return CompiledCondition(
         source=source, fn=_guarded(expression.evaluate, source), raw=expression.raw, reads=expression.names
     )
+
+
+_LONE_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
+_LONE_AND_OR = re.compile(r"&&|\|\||(?<![=!<>])!(?!=)")
+
+
+def likely_condition_fix(source: str) -> str | None:
+    """A corrected condition when a common slip makes ``source`` fail to compile, else None.
+
+    ``party_size = 5`` → ``party_size == 5`` (assignment for comparison), ``a && b`` → ``a and b``,
+    ``a || b`` → ``a or b``, ``!a`` → ``not a``. The candidate is returned only when it compiles.
+    """
+    candidates = []
+    if _LONE_EQUALS.search(source):
+        candidates.append(_LONE_EQUALS.sub("==", source))
+    if _LONE_AND_OR.search(source):
+        replaced = source.replace("&&", " and ").replace("||", " or ")
+        replaced = re.sub(r"(?<![=!<>])!(?!=)", " not ", replaced)
+        candidates.append(" ".join(replaced.split()))
+    for candidate in candidates:
+        try:
+            compile_condition(candidate)
+        except ExpressionError:
+            continue
+        return candidate
+    return None
 
 
 def condition_problem(source: Any) -> ExpressionError | str | None:

@@ -8,6 +8,7 @@ from typing import Any
 from slotgraph.config.errors import ConfigIssue, ValidationReport
 from slotgraph.config.models import DagConfig
 from slotgraph.config.validation.advisories import advisory_issues
+from slotgraph.config.validation.phrasing import phrasing_issues
 from slotgraph.config.validation.platform import platform_issues
 from slotgraph.config.validation.references import reference_issues
 from slotgraph.config.validation.setters import setter_issues
@@ -39,6 +40,7 @@ def validate_raw(raw: Any, *, tool_names: Collection[str] | None = None) -> Vali
         placeholder_issues,
         expression_issues,
         advisory_issues,
+        phrasing_issues,
         platform_issues,
     ):
         issues.extend(check(view))

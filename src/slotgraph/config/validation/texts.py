@@ -7,11 +7,12 @@ import string
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from slotgraph.config.conditions import condition_problem
+from slotgraph.config.conditions import condition_problem, likely_condition_fix
 from slotgraph.config.errors import ConfigIssue
 from slotgraph.config.formatters import formatter_problems
 from slotgraph.config.suggest import closest, did_you_mean
 from slotgraph.config.validation.view import View
+from slotgraph.expr import ExpressionError
 
 __all__ = ["expression_issues", "placeholder_issues"]
 
@@ -130,13 +131,14 @@ def expression_issues(view: View) -> Iterator[ConfigIssue]:
         if problem is None or (isinstance(problem, str) and "must be a string" in problem):
             continue  # a non-string is already reported as wrong_type by the structure check
         message = problem if isinstance(problem, str) else f"invalid condition: {problem.one_line()}"
-        yield ConfigIssue(
-            "invalid_condition",
-            f"{base}.condition",
-            message,
-            "write a lambda such as \"lambda filled: int(filled.get('party_size', 0)) >= 5\" or an "
-            'expression such as "party_size >= 5"',
+        likely = likely_condition_fix(entry["condition"]) if isinstance(problem, ExpressionError) else None
+        fix = (
+            f"did you mean {likely!r}? (compare with ==, combine with and/or/not)"
+            if likely is not None
+            else "write a lambda such as \"lambda filled: int(filled.get('party_size', 0)) >= 5\" or an "
+            'expression such as "party_size >= 5"'
         )
+        yield ConfigIssue("invalid_condition", f"{base}.condition", message, fix)
     for index, slot in view.slots:
         spec = slot.get("readback_fmt")
         if spec is None or not isinstance(spec, str | Mapping):

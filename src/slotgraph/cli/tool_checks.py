@@ -1,0 +1,133 @@
+"""``slotgraph validate``'s checks of an agent's tools module, which the static config checks cannot do.
+
+The module is imported in a clean child process (:mod:`slotgraph.cli.tool_probe`) exactly as ``chat``,
+``test`` and ``serve`` would import it, and every tool is built with the runtime's schema code, so what they
+would reject is reported here with its ``file:line:column``:
+
+* ``tools_import_failed`` (error) — importing the module raised (a syntax error, a missing package);
+* ``unsupported_tool_signature`` (error) — a parameter the runtime cannot turn into a JSON Schema (a custom
+  class, a pydantic model, ``*args``), at the parameter's line;
+* ``undeclared_tool`` (warning) — a function that becomes a model-visible tool although the DAG never names
+  it (a public helper in a module without ``__all__``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from slotgraph.config import ConfigIssue, Definition
+
+__all__ = ["PROBE_TIMEOUT_SECONDS", "dag_tool_names", "tool_issues"]
+
+PROBE_TIMEOUT_SECONDS = 60.0
+_BUILTINS = frozenset({"confirm_pending", "reject_pending", "end_session", "escalate"})
+_TOOL_KEYS = frozenset({"setter", "tool", "then"})
+
+
+def dag_tool_names(raw: Any) -> set[str]:
+    """Every tool name the DAG config mentions: setters, task tools, ``then`` targets, the bootstrap tool."""
+    names: set[str] = set()
+    if isinstance(raw, Mapping):
+        for key, value in raw.items():
+            if key in _TOOL_KEYS and isinstance(value, str):
+                names.add(value)
+            else:
+                names |= dag_tool_names(value)
+    elif isinstance(raw, list):
+        for item in raw:
+            names |= dag_tool_names(item)
+    return names
+
+
+def _issue(
+    code: str, file: Path, line: Any, column: Any, message: str, fix: str, severity: str
+) -> ConfigIssue:
+    return ConfigIssue(
+        code,
+        "tools",
+        message,
+        fix,
+        severity="warning" if severity == "warning" else "error",
+        file=str(file),
+        line=line if isinstance(line, int) else None,
+        column=column if isinstance(column, int) else None,
+    )
+
+
+def _run_probe(tools_path: Path) -> dict[str, Any] | str:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "slotgraph.cli.tool_probe", str(tools_path.resolve())],
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_SECONDS,
+            cwd=tools_path.resolve().parent,
+            env=env,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"importing the tools module took longer than {PROBE_TIMEOUT_SECONDS:.0f} s"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return f"the tools check process failed ({last})"
+    try:
+        result: dict[str, Any] = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return "the tools module printed to stdout while being imported, so it could not be checked"
+    return result
+
+
+def tool_issues(definition: Definition) -> Iterator[ConfigIssue]:
+    """The tool problems of an agent (nothing when it has no Python tools module)."""
+    path = definition.tools_path
+    if path is None or path.suffix != ".py":
+        return
+    result = _run_probe(path)
+    if isinstance(result, str):
+        yield _issue(
+            "tools_import_failed", path, None, None, result, f"run `python {path}` to see why", "error"
+        )
+        return
+    failure = result.get("import_error")
+    if failure:
+        yield _issue(
+            "tools_import_failed",
+            path,
+            failure.get("line"),
+            failure.get("column"),
+            f"importing the tools module failed: {failure.get('message')}",
+            f"fix the module; `python {path}` shows the full traceback",
+            "error",
+        )
+        return
+    named = dag_tool_names(definition.raw_dag) | _BUILTINS
+    for tool in result.get("tools", []):
+        name = str(tool.get("name"))
+        if tool.get("error"):
+            yield _issue(
+                "unsupported_tool_signature",
+                path,
+                tool.get("line"),
+                tool.get("column"),
+                f"tool {name!r}: {tool['error']}",
+                str(tool.get("fix") or "change the signature to supported types (see docs/tools.md)"),
+                "error",
+            )
+        elif name not in named:
+            yield _issue(
+                "undeclared_tool",
+                path,
+                tool.get("line"),
+                tool.get("column"),
+                f"function {name!r} becomes a tool the model can call, but the DAG never names it",
+                "list your tools in __all__ (or start a helper's name with _); keep it if the model should "
+                "call it",
+                "warning",
+            )
