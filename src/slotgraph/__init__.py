@@ -52,6 +52,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
 
 
+def __dir__() -> list[str]:
+    """``dir(slotgraph)`` (and completion in a REPL or notebook) lists the public API, not helper imports."""
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__") and n.endswith("__"))})
+
+
 def __getattr__(name: str) -> Any:
     if name in _RUNTIME_EXPORTS:
         return getattr(importlib.import_module("slotgraph.runtime"), name)

@@ -127,7 +127,8 @@ def test_events_serialise_to_json_with_their_kind_first() -> None:
 
 
 def test_an_agent_without_a_model_says_how_to_give_one() -> None:
-    agent = Agent.from_config(toy_dag(), tools=Backend().tools())
+    built = Agent.from_config(toy_dag(), tools=Backend().tools())  # from_config defaults to offline
+    agent = Agent(name="toy", dag=built.dag, tools=built.tools)  # constructed bare: no model at all
     with pytest.raises(ModelNotAvailableError, match="pass model="):
         agent.session()
 

@@ -1,33 +1,38 @@
 """``slotgraph chat PATH``: talk to an agent in the terminal (or script it through stdin).
 
-Interactive when stdin is a terminal (rich prompt, ``/quit`` to leave); otherwise one user turn per input
-line, so a conversation can be piped in and tested. ``--show-state`` prints, after every turn, the filled /
-pending / deferred slots, the fired tasks, the tools hidden from the model and the current directive.
+Interactive when stdin is a terminal: the prompt has line editing and history (GNU readline: arrow keys,
+Ctrl-A/E, ↑/↓ through earlier turns), ``/help`` lists the commands, ``/state`` shows the panel on demand,
+``/quit`` (or Ctrl-D) leaves. Otherwise one user turn per input line, so a conversation can be piped in and
+tested. Either way the chat ends with one line saying how the session ended. ``--show-state`` prints, after
+every turn, what it did and where the conversation stands (:mod:`slotgraph.cli.chat_panel`).
+``--today YYYY-MM-DD`` / ``--now YYYY-MM-DDTHH:MM`` pin the session clock the tools see (``today``/``now``).
 ``--transcript FILE.jsonl`` writes every event (one JSON object per line, with its turn) and the final state.
 
 ``--model`` takes any model spec (``offline``, ``openai:gpt-4o-mini``, ``scripted:FILE.json``, … — see
 ``slotgraph models list``); without it the agent's own ``model`` from agent.yaml is used.
-Exit codes: 0 ok, 1 invalid agent or a failed turn, 2 usage error (bad path, model spec or ``--event-data``).
+Exit codes: 0 ok, 1 invalid agent or a failed turn, 2 usage error (bad path, model spec, date or
+``--event-data``).
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TextIO
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.panel import Panel
-from rich.table import Table
 
+from slotgraph.cli.chat_panel import state_panel, turn_summary
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import print_issue, stdout_console
 from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, check_path_usage
 from slotgraph.config import ConfigError, ConfigValidationError
+from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.logic import RuleEvent
 from slotgraph.runtime import (
     Agent,
@@ -49,48 +54,71 @@ from slotgraph.runtime import (
 __all__ = ["chat", "chat_command"]
 
 _QUIT = {"/quit", "/exit"}
+_HELP_TEXT = """Type what the person says; the agent answers. Commands:
+  /help          this help
+  /state         the session panel now (--show-state prints it after every turn)
+  /quit, /exit   leave (Ctrl-D too)
+Line editing: ←/→, Home/End, Ctrl-A/Ctrl-E, Ctrl-U; ↑/↓ go through earlier turns."""
+_PROMPT = "you> "
+_COLOUR_PROMPT = "\001\033[1;36m\002you>\001\033[0m\002 "  # \001..\002: readline skips the escape codes
 
 
-def _lines(stream: TextIO, console: Console, interactive: bool) -> Iterator[str]:
+def _enable_line_editing() -> bool:
+    """Load GNU readline (stdlib) so ``input()`` edits lines and keeps history; False where unavailable."""
+    try:
+        import readline  # noqa: F401 - importing it is what turns line editing on for input()
+    except ImportError:  # pragma: no cover - e.g. Windows without pyreadline
+        return False
+    return True
+
+
+def _lines(
+    stream: TextIO, console: Console, interactive: bool, commands: Callable[[str], bool]
+) -> Iterator[str]:
+    prompt = _COLOUR_PROMPT if interactive and console.is_terminal and not console.no_color else _PROMPT
     while True:
         if interactive:
             try:
-                line = console.input("[bold cyan]you>[/bold cyan] ")
+                line = input(prompt)
             except EOFError:
+                console.print()
                 return
         else:
             raw = stream.readline()
             if not raw:
                 return
             line = raw.rstrip("\n")
-        if line.strip() in _QUIT:
+        command = line.strip()
+        if command in _QUIT:
             return
-        if line.strip():
+        if command.startswith("/") and commands(command):
+            continue
+        if command:
             yield line
 
 
-def _state_panel(session: Session) -> Panel:
-    sm = session.state
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold")
-    table.add_column()
+def _finished(session: Session) -> bool:
+    """The conversation is over: ended (end_session, a hand-over) or complete/escalated."""
+    return session.ended or session.status in TERMINAL_STATUSES
 
-    def show(values: Any) -> str:
-        return escape(json.dumps(values, default=str, ensure_ascii=False)) if values else "—"
 
-    table.add_row("status", escape(str(sm.get("status", "in_progress"))))
-    table.add_row("filled", show(sm.get("filled")))
-    table.add_row("pending", show(sm.get("pending")))
-    table.add_row("deferred", show(sm.get("deferred")))
-    table.add_row("tasks", show(sorted((sm.get("task_results") or {}).keys())))
+def _end_line(session: Session, turns: int, quit_early: bool) -> str:
+    status = session.status
+    count = f"{turns} turn{'s' if turns != 1 else ''}"
+    if _finished(session):
+        how = {"complete": "completed", "escalated": "escalated to a person"}.get(status, status)
+        return f"── session over: {how} after {count} ──"
+    if quit_early:
+        return f"── left the session after {count} (status {status}; nothing more was sent) ──"
+    return f"── end of input after {count} (status {status}) ──"
+
+
+def _panel(session: Session, result: TurnResult | None) -> Any:
     turn = session.last_turn
-    if turn is not None:
-        hidden = sorted(set(session.agent.tools.names) - set(turn.last_visible))
-        table.add_row("hidden tools", show(hidden))
-        table.add_row("directive", escape(str(turn.last_action.get("message") or "—")))
-    if session.agent.logic is not None:
-        table.add_row("variables", show(session.variables))
-    return Panel(table, title="session", expand=False)
+    directive = str(turn.last_action.get("message") or "") or None if turn is not None else None
+    events = result.events if result is not None else ()
+    variables = session.variables if session.agent.logic is not None else None
+    return state_panel(turn_summary(session.agent.dag, session.state, events, directive, variables))
 
 
 def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = False) -> None:
@@ -131,6 +159,31 @@ def _fail(console: Console, message: str, code: ExitCode, fix: str = "") -> int:
     return int(code)
 
 
+def parse_clock(today: str | None, now: str | None) -> Callable[[], datetime.datetime] | None:
+    """The clock ``--today``/``--now`` pin (``--today`` alone is noon that day); None for the real one.
+
+    Raises ``ValueError`` with the message to show for a malformed date or both options at once.
+    """
+    if today is not None and now is not None:
+        raise ValueError("pass --today or --now, not both (--now sets the date too)")
+    if today is not None:
+        try:
+            day = datetime.date.fromisoformat(today.strip())
+        except ValueError:
+            raise ValueError(f"--today {today!r} is not a date: write YYYY-MM-DD, e.g. 2026-07-10") from None
+        pinned = datetime.datetime.combine(day, datetime.time(12, 0))
+    elif now is not None:
+        try:
+            pinned = datetime.datetime.fromisoformat(now.strip())
+        except ValueError:
+            raise ValueError(
+                f"--now {now!r} is not a date and time: write YYYY-MM-DDTHH:MM, e.g. 2026-07-10T18:30"
+            ) from None
+    else:
+        return None
+    return lambda: pinned
+
+
 def chat(
     path: Path,
     model: str | None,
@@ -139,6 +192,8 @@ def chat(
     transcript: Path | None,
     debug: bool,
     *,
+    today: str | None = None,
+    now: str | None = None,
     stdin: TextIO | None = None,
     console: Console | None = None,
     lines: Iterable[str] | None = None,
@@ -150,6 +205,10 @@ def chat(
         check_path_usage(path)
     except PathUsageError as err:
         return _fail(out, err.message, ExitCode.USAGE, err.fix)
+    try:
+        clock = parse_clock(today, now)
+    except ValueError as err:
+        return _fail(out, str(err), ExitCode.USAGE)
     data: dict[str, Any] | None = None
     if event_data is not None:
         try:
@@ -165,7 +224,7 @@ def chat(
         data = parsed
     try:
         agent = Agent.load(path, model=model)
-        session = agent.session(event_data=data, debug=debug)
+        session = agent.session(event_data=data, debug=debug, clock=clock)
     except ConfigValidationError as err:
         out.print(f"[red]error:[/red] {escape(str(path))}: invalid agent")
         for issue in err.issues:
@@ -178,11 +237,26 @@ def chat(
             out, str(err), ExitCode.USAGE, "pass a spec `slotgraph models list` shows, e.g. --model offline"
         )
     interactive = lines is None and stream.isatty()
-    source = iter(lines) if lines is not None else _lines(stream, out, interactive)
+    last: list[TurnResult] = []
+    quit_early = [False]
+
+    def command(text: str) -> bool:
+        """Handle a /command; True when it was one (it is then not sent to the agent)."""
+        if text == "/help":
+            out.print(escape(_HELP_TEXT))
+        elif text == "/state":
+            out.print(_panel(session, last[-1] if last else None))
+        else:
+            out.print(f"[yellow]unknown command {escape(text)}[/yellow] — /help lists them")
+        return True
+
     if interactive:
-        out.print(f"[dim]Chatting with {escape(agent.name)} — /quit to leave.[/dim]")
+        _enable_line_editing()
+        out.print(f"[dim]Chatting with {escape(agent.name)} — /help for commands, /quit to leave.[/dim]")
+    source = iter(lines) if lines is not None else _lines(stream, out, interactive, command)
     rows: list[dict[str, Any]] = []
     code = ExitCode.OK
+    turns = 0
     for turn, text in enumerate(source, start=1):
         if not interactive:
             out.print(f"[bold cyan]you>[/bold cyan] {escape(text)}")
@@ -192,13 +266,17 @@ def chat(
             code = ExitCode.INVALID_CONFIG
             _fail(out, f"turn {turn} failed: {err}", code)
             break
+        turns = turn
+        last.append(result)
         rows.append({"kind": "user", "turn": turn, "text": text})
         rows.extend({**event_to_json(e), "turn": turn} for e in result.events)
         _print_turn(out, result, diagnostics=show_state)
         if show_state:
-            out.print(_state_panel(session))
-        if session.ended:
+            out.print(_panel(session, result))
+        if _finished(session):
             break
+    else:
+        quit_early[0] = interactive
     if transcript is not None:
         rows.append({"kind": "final_state", "status": session.status, "state": session.state})
         with transcript.open("w", encoding="utf-8") as handle:
@@ -206,6 +284,8 @@ def chat(
                 handle.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
     if isinstance(session.model, ScriptedModel) and session.model.remaining:
         out.print(f"[yellow]note:[/yellow] {session.model.remaining} scripted model step(s) were not used")
+    if code == ExitCode.OK:
+        out.print(f"[dim]{escape(_end_line(session, turns, quit_early[0]))}[/dim]")
     return int(code)
 
 
@@ -219,8 +299,19 @@ def chat_command(
         ),
     ] = None,
     show_state: Annotated[
-        bool, typer.Option("--show-state", help="print the slots after every turn")
+        bool,
+        typer.Option(
+            "--show-state",
+            help="after every turn: its tool calls (arguments, results, refusals), the slot asked next, the "
+            "slots still to collect, inactive slots, hidden tools",
+        ),
     ] = False,
+    today: Annotated[
+        str | None, typer.Option("--today", help="pin the session date the tools see: YYYY-MM-DD")
+    ] = None,
+    now: Annotated[
+        str | None, typer.Option("--now", help="pin the session date and time: YYYY-MM-DDTHH:MM")
+    ] = None,
     event_data: Annotated[
         str | None, typer.Option("--event-data", help="JSON object of event data, e.g. a caller's party size")
     ] = None,
@@ -229,5 +320,5 @@ def chat_command(
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="keep the engine's debug log in the state")] = False,
 ) -> None:
-    """Chat with an agent in the terminal; with piped stdin, one user turn per line."""
-    raise typer.Exit(chat(path, model, show_state, event_data, transcript, debug))
+    """Chat with an agent in the terminal (line editing, history, /help); piped stdin: one turn per line."""
+    raise typer.Exit(chat(path, model, show_state, event_data, transcript, debug, today=today, now=now))

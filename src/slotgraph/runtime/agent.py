@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from slotgraph.config import CompiledDag, compile_config
+from slotgraph.config import AgentConfig, CompiledDag, compile_config
 from slotgraph.config.agent import Definition
 from slotgraph.config.logic import RuleConfig, VariableDeclaration
 from slotgraph.config.validation import validate_raw
@@ -39,7 +39,10 @@ from slotgraph.runtime.tools import (
 from slotgraph.runtime.tracing_port import TurnTracer
 from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP
 
-__all__ = ["Agent"]
+__all__ = ["DEFAULT_MODEL_SPEC", "Agent"]
+
+DEFAULT_MODEL_SPEC: str = AgentConfig.model_fields["model"].default
+"""The model of an agent whose config names none: agent.yaml's default (the offline model)."""
 
 
 class ToolSourceHandle(Protocol):
@@ -141,7 +144,7 @@ class Agent:
         sources: list[ToolSourceHandle] = []
         external = _external_tools(definition, functions, sources)
         agent_cfg = definition.agent
-        spec = agent_cfg.model if agent_cfg is not None else None
+        spec = agent_cfg.model if agent_cfg is not None else DEFAULT_MODEL_SPEC
         resolved: Model | None = None
         if isinstance(model, str):
             spec, resolved = model, resolve_model(model)
@@ -173,7 +176,7 @@ class Agent:
         *,
         tools: Iterable[Callable[..., Any] | Tool] = (),
         instruction: str = "",
-        model: Model | None = None,
+        model: Model | str | None = None,
         name: str = "agent",
         channel: str | None = None,
         variables: Iterable[VariableDeclaration | Mapping[str, Any]] = (),
@@ -183,10 +186,14 @@ class Agent:
 
         ``variables`` and ``rules`` take the shapes of ``agent.yaml``'s keys; the instruction may use
         ``#when`` sections and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
+        ``model`` is a :class:`Model` or a ``"provider:model"`` spec (resolved when a session starts); without
+        it the agent uses agent.yaml's default, the offline model.
         """
         compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
         logic = _logic(instruction, variables, rules)
-        return cls(name=name, dag=compiled, tools=_registry(tools), instruction=instruction, model=model,
+        spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC
+        return cls(name=name, dag=compiled, tools=_registry(tools), instruction=instruction,
+                   model=None if isinstance(model, str) else model, model_spec=spec,
                    channel=channel, logic=logic)  # fmt: skip
 
     def close(self) -> None:

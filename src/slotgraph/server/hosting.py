@@ -51,10 +51,13 @@ def resolve_server_model(spec: str) -> Model:
 
 
 def hosted(
-    agent: Agent, model: Model | None = None, *, description: str = "", mermaid: str = ""
+    agent: Agent, model: Model | str | None = None, *, description: str = "", mermaid: str = ""
 ) -> HostedAgent:
-    """Host an agent built in Python (``Agent.from_config``); its model defaults to the agent's own."""
-    chosen = model if model is not None else agent.model
+    """Host an agent built in Python (``Agent.from_config``); ``model`` is a :class:`Model` or a
+    ``"provider:model"`` spec, by default the agent's own."""
+    chosen = (
+        resolve_server_model(model) if isinstance(model, str) else model if model is not None else agent.model
+    )
     if chosen is None:
         chosen = resolve_server_model(agent.model_spec or "offline")
     return HostedAgent(agent=agent, model=chosen, description=description, mermaid=mermaid)

@@ -1,0 +1,70 @@
+"""``slotgraph chat`` options and commands through piped stdin: the pinned clock, /help, the end line."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from cli_support import REPO_ROOT, Invoke
+from typer.testing import CliRunner
+
+from slotgraph.cli.chat import parse_clock
+from slotgraph.cli.main import create_app
+
+BELLA = str(REPO_ROOT / "examples" / "bella_notte")
+
+
+def _chat(*options: str, stdin: str) -> tuple[int, str]:
+    result = CliRunner().invoke(create_app(), ["chat", BELLA, *options], input=stdin)
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(
+    ("options", "day"),
+    [(["--today", "2026-07-10"], "July 11th"), (["--now", "2026-12-31T20:00"], "January 1st")],
+)
+def test_the_clock_can_be_pinned(options: list[str], day: str) -> None:
+    code, output = _chat(*options, stdin="Hi\nA table for 4 tomorrow\n")
+    assert code == 0, output
+    assert f"agent> Just to confirm — 4 guests, on {day}. Is that correct?" in output
+
+
+def test_parse_clock() -> None:
+    assert parse_clock(None, None) is None
+    today = parse_clock("2026-07-10", None)
+    assert today is not None and today() == datetime.datetime(2026, 7, 10, 12, 0)
+    now = parse_clock(None, "2026-07-10T18:30")
+    assert now is not None and now() == datetime.datetime(2026, 7, 10, 18, 30)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--today", "10/07/2026"], "--today '10/07/2026' is not a date: write YYYY-MM-DD"),
+        (["--now", "tomorrow"], "--now 'tomorrow' is not a date and time: write YYYY-MM-DDTHH:MM"),
+        (["--today", "2026-07-10", "--now", "2026-07-10T18:00"], "pass --today or --now, not both"),
+    ],
+)
+def test_a_bad_clock_is_a_usage_error(invoke: Invoke, options: list[str], message: str) -> None:
+    result = invoke(["chat", BELLA, *options])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_commands_are_not_sent_to_the_agent_and_the_chat_says_how_it_ended() -> None:
+    code, output = _chat("--today", "2026-07-10", stdin="Hi\n/help\n/state\n/bogus\n")
+    assert code == 0, output
+    assert output.count("you> ") == 1  # only "Hi" was a turn
+    assert "/quit, /exit   leave" in output
+    assert "asking next   party_size" in output  # /state printed the panel
+    assert "unknown command /bogus — /help lists them" in output
+    assert output.rstrip().endswith("── end of input after 1 turn (status in_progress) ──")
+
+
+def test_a_completed_booking_ends_the_chat() -> None:
+    turns = ["Hi", "A table for 4 on July 17th", "yes", "7:30 pm", "yes", "under Chen", "no", "yes", "more?"]
+    code, output = _chat("--today", "2026-07-10", stdin="\n".join(turns) + "\n")
+    assert code == 0, output
+    assert "Your reservation is confirmed!" in output
+    assert "you> more?" not in output  # nothing is sent after the session is over
+    assert output.rstrip().endswith("── session over: completed after 8 turns ──")
