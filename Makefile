@@ -9,15 +9,25 @@ LINT_PATHS := src tests benchmarks examples
 
 .PHONY: demo test lint typecheck pytest bench clean
 
+# Two stamps: .installed is everything CI runs (dev tools, browser driver, database servers);
+# .installed-demo is only what the demo needs (the runtime and the offline model, no extras), and is
+# satisfied by a full install that is already up to date.
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $@
 
+$(BIN)/.installed-demo: pyproject.toml
+	@if [ -f $(BIN)/.installed ] && [ $(BIN)/.installed -nt pyproject.toml ]; then touch $@; else \
+		$(PYTHON) -m venv $(VENV) && \
+		$(BIN)/python -m pip install --quiet --upgrade pip && \
+		$(BIN)/python -m pip install --quiet -e . && \
+		touch $@; fi
+
 # Chat with the example agent through the offline model (type your turns; Ctrl-D ends). With piped
 # stdin it reads one user turn per line, e.g. `printf 'Hi\nA table for 4 tomorrow\n' | make demo`.
-demo: $(BIN)/.installed
+demo: $(BIN)/.installed-demo
 	@$(BIN)/slotgraph validate $(EXAMPLE)
 	@$(BIN)/slotgraph chat $(EXAMPLE) --model offline
 

@@ -5,7 +5,8 @@ Ctrl-A/E, ↑/↓ through earlier turns), ``/help`` lists the commands, ``/state
 ``/quit`` (or Ctrl-D) leaves. Otherwise one user turn per input line, so a conversation can be piped in and
 tested. Either way the chat ends with one line saying how the session ended. ``--show-state`` prints, after
 every turn, what it did and where the conversation stands (:mod:`slotgraph.cli.chat_panel`).
-``--today YYYY-MM-DD`` / ``--now YYYY-MM-DDTHH:MM`` pin the session clock the tools see (``today``/``now``).
+``--today YYYY-MM-DD`` / ``--now YYYY-MM-DDTHH:MM`` pin the session clock the tools see (``today``/``now``)
+and ``--seed N`` the engine's random choices, so a piped conversation replays exactly.
 ``--transcript FILE.jsonl`` writes every event (one JSON object per line, with its turn) and the final state.
 
 ``--model`` takes any model spec (``offline``, ``openai:gpt-4o-mini``, ``scripted:FILE.json``, … — see
@@ -194,6 +195,7 @@ def chat(
     *,
     today: str | None = None,
     now: str | None = None,
+    seed: int | None = None,
     stdin: TextIO | None = None,
     console: Console | None = None,
     lines: Iterable[str] | None = None,
@@ -224,7 +226,7 @@ def chat(
         data = parsed
     try:
         agent = Agent.load(path, model=model)
-        session = agent.session(event_data=data, debug=debug, clock=clock)
+        session = agent.session(event_data=data, debug=debug, clock=clock, seed=seed)
     except ConfigValidationError as err:
         out.print(f"[red]error:[/red] {escape(str(path))}: invalid agent")
         for issue in err.issues:
@@ -312,6 +314,12 @@ def chat_command(
     now: Annotated[
         str | None, typer.Option("--now", help="pin the session date and time: YYYY-MM-DDTHH:MM")
     ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", help="fix the engine's random choices (e.g. the transition prefix) for a replay"
+        ),
+    ] = None,
     event_data: Annotated[
         str | None, typer.Option("--event-data", help="JSON object of event data, e.g. a caller's party size")
     ] = None,
@@ -321,4 +329,6 @@ def chat_command(
     debug: Annotated[bool, typer.Option("--debug", help="keep the engine's debug log in the state")] = False,
 ) -> None:
     """Chat with an agent in the terminal (line editing, history, /help); piped stdin: one turn per line."""
-    raise typer.Exit(chat(path, model, show_state, event_data, transcript, debug, today=today, now=now))
+    raise typer.Exit(
+        chat(path, model, show_state, event_data, transcript, debug, today=today, now=now, seed=seed)
+    )

@@ -2,8 +2,13 @@
 
 One process by default; ``--workers N`` (N > 1) starts N uvicorn worker processes that each build the app
 from :data:`slotgraph.server.factory.APP_FACTORY`, with the settings handed over in the environment — they
-share sessions only through a durable store, so ``memory://`` is refused with several workers. The API key
-comes from ``--api-key`` or ``SLOTGRAPH_API_KEY``. Needs the ``server`` extra (FastAPI, uvicorn).
+share sessions only through a durable store, so ``memory://`` is refused with several workers. ``--reload``
+builds the app the same way in a child process that uvicorn restarts whenever a file of the agents'
+directories changes (YAML, Python, Markdown, JSON; watched with ``watchfiles``), so an agent can be edited
+while the server runs; while an edit breaks an agent every request answers ``503 agent_config_broken``
+with the problem, until the next save.
+The API key comes from ``--api-key`` or ``SLOTGRAPH_API_KEY``. Needs the ``server`` extra (FastAPI,
+uvicorn, watchfiles).
 
 Exit codes: 0 after a clean shutdown, 1 an agent cannot be loaded, 2 usage error (options, store, extra).
 """
@@ -28,6 +33,13 @@ Runner = Callable[..., Any]
 """``uvicorn.run`` or a stand-in with its signature (tests)."""
 
 _SERVER_HINT = "install the server extra: pip install 'slotgraph[server]'"
+RELOAD_PATTERNS = ("*.yaml", "*.yml", "*.py", "*.json", "*.md")
+"""The files whose change restarts a ``--reload`` server (in the agents' directories)."""
+
+
+def watched_dirs(paths: Sequence[Path]) -> list[str]:
+    """The directories ``--reload`` watches: each agent directory (or the folder of an agent file)."""
+    return sorted({str((p if p.is_dir() else p.parent).resolve()) for p in paths})
 
 
 def _fail(message: str, code: ExitCode, fix: str = "") -> int:
@@ -36,6 +48,15 @@ def _fail(message: str, code: ExitCode, fix: str = "") -> int:
     if fix:
         console.print(f"  fix: {escape(fix)}")
     return int(code)
+
+
+def _hand_over(config: Any, key: str | None) -> None:
+    """Put a :class:`~slotgraph.server.WorkerConfig` where the app factories read it (the environment)."""
+    from slotgraph.server.settings import API_KEY_ENV
+
+    os.environ.update(config.to_env())
+    if key:
+        os.environ[API_KEY_ENV] = key
 
 
 def serve(
@@ -48,6 +69,7 @@ def serve(
     api_key: str | None = None,
     model: str | None = None,
     max_body_bytes: int | None = None,
+    reload: bool = False,
     run: Runner | None = None,
     queue: str | None = None,
     base_url: str | None = None,
@@ -64,7 +86,7 @@ def serve(
             load_hosted_agents,
             open_session_store,
         )
-        from slotgraph.server.factory import APP_FACTORY
+        from slotgraph.server.factory import APP_FACTORY, EDITING_APP_FACTORY
         from slotgraph.server.settings import API_KEY_ENV, DEFAULT_MAX_BODY_BYTES
         from slotgraph.server.store_factory import is_memory_url
     except ImportError:
@@ -74,6 +96,19 @@ def serve(
     runner: Runner = run if run is not None else uvicorn.run
     if workers < 1:
         return _fail(f"--workers must be at least 1, got {workers}", ExitCode.USAGE)
+    if reload and workers > 1:
+        return _fail(
+            "--reload runs one worker that restarts on every change; it cannot be combined with --workers",
+            ExitCode.USAGE,
+            "drop --workers while editing, or drop --reload in production",
+        )
+    if reload and run is None:
+        try:
+            import watchfiles  # noqa: F401 - uvicorn's reloader watches YAML only through it
+        except ImportError:
+            return _fail(
+                "--reload needs the watchfiles package, which is not installed", ExitCode.USAGE, _SERVER_HINT
+            )
     if workers > 1 and is_memory_url(store):
         return _fail(
             f"--workers {workers} cannot share the in-memory store: each process would have its own sessions",
@@ -107,10 +142,6 @@ def serve(
     names = ", ".join([*(a.name for a in agents), *runs.workflows])
     stderr_console().print(f"Serving {escape(names)} on http://{escape(host)}:{port}")
     stderr_console().print(f"  store {escape(store)}, {workers} worker(s), API key {'on' if key else 'off'}")
-    if workers == 1:
-        app = create_app(agents, store=session_store, settings=settings, runs=runs)
-        runner(app, host=host, port=port, log_level="info")
-        return int(ExitCode.OK)
     config = WorkerConfig(
         agent_paths=tuple(str(p) for p in paths),
         store_url=store,
@@ -120,9 +151,26 @@ def serve(
         queue_url=queue,
         base_url=base_url,
     )
-    os.environ.update(config.to_env())
-    if key:
-        os.environ[API_KEY_ENV] = key
+    if reload:
+        dirs = watched_dirs([*paths, *workflow_paths])
+        stderr_console().print(f"  reloading on changes in {escape(', '.join(dirs))}")
+        _hand_over(config, key)
+        runner(
+            EDITING_APP_FACTORY,
+            factory=True,
+            host=host,
+            port=port,
+            reload=True,
+            reload_dirs=dirs,
+            reload_includes=list(RELOAD_PATTERNS),
+            log_level="info",
+        )
+        return int(ExitCode.OK)
+    if workers == 1:
+        app = create_app(agents, store=session_store, settings=settings, runs=runs)
+        runner(app, host=host, port=port, log_level="info")
+        return int(ExitCode.OK)
+    _hand_over(config, key)
     runner(APP_FACTORY, factory=True, host=host, port=port, workers=workers, log_level="info")
     return int(ExitCode.OK)
 
@@ -172,6 +220,12 @@ def serve_command(
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="Base URL of workflow HTTP stages with a relative url.")
     ] = None,
+    reload: Annotated[
+        bool,
+        typer.Option(
+            "--reload", help="Restart when a file in the agents' directories changes (for editing)."
+        ),
+    ] = False,
 ) -> None:
     """Serve agents over HTTP: the /v1 API, server-sent events and the web playground at /."""
     code = serve(
@@ -185,6 +239,7 @@ def serve_command(
         max_body_bytes=max_body_bytes,
         queue=queue,
         base_url=base_url,
+        reload=reload,
     )
     if code:
         raise typer.Exit(code)
