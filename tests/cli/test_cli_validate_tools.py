@@ -214,3 +214,13 @@ def test_a_condition_syntax_error_suggests_the_likely_fix(
     (issue,) = result["errors"]
     assert issue["code"] == "invalid_condition"
     assert issue["fix"].startswith(f"did you mean {suggestion!r}?")
+
+
+def test_a_tool_the_instruction_or_agent_yaml_uses_is_not_undeclared(invoke: Invoke, tmp_path: Path) -> None:
+    tools = GOOD_TOOLS.replace('__all__ = ["lookup", "set_city"]\n', "") + (
+        '\n\ndef find_patient(phone: str) -> dict:\n    """Find a patient."""\n    return {}\n'
+    )
+    agent = AGENT.replace("instruction: You help.", "instruction: You help. {{run find_patient}}")
+    code, result = _validate(invoke, _agent(tmp_path, tools, agent))
+    assert code == 0
+    assert result["warnings"] == []

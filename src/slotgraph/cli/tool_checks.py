@@ -7,14 +7,17 @@ would reject is reported here with its ``file:line:column``:
 * ``tools_import_failed`` (error) — importing the module raised (a syntax error, a missing package);
 * ``unsupported_tool_signature`` (error) — a parameter the runtime cannot turn into a JSON Schema (a custom
   class, a pydantic model, ``*args``), at the parameter's line;
-* ``undeclared_tool`` (warning) — a function that becomes a model-visible tool although the DAG never names
-  it (a public helper in a module without ``__all__``).
+* ``undeclared_tool`` (warning) — a function that becomes a model-visible tool although nothing names it:
+  not the DAG, not ``agent.yaml`` (e.g. its rules), not the instruction (e.g. a ``{{run tool}}`` program) —
+  typically a public helper in a module without ``__all__``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -58,6 +61,15 @@ def _issue(
         line=line if isinstance(line, int) else None,
         column=column if isinstance(column, int) else None,
     )
+
+
+def _agent_texts(definition: Definition) -> str:
+    """agent.yaml's text and the instruction: a tool named there is used by the agent's logic."""
+    parts = [definition.instruction or ""]
+    if definition.kind == "agent":
+        with contextlib.suppress(OSError):  # it was just loaded; a vanished file only loses mentions
+            parts.append(definition.path.read_text(encoding="utf-8"))
+    return "\n".join(parts)
 
 
 def _run_probe(tools_path: Path) -> dict[str, Any] | str:
@@ -108,8 +120,11 @@ def tool_issues(definition: Definition) -> Iterator[ConfigIssue]:
         )
         return
     named = dag_tool_names(definition.raw_dag) | _BUILTINS
+    mentions = _agent_texts(definition)
     for tool in result.get("tools", []):
         name = str(tool.get("name"))
+        if name not in named and re.search(rf"\b{re.escape(name)}\b", mentions):
+            named.add(name)
         if tool.get("error"):
             yield _issue(
                 "unsupported_tool_signature",
