@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from typer.models import CommandInfo, DefaultPlaceholder, TyperInfo
 
 from slotgraph import __version__
 from slotgraph.cli.chat import chat_command
@@ -51,12 +52,11 @@ def _root(
 
 def _add_help_epilogs(app: typer.Typer) -> None:
     """Every command's ``--help`` ends with its examples and exit codes (:mod:`slotgraph.cli.help_texts`)."""
-    for command in app.registered_commands:
-        if command.name in EPILOGS and command.epilog is None:
-            command.epilog = EPILOGS[command.name]
-    for group in app.registered_groups:
-        if group.name in EPILOGS and group.epilog is None:
-            group.epilog = EPILOGS[group.name]
+    infos: list[CommandInfo | TyperInfo] = [*app.registered_commands, *app.registered_groups]
+    for info in infos:
+        unset = info.epilog is None or isinstance(info.epilog, DefaultPlaceholder)
+        if isinstance(info.name, str) and info.name in EPILOGS and unset:
+            info.epilog = EPILOGS[info.name]
 
 
 def create_app() -> typer.Typer:
