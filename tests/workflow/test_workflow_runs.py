@@ -303,3 +303,19 @@ def test_a_prefetch_answer_is_packed_as_context_for_later_llm_stages(echo_server
     blob = model.requests[0].messages[0].text  # type: ignore[union-attr]
     assert blob.startswith("How long?") and "Context:" in blob and '[corpus] {"ok": true' in blob
     assert record.result == "Refunds take 5 days."
+
+
+def test_the_query_goes_out_even_to_a_stage_that_declares_no_properties(echo_server: EchoServer) -> None:
+    workflow = _wf(
+        {"id": "q", "kind": "llm", "role": "query_formulation"},
+        {"id": "search", "kind": "http", "url": "/search"},
+        {"id": "narrow", "kind": "http", "url": "/narrow",
+         "input_schema": {"type": "object", "properties": {"account_id": {}}}},
+        base_url=echo_server.url,
+    )  # fmt: skip
+    model = ScriptedModel([ScriptedStep(text="coffee refunds")])
+    record = _run(WorkflowRunner(workflow, model=model), {"account_id": "A-1"})
+    assert record.status == "succeeded", record.error
+    bodies = {r["path"]: r["body"] for r in echo_server.requests}
+    assert bodies["/search"] == {"account_id": "A-1", "query": "coffee refunds"}  # payload["query"] is set
+    assert bodies["/narrow"] == {"account_id": "A-1"}  # declared properties without `query`: dropped

@@ -16,7 +16,7 @@ What each role writes:
 ``classify``           notes += the text (or the JSON); ``slots[id]`` = the JSON object, if any
 ``synthesis``          as ``classify``, and the run's ``result`` = the JSON object, else the text
 ``extract``            ``slots[id]`` = the JSON object (an ``output_schema`` is required)
-``query_formulation``  ``slots[id] = {"query": text}``: the next HTTP body's ``query``
+``query_formulation``  ``slots[id] = {"query": text}``; ``query`` is a call argument of later HTTP stages
 =====================  ==========================================================================
 """
 

@@ -325,7 +325,7 @@ class WorkflowRunner:
             goal=record.goal,
             slots=record.slots,
             schema=self.workflow.input_schemas.get(stage.id),
-            args=stage.args,
+            args={**self._query(record), **stage.args},
             notes=record.notes if stage.include_notes else None,
             producers={
                 key: found for (sid, key), found in self.workflow.producers.items() if sid == stage.id
@@ -379,6 +379,17 @@ class WorkflowRunner:
             attempts=attempts,
             detail={"url": url, "method": stage.method, "body": payload, "status": answer.status},
         )
+
+    def _query(self, record: RunRecord) -> dict[str, Any]:
+        """``{"query": ...}`` from the latest query_formulation stage that ran: a call argument of the
+        following HTTP stages (sent where declared, or always when the stage declares no properties)."""
+        for stage_id in reversed(list(record.slots)):
+            stage = self.workflow.stages.get(stage_id)
+            if isinstance(stage, LlmStageConfig) and stage.role == "query_formulation":
+                value = record.slots[stage_id]
+                if isinstance(value, Mapping) and "query" in value:
+                    return {"query": value["query"]}
+        return {}
 
     async def _agent(self, record: RunRecord, stage: AgentStageConfig) -> StageResult:
         if self.agents is None:
