@@ -13,10 +13,15 @@ import pytest
 from slotgraph.config import ConfigValidationError, agent_json_schema
 from slotgraph.logic import load_definition
 
-DAG = 'slots:\n  - {name: party_size, source: user, ask: "How many?", setter: set_party_size}\ntasks: []\n'
+DAG = (
+    'slots:\n  - {name: party_size, source: user, ask: "How many?", setter: set_party_size}\n'
+    "  - {name: ref, source: 'task:Book'}\n"
+    "tasks:\n  - {name: Book, tool: book, inputs: [party_size], outputs: {ref: ref}, success_check: ok}\n"
+)
 TOOLS = (
     "def set_party_size(party_size: int) -> dict:\n    return {'ok': True}\n\n\n"
-    "def lookup(id: str) -> dict:\n    return {}\n"
+    "def lookup(id: str) -> dict:\n    return {}\n\n\n"
+    "def book(party_size: int) -> dict:\n    return {'ok': True, 'ref': 'R'}\n"
 )
 
 BROKEN = dedent(
@@ -123,6 +128,7 @@ def test_misplaced_filters_unknown_tools_and_duplicate_variables_are_errors(tmp_
             variable: a
             actions:
               - run_tool: {tool: no_such_tool}
+              - run_tool: {tool: book}
               - inject_instruction: "{{set a = 1}}"
         """
     )
@@ -134,7 +140,8 @@ def test_misplaced_filters_unknown_tools_and_duplicate_variables_are_errors(tmp_
         ("misplaced_key", "rules[0].tool"),
         ("misplaced_key", "rules[0].variable"),
         ("unknown_tool", "rules[0].actions[0].run_tool.tool"),
-        ("statement_not_allowed", "rules[0].actions[1].inject_instruction.text"),
+        ("executor_run", "rules[0].actions[1].run_tool.tool"),
+        ("statement_not_allowed", "rules[0].actions[2].inject_instruction.text"),
     } <= codes
 
 

@@ -82,8 +82,9 @@ class AgentCheck(Protocol):
     """A check an upper layer adds to loading an agent file (the logic layer's publish validation).
 
     It gets the agent file's mapping, the instruction text (and the file it came from, if any), the tool
-    names when they are known, and the DAG's slot names; it returns issues located in the agent file (or
-    carrying their own file and position). Errors block loading like every other config error.
+    names when they are known, the DAG's slot names and its task executors' tool names; it returns issues
+    located in the agent file (or carrying their own file and position). Errors block loading like every
+    other config error.
     """
 
     def __call__(
@@ -94,6 +95,7 @@ class AgentCheck(Protocol):
         instruction_file: Path | None,
         tool_names: frozenset[str] | None,
         slot_names: frozenset[str],
+        executor_names: frozenset[str],
     ) -> list[ConfigIssue]: ...
 
 
@@ -250,6 +252,10 @@ def _load_agent(file: Path, checks: Sequence[AgentCheck] = ()) -> Definition:
             for s in (dag_raw or {}).get("slots") or []
             if isinstance(s, Mapping) and "name" in s
         )
+        tasks = (dag_raw or {}).get("tasks")
+        executor_names = frozenset(
+            str(t["tool"]) for t in tasks or [] if isinstance(t, Mapping) and isinstance(t.get("tool"), str)
+        )
         for check in checks:
             found_issues = check(
                 raw,
@@ -257,6 +263,7 @@ def _load_agent(file: Path, checks: Sequence[AgentCheck] = ()) -> Definition:
                 instruction_file=instruction_path,
                 tool_names=tool_names,
                 slot_names=slot_names,
+                executor_names=executor_names,
             )
             for found in found_issues:
                 (warnings if found.severity == "warning" else issues).append(found)

@@ -6,7 +6,7 @@ expression); a write to a linked variable (``set_variable``, ``run_tool`` captur
 ``current_topic`` is linked, ``{{set}}`` targets and ``{{run ... set}}`` captures); an unbalanced ``#when``;
 a malformed prompt-program statement; an ``output_path`` outside a ``tool_result`` rule; a ``tool`` filter
 outside ``tool_result`` or a ``variable`` filter outside ``variable_changed``; two variables of one name;
-a ``run`` of a tool the agent does not have.
+a ``run`` of a tool the agent does not have, or of a DAG task's executor (only the engine runs those).
 
 Warnings (the agent loads): a name that is read or written but neither declared nor provided by the
 runtime — session variables are sparse by design, so this is most often a typo, but not always.
@@ -45,7 +45,8 @@ _BUILTIN_TOOLS: Final = frozenset({"end_session", "escalate", "confirm_pending",
 
 
 class _Checker:
-    def __init__(self, tool_names: frozenset[str] | None) -> None:
+    def __init__(self, tool_names: frozenset[str] | None, executors: frozenset[str] = frozenset()) -> None:
+        self.executors = executors
         self.issues: list[ConfigIssue] = []
         self.declared: dict[str, VariableDeclaration] = {}
         self.tool_names = tool_names | _BUILTIN_TOOLS if tool_names is not None else None
@@ -98,7 +99,15 @@ class _Checker:
             )
         )
 
-    def tool(self, name: str, location: str) -> None:
+    def tool(self, name: str, location: str, *, runs: bool = True) -> None:
+        if runs and name in self.executors:
+            self.error(
+                "executor_run",
+                location,
+                f"{name!r} is a DAG task's executor; only the engine runs it",
+                "let the DAG fire the task, or run another tool",
+            )
+            return
         if self.tool_names is not None and name not in self.tool_names:
             self.error(
                 "unknown_tool",
@@ -183,7 +192,7 @@ def _check_rule(checker: _Checker, rule: RuleConfig, at: str) -> None:
             "remove 'tool' or use trigger: tool_result",
         )
     if rule.tool is not None:
-        checker.tool(rule.tool, f"{at}.tool")
+        checker.tool(rule.tool, f"{at}.tool", runs=False)
     if rule.variable is not None and rule.trigger != "variable_changed":
         checker.error(
             "misplaced_key",
@@ -250,9 +259,10 @@ def logic_issues(
     instruction_file: Path | None = None,
     tool_names: frozenset[str] | None = None,
     slot_names: Iterable[str] = (),
+    executor_names: Iterable[str] = (),
 ) -> list[ConfigIssue]:
     """Every logic problem of an agent file (``raw``) and its instruction text, errors and warnings."""
-    checker = _Checker(tool_names)
+    checker = _Checker(tool_names, frozenset(executor_names))
     for index, declaration in _valid_items(raw.get("variables"), VariableDeclaration):
         if declaration.name in checker.declared:
             checker.error(
