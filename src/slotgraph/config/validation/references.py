@@ -180,7 +180,7 @@ def _task_references(view: View) -> Iterator[ConfigIssue]:
             task_index = view.task_index.get(task_name) if task_name else None
             if task_index is None or not isinstance(slot_name, str):
                 continue
-            task = dict(view.tasks)[task_index]
+            task = view.task_at[task_index]
             if slot_name not in view.outputs(task).values():
                 suffix = "" if source_position is None else f"[{source_position}]"
                 where = f"slots[{index}].source{suffix}"
@@ -203,40 +203,50 @@ def _cycles(view: View) -> Iterator[ConfigIssue]:
         for _, source in sources_of(slot):
             task_index = view.task_index.get(source[len("task:") :]) if source.startswith("task:") else None
             if task_index is not None:
-                task = dict(view.tasks)[task_index]
+                task = view.task_at[task_index]
                 for key in ("inputs", "requires"):
                     targets += [s for _, s in names_in(task.get(key)) if s in view.slot_index and s != name]
         edges.setdefault(name, targets)
     seen_cycles: set[frozenset[str]] = set()
+    for cycle in _find_cycles(edges):
+        members = frozenset(cycle)
+        if members in seen_cycles:
+            continue
+        seen_cycles.add(members)
+        head = cycle[0]
+        yield ConfigIssue(
+            "requires_cycle",
+            f"slots[{view.slot_index[head]}].requires",
+            f"circular dependency: {' → '.join(cycle)}; none of these slots can ever be asked",
+            "remove one of the requires (or task inputs) in this chain",
+        )
+
+
+def _find_cycles(edges: Mapping[str, list[str]]) -> Iterator[list[str]]:
+    """Every back edge of a depth-first walk as the cycle it closes, in walk order.
+
+    Iterative (an explicit stack), so a chain of thousands of slots declared in any order never meets the
+    interpreter's recursion limit.
+    """
+    visiting, done = 1, 2
     state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> Iterator[list[str]]:
-        state[node] = 1
-        stack.append(node)
-        for nxt in edges.get(node, []):
-            if state.get(nxt) == 1:
-                yield [*stack[stack.index(nxt) :], nxt]
-            elif nxt not in state:
-                yield from visit(nxt)
-        stack.pop()
-        state[node] = 2
-
     for start in edges:
         if start in state:
             continue
-        for cycle in visit(start):
-            members = frozenset(cycle)
-            if members in seen_cycles:
-                continue
-            seen_cycles.add(members)
-            head = cycle[0]
-            yield ConfigIssue(
-                "requires_cycle",
-                f"slots[{view.slot_index[head]}].requires",
-                f"circular dependency: {' → '.join(cycle)}; none of these slots can ever be asked",
-                "remove one of the requires (or task inputs) in this chain",
-            )
+        state[start] = visiting
+        path = [start]
+        pending = [iter(edges.get(start, ()))]
+        while pending:
+            nxt = next(pending[-1], None)
+            if nxt is None:
+                state[path.pop()] = done
+                pending.pop()
+            elif state.get(nxt) == visiting:
+                yield [*path[path.index(nxt) :], nxt]
+            elif nxt not in state:
+                state[nxt] = visiting
+                path.append(nxt)
+                pending.append(iter(edges.get(nxt, ())))
 
 
 def _steer_back(view: View) -> Iterator[ConfigIssue]:

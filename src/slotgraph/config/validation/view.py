@@ -56,6 +56,9 @@ class View:
     tasks: list[tuple[int, Mapping[str, Any]]] = field(init=False)
     slot_index: dict[str, int] = field(init=False)
     task_index: dict[str, int] = field(init=False)
+    slot_at: dict[int, Mapping[str, Any]] = field(init=False)
+    """``slots`` by index (a lookup, so checks stay linear in the config's size)."""
+    task_at: dict[int, Mapping[str, Any]] = field(init=False)
 
     def __post_init__(self) -> None:
         slots = _entries(self.raw.get("slots"))
@@ -72,10 +75,12 @@ class View:
         object.__setattr__(self, "tasks", tasks)
         object.__setattr__(self, "slot_index", slot_index)
         object.__setattr__(self, "task_index", task_index)
+        object.__setattr__(self, "slot_at", dict(slots))
+        object.__setattr__(self, "task_at", dict(tasks))
 
     def slot_named(self, name: str) -> Mapping[str, Any] | None:
         index = self.slot_index.get(name)
-        return None if index is None else dict(self.slots)[index]
+        return None if index is None else self.slot_at[index]
 
     def slot_source_names(self, name: str) -> list[str]:
         slot = self.slot_named(name)
