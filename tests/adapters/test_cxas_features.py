@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from slotgraph.adapters import cxas
 from slotgraph.adapters.cxas import clear_config_memo, confirm_pending, fill_slots, slot_filling_engine
 from slotgraph.engine import EngineInputError
 
@@ -99,6 +100,30 @@ def test_the_config_memo_notices_a_config_changed_in_place(raw: dict[str, Any]) 
     copied = copy.deepcopy(raw)  # equal content, another object: same answer
     third = slot_filling_engine({"raw_config": copied, "sm": {}, "last_user_text": ""})
     assert third["action"] == second["action"]
+
+
+def test_a_new_but_equal_config_dict_is_not_compiled_again(
+    raw: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A host that deserialises the config on every tool call passes a new, equal dict each time.
+    clear_config_memo()
+    slot_filling_engine({"raw_config": raw, "sm": {}, "last_user_text": ""})
+    compiled: list[object] = []
+
+    def compile_again(config: object) -> None:
+        compiled.append(config)
+        raise LookupError("compiled")
+
+    monkeypatch.setattr(cxas, "compile_config", compile_again)
+    for _ in range(3):
+        out = slot_filling_engine({"raw_config": copy.deepcopy(raw), "sm": {}, "last_user_text": ""})
+        assert out["action"]["message"].startswith("Welcome to Bella Notte!")
+    assert compiled == []
+    changed = copy.deepcopy(raw)
+    changed["slots"][0]["message"] = "Buonasera!"
+    with pytest.raises(LookupError, match="compiled"):  # a different config reaches the compiler
+        slot_filling_engine({"raw_config": changed, "sm": {}, "last_user_text": ""})
+    assert compiled == [changed]
 
 
 def test_new_action_keys(raw: dict[str, Any]) -> None:

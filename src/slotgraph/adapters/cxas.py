@@ -25,13 +25,16 @@ reproducible: the prefix is drawn by ``random.Random(seed).choice``, so the same
 output (tests). Without a seed the adapter draws from a fresh ``random.Random()`` seeded by the operating
 system, so production replies vary as the spec intends.
 
-**Config memo.** ``compile_config`` is keyed by content (sha256 of canonical JSON), which costs about half a
-warm call on a realistic config. Hosts pass the very same config object on every call, so this module keeps a
-small bounded memo keyed by the object's identity that *verifies content* on every hit: it holds the object
-(its id cannot be reused) and a deep snapshot taken when the entry was made, and serves the compiled DAG only
-when ``raw_config == snapshot`` (a C-speed comparison). A config mutated in place no longer equals its
-snapshot and is recompiled through the content-keyed cache. The memo is the adapter's only process-wide
-state; it holds no session data, only compiled configs, and :func:`clear_config_memo` empties it.
+**Config memo.** ``compile_config`` is keyed by content (sha256 of canonical JSON), which costs more than a
+warm invocation on a realistic config. So this module keeps a small bounded memo of compiled configs that
+*verifies content* on every hit: each entry holds the config object (its id cannot be reused) and a deep
+snapshot taken when the entry was made, and the compiled DAG is served only when ``raw_config == snapshot``
+(a C-speed comparison). The very same object is looked up by identity first (hosts that keep the config);
+a new but equal dict — a host that deserialises the config on every tool call — matches the snapshot of an
+earlier one. A config mutated in place no longer equals its snapshot and is recompiled through the
+content-keyed cache. Equality is Python's, so configs that differ only as ``1`` / ``1.0`` / ``True`` share
+one compilation. The memo is the adapter's only process-wide state; it holds no session data, only
+compiled configs, and :func:`clear_config_memo` empties it.
 """
 
 from __future__ import annotations
@@ -75,14 +78,19 @@ class _ConfigMemo:
         self._lock = threading.Lock()
 
     def get(self, raw: Mapping[str, Any]) -> CompiledDag | None:
+        """The same object first; else any memoised config with equal content (most recent first)."""
         with self._lock:
             item = self._items.get(id(raw))
-        if item is None or item[0] is not raw or raw != item[1]:
-            return None
-        return item[2]
+            others = [entry for entry in reversed(self._items.values()) if entry is not item]
+        if item is not None and item[0] is raw and raw == item[1]:
+            return item[2]
+        for _, snapshot, dag in others:
+            if raw == snapshot:
+                return dag
+        return None
 
     def put(self, raw: Mapping[str, Any], dag: CompiledDag) -> None:
-        snapshot = copy.deepcopy(raw)
+        snapshot = _snapshot(raw)
         with self._lock:
             self._items[id(raw)] = (raw, snapshot, dag)
             self._items.move_to_end(id(raw))
@@ -95,6 +103,20 @@ class _ConfigMemo:
 
 
 _MEMO: Final = _ConfigMemo(MEMO_SIZE)
+_SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def _snapshot(value: Any) -> Any:
+    """A deep copy of plain config data (dicts, lists, scalars) several times faster than ``copy.deepcopy``;
+    anything else is deep-copied."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _snapshot(item) for key, item in value.items()}
+    if kind is list:
+        return [_snapshot(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
 
 
 def clear_config_memo() -> None:
