@@ -1,20 +1,39 @@
-"""Benchmark one engine invocation through the spec-compatible entry (stdlib only).
+"""Benchmark one engine invocation through the spec-compatible entry, against ``copy.deepcopy`` (stdlib only).
 
-Run: ``.venv/bin/python benchmarks/engine.py`` (from the repository root; ``src`` is added to the path).
+Run: ``.venv/bin/python benchmarks/engine.py [--quick]`` (from the repository root; ``src`` is added to the
+path).
 
-A Bella Notte-like config (inline below) over a realistic mix of states — first turn, fresh readback,
-awaiting confirmation ("yes"), post-executor cascade, mid-collection, terminal. For each, it reports the
-median and p99 in microseconds of
+**Inputs.** A Bella Notte-like config (inline below) over representative states, in two sets:
 
-* ``cold``  — ``slot_filling_engine`` right after the compiled-config cache was cleared (first compile);
-* ``warm``  — ``slot_filling_engine`` with the config already compiled (the steady state of a session);
-* ``engine`` — ``run_engine`` on the compiled DAG (no fingerprinting of the raw config);
-* ``deepcopy`` — a bare ``copy.deepcopy`` of the same state, the yardstick: ``warm/deepcopy`` is printed.
+* *hand-written* — first turn, fresh readback, awaiting confirmation ("yes"), post-executor cascade,
+  mid-collection, terminal: small states as tool tests write them;
+* *returned* — the state the engine returned for each of those, passed back on the next call (as a host
+  that stores ``sm`` between tool calls does): it carries ``_last_state`` and the routing tables.
+
+**Paths** (per invocation of ``slot_filling_engine``):
+
+* ``warm`` — the same config object every call (a host that keeps it);
+* ``new config`` — a new but equal config dict every call (a host that deserialises it per tool call; the
+  dicts are made before timing);
+* ``cold`` — the first call for a config: every cache emptied before each call (a fresh process per call).
+
+**Floor.** ``copy.deepcopy`` of the same state, measured interleaved with each path in the same run (the
+machine is shared: only ratios measured together mean anything). Each path's figure is the sum over the
+states of the median time per call, divided by the same sum for the floor. Times are CPU time of this
+process (waiting for a core is not counted).
+
+**Growth.** The config is repeated k times (renamed, chained) up to 999 slots; the growth exponent
+``log(t_999 / t_90) / log(999 / 90)`` is reported for compilation and every path (1 is linear). A
+1,000-slot ``requires`` chain declared in reverse must compile (no recursion limit).
+
+Goals (issue 23): warm <= 2x the floor, new config <= 3x, cold <= 12x; every exponent <= 1.15.
 """
 
 from __future__ import annotations
 
+import argparse
 import copy
+import math
 import statistics
 import sys
 import time
@@ -26,7 +45,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from slotgraph.adapters.cxas import clear_config_memo, slot_filling_engine
 from slotgraph.config import clear_compile_cache, compile_config
-from slotgraph.engine import run_engine
+
+GOALS = {"warm": 2.0, "new config": 3.0, "cold": 12.0}
+EXPONENT_GOAL = 1.15
+CLOCK = time.process_time
 
 EXHAUST = {"say": "Please call us at 555-0100.", "then": {"tool": "end_session", "args": {"reason": "retry"}}}
 CONFIG: dict[str, Any] = {
@@ -181,47 +203,191 @@ STATES: dict[str, tuple[dict[str, Any], str]] = {
 }
 
 
-def measure(fn: Callable[[], object], runs: int) -> tuple[float, float]:
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter_ns()
-        fn()
-        samples.append((time.perf_counter_ns() - start) / 1000)
-    samples.sort()
-    return statistics.median(samples), samples[min(len(samples) - 1, int(len(samples) * 0.99))]
+def batch_time(fn: Callable[[int], object], calls: int) -> float:
+    """CPU seconds per call of ``fn(i)`` over ``calls`` calls."""
+    start = CLOCK()
+    for i in range(calls):
+        fn(i)
+    return (CLOCK() - start) / calls
 
 
-def main(runs: int = 3000, cold_runs: int = 200) -> None:
-    dag = compile_config(CONFIG)
-    print(f"slot_filling_engine, Bella Notte-like config; {runs} warm / {cold_runs} cold runs per state (µs)")
-    header = f"{'state':<20} {'cold med':>9} {'cold p99':>9} {'warm med':>9} {'warm p99':>9}"
-    print(header + f" {'engine med':>10} {'deepcopy':>9} {'warm/deepcopy':>14}")
+def paired(
+    path: Callable[[int], object], floor: Callable[[int], object], calls: int, rounds: int
+) -> tuple[float, float]:
+    """Median seconds per call of ``path`` and ``floor``, batches taken alternately."""
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(batch_time(path, calls))
+        theirs.append(batch_time(floor, calls))
+    return statistics.median(ours), statistics.median(theirs)
+
+
+def cold_call(data: dict[str, Any]) -> Callable[[int], object]:
+    def call(_: int) -> object:
+        clear_compile_cache()
+        clear_config_memo()
+        return slot_filling_engine(data)
+
+    return call
+
+
+def paths(
+    config: dict[str, Any], sm: dict[str, Any], text: str, copies: int
+) -> dict[str, Callable[[int], object]]:
+    """The three paths for one state; ``copies`` equal config dicts are made up front for ``new config``."""
+    data = {"raw_config": config, "sm": sm, "last_user_text": text}
+    fresh = [{**data, "raw_config": copy.deepcopy(config)} for _ in range(copies)]
+    slot_filling_engine(data)
+    return {
+        "warm": lambda _: slot_filling_engine(data),
+        "new config": lambda i: slot_filling_engine(fresh[i % copies]),
+        "cold": cold_call(data),
+    }
+
+
+def returned_states() -> dict[str, tuple[dict[str, Any], str]]:
+    """The state the engine returned for each hand-written input, passed back with no new user text."""
+    out = {}
     for label, (sm, text) in STATES.items():
-        data = {"raw_config": CONFIG, "sm": sm, "last_user_text": text}
+        returned = slot_filling_engine({"raw_config": CONFIG, "sm": sm, "last_user_text": text, "seed": 1})
+        out[f"{label} (returned)"] = (returned["sm"], "")
+    return out
 
-        def cold(data: dict[str, Any] = data) -> object:
+
+def scaled(k: int) -> dict[str, Any]:
+    """``k`` renamed copies of CONFIG, each copy's welcome requiring the previous copy's confirmation."""
+    slots: list[dict[str, Any]] = []
+    tasks: list[dict[str, Any]] = []
+    for i in range(k):
+        names = {s["name"] for s in CONFIG["slots"]} | {t["name"] for t in CONFIG["tasks"]}
+        names |= {s["setter"] for s in CONFIG["slots"] if "setter" in s} | {
+            t["tool"] for t in CONFIG["tasks"]
+        }
+
+        def rename(value: Any, i: int = i, names: set[str] = names) -> Any:
+            if isinstance(value, dict):
+                return {key: rename(item) for key, item in value.items()}
+            if isinstance(value, list):
+                return [rename(item) for item in value]
+            if isinstance(value, str):
+                if value in names:
+                    return f"{value}_{i}"
+                if value.startswith("task:"):
+                    return f"task:{value[5:]}_{i}"
+                for name in names:
+                    value = value.replace(f"{{{name}}}", f"{{{name}_{i}}}").replace(
+                        f"'{name}'", f"'{name}_{i}'"
+                    )
+            return value
+
+        copy_slots = rename(CONFIG["slots"])
+        if i:
+            copy_slots[0]["requires"] = [f"confirmation_number_{i - 1}"]
+        slots += copy_slots
+        copy_tasks = rename(CONFIG["tasks"])
+        if i < k - 1:
+            copy_tasks[-1].pop("terminal")
+        tasks += copy_tasks
+    return {
+        **{key: value for key, value in CONFIG.items() if key not in ("slots", "tasks")},
+        "slots": slots,
+        "tasks": tasks,
+    }
+
+
+def reverse_chain(depth: int) -> dict[str, Any]:
+    slots = [
+        {
+            "name": f"s{i}",
+            "setter": f"set_s{i}",
+            "ask": f"S{i}?",
+            **({"requires": [f"s{i - 1}"]} if i else {}),
+        }
+        for i in range(depth)
+    ]
+    return {
+        "slots": slots[::-1],
+        "tasks": [{"name": "Finish", "tool": "finish", "inputs": [f"s{depth - 1}"]}],
+    }
+
+
+def growth(quick: bool) -> dict[str, float]:
+    """Seconds per call at 90 and 999 slots for compile and each path -> exponent."""
+    sizes = (2, 5) if quick else (10, 111)
+    calls = 3 if quick else 20
+    timings: dict[str, list[float]] = {}
+    counts = []
+    for k in sizes:
+        config = scaled(k)
+        counts.append(len(config["slots"]))
+        compile_config(config)  # validate once outside timing
+
+        def compile_once(_: int, config: dict[str, Any] = config) -> object:
             clear_compile_cache()
-            clear_config_memo()
-            return slot_filling_engine(data)
+            return compile_config(config)
 
-        def warm(data: dict[str, Any] = data) -> object:
-            return slot_filling_engine(data)
-
-        def engine(sm: dict[str, Any] = sm, text: str = text) -> object:
-            return run_engine(dag, sm, last_user_text=text)
-
-        def deep(sm: dict[str, Any] = sm) -> object:
-            return copy.deepcopy(sm)
-
-        cold_med, cold_p99 = measure(cold, cold_runs)
-        warm(), engine()  # warm the cache again after the cold runs
-        warm_med, warm_p99 = measure(warm, runs)
-        engine_med, _ = measure(engine, runs)
-        deep_med, _ = measure(deep, runs)
-        print(
-            f"{label:<20} {cold_med:>9.1f} {cold_p99:>9.1f} {warm_med:>9.1f} {warm_p99:>9.1f}"
-            f" {engine_med:>10.1f} {deep_med:>9.1f} {warm_med / deep_med:>13.1f}x"
+        timings.setdefault("compile", []).append(
+            min(batch_time(compile_once, 2) for _ in range(calls // 2 + 1))
         )
+        for name, fn in paths(config, {}, "", calls).items():
+            timings.setdefault(name, []).append(min(batch_time(fn, calls) for _ in range(3)))
+    low, high = counts
+    print(f"\ngrowth from {low} to {high} slots (first turn; ms per call at {low} / {high}, exponent):")
+    exponents = {}
+    for name, (t_low, t_high) in timings.items():
+        exponents[name] = math.log(t_high / t_low) / math.log(high / low)
+        print(f"  {name:<11} {t_low * 1e3:8.2f} {t_high * 1e3:9.2f}   exponent {exponents[name]:.2f}")
+    return exponents
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a tiny workload (smoke test)")
+    args = parser.parse_args()
+    calls, rounds = (20, 3) if args.quick else (300, 11)
+    cold_calls = 5 if args.quick else 40
+    sets = {"hand-written": dict(STATES), "returned": returned_states()}
+    print(
+        f"slot_filling_engine on a Bella Notte-like config; median CPU µs per call ({rounds} interleaved batches)"
+    )
+    print(f"{'state':<34} {'floor':>7} {'warm':>7} {'new cfg':>8} {'cold':>8}")
+    totals: dict[str, dict[str, float]] = {}
+    for set_name, states in sets.items():
+        for label, (sm, text) in states.items():
+            row = {}
+            floors = []
+            for name, fn in paths(CONFIG, sm, text, calls).items():
+                n = cold_calls if name == "cold" else calls
+                ours, floor = paired(fn, lambda _, sm=sm: copy.deepcopy(sm), n, rounds)
+                row[name] = ours
+                floors.append(floor)
+                for key, value in ((name, ours), (f"floor {name}", floor)):
+                    totals.setdefault(set_name, {}).setdefault(key, 0.0)
+                    totals[set_name][key] += value
+            print(
+                f"{label:<34} {statistics.median(floors) * 1e6:7.1f} {row['warm'] * 1e6:7.1f}"
+                f" {row['new config'] * 1e6:8.1f} {row['cold'] * 1e6:8.1f}"
+            )
+    print("\nratio to the floor (sum of medians over the states / the same for copy.deepcopy):")
+    ratios: dict[str, float] = {}
+    for name in GOALS:
+        per_set = {set_name: t[name] / t[f"floor {name}"] for set_name, t in totals.items()}
+        both = sum(t[name] for t in totals.values()) / sum(t[f"floor {name}"] for t in totals.values())
+        ratios[name] = both
+        shown = "  ".join(f"{set_name} {value:5.1f}x" for set_name, value in per_set.items())
+        print(f"  {name:<11} {shown}  all {both:5.1f}x   (goal <= {GOALS[name]:g}x)")
+    exponents = growth(args.quick)
+    clear_compile_cache()
+    depth = 60 if args.quick else 1000
+    compile_config(reverse_chain(depth))
+    print(f"\na {depth}-slot requires chain declared in reverse compiles (no recursion limit)")
+    for set_name in totals:
+        for name in GOALS:
+            value = totals[set_name][name] / totals[set_name][f"floor {name}"]
+            print(f"GOAL\tengine {name}, {set_name} states\t{value:.2f}\t<=\t{GOALS[name]:g}\tx deepcopy")
+    for name, value in exponents.items():
+        print(f"GOAL\tengine growth exponent, {name}\t{value:.2f}\t<=\t{EXPONENT_GOAL:g}\t")
+    print("warm/deepcopy")  # the closing marker the smoke test looks for
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 CASES = [
-    (["engine.py"], "warm/deepcopy"),
+    (["engine.py", "--quick"], "warm/deepcopy"),
     (["expr_bench.py", "--number", "2000"], "worst compiled/baseline ratio:"),
     (["expr_fuzz.py", "--cases", "200"], "OK: no escapes"),
     (["offline_accuracy.py"], "overall:"),
