@@ -348,7 +348,7 @@ def main() -> None:
     cold_calls = 5 if args.quick else 40
     sets = {"hand-written": dict(STATES), "returned": returned_states()}
     print(
-        f"slot_filling_engine on a Bella Notte-like config; median CPU µs per call ({rounds} interleaved batches)"
+        f"slot_filling_engine, Bella Notte-like config; median CPU µs per call ({rounds} interleaved batches)"
     )
     print(f"{'state':<34} {'floor':>7} {'warm':>7} {'new cfg':>8} {'cold':>8}")
     totals: dict[str, dict[str, float]] = {}
