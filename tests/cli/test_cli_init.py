@@ -14,6 +14,7 @@ from cli_support import Invoke
 from slotgraph import __version__
 from slotgraph.cli.help_texts import EPILOGS
 from slotgraph.cli.init_command import agent_name_for, template_names
+from slotgraph.cli.main import COMMANDS
 from slotgraph.runtime import Agent
 
 
@@ -98,7 +99,7 @@ def test_shell_completion_is_offered(invoke: Invoke) -> None:
 
 
 def test_every_command_help_has_examples_and_exit_codes(app: typer.Typer, invoke: Invoke) -> None:
-    names = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
+    names = {command.name for command in COMMANDS}  # commands are registered lazily (slotgraph.cli.main)
     assert names == set(EPILOGS)
     for name in sorted(names):
         result = invoke([name, "--help"])

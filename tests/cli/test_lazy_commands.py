@@ -1,0 +1,80 @@
+"""Commands load lazily: ``slotgraph --help`` imports no command module; each summary is the command's own.
+
+Start-up time is measured by ``benchmarks/startup.py``; these tests keep the mechanism from eroding (a
+command module imported by ``main`` again, a summary that drifted from the command's help).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from slotgraph.cli.main import COMMANDS, create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+_PROBE = """
+import json, sys
+from slotgraph.cli.main import main
+sys.argv = ["slotgraph", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print("\\n" + json.dumps(sorted(name for name in sys.modules if name.startswith("slotgraph"))))
+"""
+
+
+def _modules_after(*args: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_help_imports_no_command_module() -> None:
+    loaded = _modules_after("--help")
+    assert loaded <= {"slotgraph", "slotgraph.cli", "slotgraph.cli.main", "slotgraph.cli.help_texts"}, sorted(
+        loaded
+    )
+
+
+def test_validate_imports_neither_the_server_nor_the_runtime() -> None:
+    loaded = _modules_after("validate", str(ROOT / "examples" / "bella_notte"))
+    assert "slotgraph.cli.validate" in loaded
+    assert not any(
+        name.startswith(("slotgraph.server", "slotgraph.evals", "slotgraph.cli.chat")) for name in loaded
+    )
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[command.name for command in COMMANDS])
+def test_each_summary_is_the_commands_own_help(command: object) -> None:
+    from slotgraph.cli.main import LazyCommand
+
+    assert isinstance(command, LazyCommand)
+    loaded = command.load()
+    assert loaded.name == command.name
+    assert loaded.get_short_help_str(limit=1000) == command.summary
+
+
+def test_the_help_lists_every_command_and_each_runs() -> None:
+    runner = CliRunner()
+    shown = runner.invoke(create_app(), ["--help"])
+    assert shown.exit_code == 0
+    for command in COMMANDS:
+        assert command.name in shown.output
+    assert runner.invoke(create_app(), ["version"]).exit_code == 0
+    listed = runner.invoke(create_app(), ["models", "list"])
+    assert listed.exit_code == 0, listed.output
+    unknown = runner.invoke(create_app(), ["nope"])
+    assert unknown.exit_code == 2 and "nope" in unknown.output
