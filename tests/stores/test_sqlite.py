@@ -94,3 +94,52 @@ def test_a_held_lease_is_renewed_past_its_ttl(
                     raise AssertionError("the lease lapsed while its holder was alive")
 
     backend.run(scenario)
+
+
+def _durable_commits(statements: list[str]) -> int:
+    """Commits made while ``synchronous`` is FULL (each syncs the disk): explicit COMMITs and autocommitted
+    writes, replayed from the connection's statement trace."""
+    durable, in_transaction, count = True, False, 0  # SQLite's default in WAL mode is FULL
+    for statement in (s.strip().upper() for s in statements):
+        if statement.startswith("PRAGMA SYNCHRONOUS"):
+            durable = statement.endswith("FULL")
+        elif statement.startswith("BEGIN"):
+            in_transaction = True
+        elif statement.startswith(("COMMIT", "ROLLBACK")):
+            count += durable and statement.startswith("COMMIT")
+            in_transaction = False
+        elif statement.startswith(("INSERT", "UPDATE", "DELETE")) and not in_transaction:
+            count += durable
+    return count
+
+
+def test_a_turn_syncs_the_disk_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lease, load, save, release: only the save is a durable commit (one fsync per turn, not three)."""
+    statements: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)  # type: ignore[arg-type]
+        conn.set_trace_callback(statements.append)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+
+    async def scenario() -> None:
+        store = SQLiteStore(tmp_path / "s.db")
+        await store.save("s", record(), 0)
+        for _ in range(3):
+            start = len(statements)
+            async with store.lock("s"):
+                found = await store.load("s")
+                assert found is not None
+                await store.save("s", found[0], found[1])
+            turn = statements[start:]
+            assert _durable_commits(statements) - _durable_commits(statements[:start]) == 1, turn
+            assert any("INTO slotgraph_locks" in s for s in turn), "the lease was taken"
+        await store.close()
+        with sqlite3.connect(tmp_path / "s.db") as conn:  # the saves are there, the leases released
+            assert conn.execute("SELECT version FROM slotgraph_sessions").fetchone()[0] == 4
+            assert conn.execute("SELECT COUNT(*) FROM slotgraph_locks").fetchone()[0] == 0
+
+    asyncio.run(scenario())

@@ -6,7 +6,14 @@ never blocks on disk and the connection is only ever used from one thread. The f
 first use, in WAL mode (readers never block the writer); missing parent directories are created.
 
 A save is one ``BEGIN IMMEDIATE`` transaction: read the version, compare, write — so two processes cannot
-interleave between the check and the write. The per-session lock is a lease row in ``slotgraph_locks``
+interleave between the check and the write.
+
+**One durable transaction per turn.** Only a save waits for the disk (``PRAGMA synchronous=FULL``: the WAL is
+synced at its commit). Taking, renewing and releasing the per-session lease commit with
+``synchronous=NORMAL``: they are atomic and visible to every process at once, but reach the disk with the next
+durable commit or checkpoint. A lease lost to a power cut is harmless (its holder is gone too); a release
+lost to one leaves the lease until its ``lock_ttl`` runs out. So a turn (lease, load, save, release) syncs
+the disk once, not three times. The per-session lock is a lease row in ``slotgraph_locks``
 (see :mod:`slotgraph.stores.leases`), taken after a process-local :class:`asyncio.Lock`, so tasks of one
 process queue in memory and only the head of the queue polls the file.
 """
@@ -64,6 +71,8 @@ class SQLiteStore:
         self._executor: ThreadPoolExecutor | None = None
         self._conn: sqlite3.Connection | None = None
         self._closed = False
+        self._durable: bool | None = None
+        """The connection's current ``synchronous`` setting: FULL (True) or NORMAL (False); None: not set."""
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -125,8 +134,16 @@ class SQLiteStore:
             raise
         return conn
 
-    def _transaction(self, body: Callable[[sqlite3.Connection], _T]) -> _T:
+    def _sync(self, durable: bool) -> sqlite3.Connection:
+        """The connection, set to sync the disk on commit (``durable``) or not (see the module docstring)."""
         conn = self._db()
+        if self._durable is not durable:
+            conn.execute("PRAGMA synchronous=FULL" if durable else "PRAGMA synchronous=NORMAL")
+            self._durable = durable
+        return conn
+
+    def _transaction(self, body: Callable[[sqlite3.Connection], _T], *, durable: bool) -> _T:
+        conn = self._sync(durable)
         conn.execute("BEGIN IMMEDIATE")
         try:
             out = body(conn)
@@ -166,10 +183,12 @@ class SQLiteStore:
             )
             return current + 1
 
-        return self._transaction(body)
+        return self._transaction(body, durable=True)
 
     def _delete(self, session_id: str) -> bool:
-        cursor = self._db().execute("DELETE FROM slotgraph_sessions WHERE id = ?", (session_id,))
+        cursor = self._sync(durable=True).execute(
+            "DELETE FROM slotgraph_sessions WHERE id = ?", (session_id,)
+        )
         return cursor.rowcount > 0
 
     def _list(self) -> list[str]:
@@ -205,17 +224,19 @@ class SQLiteStore:
             )
             return cursor.rowcount == 1
 
-        return self._transaction(body)
+        return self._transaction(body, durable=False)
 
     def _renew_lock(self, session_id: str, token: str) -> bool:
-        cursor = self._db().execute(
+        cursor = self._sync(durable=False).execute(
             "UPDATE slotgraph_locks SET expires_at = ? WHERE id = ? AND token = ?",
             (time.time() + self.lock_ttl, session_id, token),
         )
         return cursor.rowcount == 1
 
     def _unlock(self, session_id: str, token: str) -> None:
-        self._db().execute("DELETE FROM slotgraph_locks WHERE id = ? AND token = ?", (session_id, token))
+        self._sync(durable=False).execute(
+            "DELETE FROM slotgraph_locks WHERE id = ? AND token = ?", (session_id, token)
+        )
 
     def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
         return self._hold(session_id)
@@ -259,7 +280,7 @@ class SQLiteStore:
         executor, self._executor = self._executor, None
         if executor is None:
             return
-        conn, self._conn = self._conn, None
+        conn, self._conn, self._durable = self._conn, None, None
         if conn is not None:
             await asyncio.get_running_loop().run_in_executor(executor, conn.close)
         executor.shutdown(wait=True)
