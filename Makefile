@@ -43,8 +43,9 @@ pytest: $(BIN)/.installed
 
 test: lint typecheck pytest
 
+# Every benchmark, then one table of every goal (measured / target / met); see docs/performance.md.
 bench: $(BIN)/.installed
-	@for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@$(BIN)/python benchmarks/summary.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -5,11 +5,14 @@ Run from the repository root: ``.venv/bin/python benchmarks/service.py [--sessio
 1. **Throughput** — a real server (``uvicorn`` in a subprocess, ``slotgraph.server.factory:app_from_env``)
    hosts Bella Notte with the **offline** model (deterministic, no network, no weights). ``--sessions``
    sessions each play ``--turns`` scripted user turns (``POST /v1/sessions/{id}/messages``), ``--concurrency``
-   requests in flight. Reported: turns/s, p50 and p99 latency. For each run a bare FastAPI echo endpoint
-   (``POST /echo``) is measured in the same way, same request count and concurrency, and the ratio
-   (echo req/s ÷ turn req/s) is the figure that travels between machines. Configurations: memory (1 worker),
-   SQLite and Redis (1 and 2 workers). Redis runs only if ``redis-server`` is on PATH (a throwaway one on a
-   loopback port, no persistence); SQLite and Redis need :mod:`slotgraph.stores` — a skipped row says why.
+   requests in flight. Reported: turns/s, p50 and p99 latency. A bare FastAPI echo endpoint (``POST /echo``)
+   runs beside it with the same workers and is measured **interleaved**: the sessions are played in
+   ``--rounds`` batches, each followed by as many echo requests at the same concurrency, so both see the same
+   load on a shared machine. The ratio (turns/s ÷ echo req/s) is the figure that travels between machines;
+   the goal (issue 23) is at least 0.6 on SQLite and Redis, 1 and 2 workers. Configurations: memory (1
+   worker), SQLite and Redis (1 and 2 workers). Redis runs only if ``redis-server`` is on PATH (a throwaway
+   one on a loopback port, no persistence); SQLite and Redis need :mod:`slotgraph.stores` — a skipped row says
+   why.
 2. **Memory per idle session** — 1,000 sessions are created and play one turn each, in process through the
    :class:`~slotgraph.server.SessionService`: the stored payload (JSON bytes of each record), the SQLite
    file's growth, Redis's ``used_memory`` growth, and the process's RSS growth for the in-memory store.
@@ -48,6 +51,7 @@ from slotgraph.server.errors import ServerConfigError  # noqa: E402
 from slotgraph.server.settings import WorkerConfig  # noqa: E402
 
 AGENT = ROOT / "examples" / "bella_notte"
+GOAL_RATIO = 0.6
 SCRIPT = ("Hi", "A table for 4 people", "yes", "Mario Rossi")
 
 
@@ -167,13 +171,18 @@ async def _timed(client: httpx.AsyncClient, url: str, body: dict[str, Any], out:
         raise RuntimeError(f"{url}: {response.status_code} {response.text[:200]}")
 
 
-async def _turns(base: str, sessions: int, turns: int, concurrency: int) -> Measure:
-    limits = httpx.Limits(max_connections=concurrency)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+async def _create(base: str, sessions: int) -> list[str]:
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
         ids = []
         for _ in range(sessions):
             created = await client.post("/v1/sessions", json={"agent": "bella_notte"})
             ids.append(created.json()["session_id"])
+        return ids
+
+
+async def _turns(base: str, ids: list[str], turns: int, concurrency: int) -> Measure:
+    limits = httpx.Limits(max_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
         latencies: list[float] = []
         gate = asyncio.Semaphore(concurrency)
 
@@ -202,17 +211,37 @@ async def _echo(base: str, requests: int, concurrency: int) -> Measure:
         return Measure(len(latencies), time.perf_counter() - start, tuple(latencies))
 
 
-def _throughput_row(name: str, store_url: str, workers: int, args: argparse.Namespace) -> str:
-    env = WorkerConfig(agent_paths=(str(AGENT),), store_url=store_url, model="offline").to_env()
-    with _uvicorn("slotgraph.server.factory:app_from_env", workers, env, "/readyz") as base:
-        turns = asyncio.run(_turns(base, args.sessions, args.turns, args.concurrency))
-    with _uvicorn("service:echo_app", workers, {}, "/docs") as base:
-        echo = asyncio.run(_echo(base, turns.requests, args.concurrency))
-    ratio = echo.per_second / turns.per_second
-    return (
-        f"| {name} | {workers} | {turns.requests} | {turns.per_second:.0f} | {turns.pct(0.5):.1f} | "
-        f"{turns.pct(0.99):.1f} | {echo.per_second:.0f} | {echo.pct(0.5):.1f} | {ratio:.1f}x |"
+def _combined(measures: list[Measure]) -> Measure:
+    return Measure(
+        sum(m.requests for m in measures),
+        sum(m.seconds for m in measures),
+        tuple(latency for m in measures for latency in m.latencies_ms),
     )
+
+
+def _throughput_row(name: str, store_url: str, workers: int, args: argparse.Namespace) -> tuple[str, float]:
+    """The table row and the ratio turns/s ÷ echo req/s, turns and echo measured in alternating rounds."""
+    env = WorkerConfig(agent_paths=(str(AGENT),), store_url=store_url, model="offline").to_env()
+    with (
+        _uvicorn("slotgraph.server.factory:app_from_env", workers, env, "/readyz") as base,
+        _uvicorn("service:echo_app", workers, {}, "/docs") as echo_base,
+    ):
+        ids = asyncio.run(_create(base, args.sessions))
+        rounds = max(1, min(args.rounds, len(ids)))
+        turn_runs: list[Measure] = []
+        echo_runs: list[Measure] = []
+        for r in range(rounds):
+            batch = ids[r::rounds]
+            turn_runs.append(asyncio.run(_turns(base, batch, args.turns, args.concurrency)))
+            echo_runs.append(asyncio.run(_echo(echo_base, turn_runs[-1].requests, args.concurrency)))
+    turns, echo = _combined(turn_runs), _combined(echo_runs)
+    ratio = turns.per_second / echo.per_second
+    row = (
+        f"| {name} | {workers} | {turns.requests} | {turns.per_second:.0f} | {turns.pct(0.5):.1f} | "
+        f"{turns.pct(0.99):.1f} | {echo.per_second:.0f} | {echo.pct(0.5):.1f} | {echo.pct(0.99):.1f} "
+        f"| {ratio:.2f}x |"
+    )
+    return row, ratio
 
 
 # --- memory ---------------------------------------------------------------------------------------------
@@ -268,6 +297,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=4, choices=range(1, len(SCRIPT) + 1))
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--idle", type=int, default=1000, help="sessions for the memory measurement")
+    parser.add_argument("--rounds", type=int, default=4, help="alternating rounds of turns and echo")
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp, _redis() as redis_url:
@@ -281,15 +311,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{args.concurrency} in flight; echo = bare FastAPI endpoint, same requests"
         )
         print(
-            "| store | workers | turns | turns/s | p50 ms | p99 ms | echo req/s | echo p50 ms | echo/turn |"
+            "| store | workers | turns | turns/s | p50 ms | p99 ms | echo req/s | echo p50 ms | echo p99 ms "
+            "| turns/echo |"
         )
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         durable = importlib.util.find_spec("slotgraph.stores") is not None
+        goals: list[str] = []
         for name, url, workers in configs:
             if name != "memory" and not durable:
                 print(f"| {name} | {workers} | skipped: slotgraph.stores is not installed |")
                 continue
-            print(_throughput_row(name, url, workers, args), flush=True)
+            row, ratio = _throughput_row(name, url, workers, args)
+            print(row, flush=True)
+            if name != "memory":
+                plural = "s" if workers > 1 else ""
+                goals.append(
+                    f"GOAL\tservice turns/s vs bare FastAPI, {name}, {workers} worker{plural}"
+                    f"\t{ratio:.2f}\t>=\t{GOAL_RATIO:g}\tx"
+                )
         if redis_url is None:
             print("| redis | - | skipped: no redis-server on PATH |")
 
@@ -310,6 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             shown = f"{growth:.0f}" if growth is not None else "-"
             print(f"| {name} | {payload:.0f} | {shown} |")
+    for line in goals:
+        print(line)
     return 0
 
 

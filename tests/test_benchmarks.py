@@ -18,6 +18,7 @@ CASES = [
     (["engine.py", "--quick"], "warm/deepcopy"),
     (["expr_bench.py", "--number", "2000"], "worst compiled/baseline ratio:"),
     (["startup.py", "--runs", "1"], "start-up measured"),
+    (["summary.py", "--quick", "--only", "expr_bench.py"], "== summary: "),
     (["expr_fuzz.py", "--cases", "200"], "OK: no escapes"),
     (["offline_accuracy.py"], "overall:"),
     (["sgd_replay.py", "--limit", "4"], "overall:"),
