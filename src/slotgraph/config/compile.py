@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
+from pydantic import ValidationError
+
 from slotgraph.config.compiled import (
     NO_RESPONSES,
     Bootstrap,
@@ -84,8 +86,10 @@ _CACHE: Final = _LruCache(CACHE_SIZE)  # the one allowed module-level state: key
 
 
 def clear_compile_cache() -> None:
-    """Empty the compiled-config cache (tests; long-lived processes that reload many configs)."""
+    """Empty the compiled-config cache and the compiled-condition cache (tests; long-lived processes that
+    reload many configs)."""
     _CACHE.clear()
+    compile_condition.cache_clear()
 
 
 def canonical_json(raw: Any) -> str:
@@ -311,6 +315,14 @@ def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
     )
 
 
+def _model_or_none(data: Any) -> DagConfig | None:
+    """The typed config, or None when the data does not fit it (validation then reports every problem)."""
+    try:
+        return DagConfig.model_validate(data)
+    except ValidationError:
+        return None
+
+
 def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     """Validate and compile a DAG config (raw mapping or :class:`DagConfig`); cached by content.
 
@@ -322,8 +334,9 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     cached = _CACHE.get(fingerprint)
     if cached is not None:
         return cached
-    validate_raw(data).raise_for_errors()
-    config = raw if isinstance(raw, DagConfig) else DagConfig.model_validate(data)
+    config = raw if isinstance(raw, DagConfig) else _model_or_none(data)
+    validate_raw(data, _structure_valid=config is not None).raise_for_errors()
+    assert config is not None  # a structural problem is an error of the report, raised above
     compiled = _build(config, fingerprint)
     _CACHE.put(fingerprint, compiled)
     return compiled

@@ -15,6 +15,7 @@ Nothing is ever passed to ``eval``. A condition that fails to *evaluate* makes i
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -47,8 +48,13 @@ def _guarded(fn: Callable[[Mapping[str, Any]], Any], source: str) -> Callable[[M
     return evaluate
 
 
+@functools.lru_cache(maxsize=1024)
 def compile_condition(source: str) -> CompiledCondition:
-    """Compile a condition string; raises :class:`slotgraph.expr.ExpressionSyntaxError` if it is invalid."""
+    """Compile a condition string; raises :class:`slotgraph.expr.ExpressionSyntaxError` if it is invalid.
+
+    Cached by the text (a compiled condition is immutable and shared freely): validation and compilation of a
+    config, and configs that repeat a condition, compile it once. ``clear_compile_cache`` empties the cache.
+    """
     if is_lambda_source(source):
         compiled = compile_lambda(source)
         return CompiledCondition(

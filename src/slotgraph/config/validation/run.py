@@ -19,8 +19,14 @@ from slotgraph.config.validation.view import View
 __all__ = ["validate_raw"]
 
 
-def validate_raw(raw: Any, *, tool_names: Collection[str] | None = None) -> ValidationReport:
-    """Every error and warning of a raw DAG config, in one pass. Never raises for config problems."""
+def validate_raw(
+    raw: Any, *, tool_names: Collection[str] | None = None, _structure_valid: bool = False
+) -> ValidationReport:
+    """Every error and warning of a raw DAG config, in one pass. Never raises for config problems.
+
+    ``_structure_valid``: the caller has just validated ``raw`` against :class:`DagConfig` successfully (so
+    the structural pass, which would do the same, finds nothing); ``compile_config`` uses it to validate once.
+    """
     if not isinstance(raw, Mapping):
         return ValidationReport.from_issues(
             [
@@ -32,7 +38,7 @@ def validate_raw(raw: Any, *, tool_names: Collection[str] | None = None) -> Vali
                 )
             ]
         )
-    issues: list[ConfigIssue] = list(structure_issues(raw, DagConfig))
+    issues: list[ConfigIssue] = [] if _structure_valid else list(structure_issues(raw, DagConfig))
     view = View(raw, None if tool_names is None else frozenset(tool_names))
     for check in (
         reference_issues,
