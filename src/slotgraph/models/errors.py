@@ -66,13 +66,23 @@ class MissingDependencyError(ModelSpecError):
 
 
 class ModelError(SlotgraphRuntimeError):
-    """A call to a model backend failed. ``status`` is the HTTP status when there was one."""
+    """A call to a model backend failed. ``status`` is the HTTP status when there was one; ``retry_after``
+    the seconds the server asked to wait (its ``Retry-After``) when it said so."""
 
     code = "model_error"
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
+
+    @property
+    def transient(self) -> bool:
+        """Whether the same request may well succeed later: a rate limit, a timeout, an unreachable server or
+        a server error (5xx) — as opposed to a wrong key, an unknown model or a broken reply."""
+        if isinstance(self, ModelRateLimitError | ModelTimeoutError | ModelConnectionError):
+            return True
+        return isinstance(self, ModelAPIError) and self.status is not None and self.status >= 500
 
 
 class ModelAuthError(ModelError):

@@ -87,6 +87,8 @@ async def call_with_retries(
             return await attempt()
         except RetryableError as err:
             if n >= policy.max_retries:
+                if err.error.retry_after is None:
+                    err.error.retry_after = err.retry_after
                 raise err.error from err.__cause__
             await sleep(policy.delay(n, err.retry_after, random))
     raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover

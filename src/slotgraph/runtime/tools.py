@@ -1,7 +1,10 @@
 """Tools: plain Python functions the model (or the engine) can call.
 
 A :class:`Tool` wraps a function with the :class:`~slotgraph.runtime.model.ToolSchema` derived from its
-signature and docstring (:mod:`slotgraph.runtime.tool_schema`) and an argument validator. Arguments coming
+signature and docstring (:mod:`slotgraph.runtime.tool_schema`) and an argument validator. A synchronous
+function runs in a worker thread (``asyncio.to_thread``), so a slow or blocking tool never stalls the event
+loop — in the server, the other sessions of the worker and the store's lock renewal go on meanwhile; an
+``async def`` tool is awaited on the loop. Arguments coming
 from a model are checked against the schema before the function runs (:meth:`Tool.check_args`): wrong types,
 unknown or missing arguments become a refusal, never an exception. Parameters the runtime injects —
 ``context`` (a :class:`ToolContext`), ``today``, ``now`` — are filled from the session clock.
@@ -12,7 +15,9 @@ unknown or missing arguments become a refusal, never an exception. Parameters th
 
 from __future__ import annotations
 
+import asyncio
 import datetime
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -83,7 +88,10 @@ class Tool:
         kwargs = dict(args)
         for param, what in self.injected.items():
             kwargs[param] = context.today if what == "today" else context.now if what == "now" else context
-        result = self.fn(**kwargs)
+        if inspect.iscoroutinefunction(self.fn):
+            result = await self.fn(**kwargs)
+        else:
+            result = await asyncio.to_thread(functools.partial(self.fn, **kwargs))
         if inspect.isawaitable(result):
             result = await result
         return result

@@ -7,9 +7,11 @@
   setters, no executors, no readback tools — which keeps ``end_session`` and any informational tools of the
   agent, and the config's ``bootstrap`` routing tool (with ``reset_on_complete`` it restarts the flow). The
   conversation cannot otherwise regress to slot filling.
-- **gate slot** unfilled (§3.0a): the engine is skipped; the model sees every setter whose slot has no unmet
-  ``requires``, with the collection protocol and its tool-selection guide; the user's text is remembered
-  (``_gate_user_text``) and given back as ``<user_context>`` on the first invocation after the gate opens.
+- **gate closed** — the engine's own verdict (:func:`slotgraph.engine.gate_open`: a gate slot that is active
+  and has no value in ``filled``, ``pending`` or ``deferred``): the engine is skipped; the model sees every
+  setter whose slot has no unmet ``requires``, with the collection protocol and its tool-selection guide;
+  the user's text is remembered (``_gate_user_text``) and given back as ``<user_context>`` on the first
+  invocation after the gate opens.
 - otherwise the engine runs; its ``hide_tools`` (plus every executor, always) are removed from the model's
   tools, and the phase suffix replaces the previous one after the sentinel.
 """
@@ -21,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.gate import gate_open
+from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.runtime.builtin_tools import READBACK_TOOLS
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
@@ -28,7 +32,6 @@ from slotgraph.runtime.tools import ToolRegistry
 
 __all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "prepare_call"]
 
-TERMINAL_STATUSES = frozenset({"complete", "escalated"})
 GATE_TEXT_KEY = "_gate_user_text"
 
 
@@ -67,13 +70,6 @@ def _blocked_setters(dag: CompiledDag, sm: Mapping[str, Any]) -> set[str]:
     return blocked
 
 
-def _gate_closed(dag: CompiledDag, sm: Mapping[str, Any]) -> bool:
-    gate = dag.gate_slot
-    if gate is None:
-        return False
-    return gate not in (sm.get("filled") or {}) and gate not in (sm.get("pending") or {})
-
-
 def prepare_call(
     *,
     engine: Engine,
@@ -92,7 +88,7 @@ def prepare_call(
         slot_tools = _slot_tools(dag)
         visible = tuple(n for n in registry.names if n not in slot_tools)
         return Preparation(dict(sm), {}, visible, inject_suffix(instruction, None), engine_ran=False)
-    if _gate_closed(dag, sm):
+    if not gate_open(dag, sm):
         new_sm = dict(sm)
         if last_user_text:
             new_sm[GATE_TEXT_KEY] = last_user_text

@@ -9,7 +9,9 @@ Hierarchy::
     ├── SessionBusyError            a turn of this session is already running in this process
     ├── SessionConflictError        another process saved the session first (store version moved)
     ├── SessionEndedError           the session ended; start a new one
-    └── SessionUnreadableError      the stored session cannot be read (corrupted, or from a newer version)
+    ├── SessionUnreadableError      the stored session cannot be read (corrupted, or from a newer version)
+    ├── ModelUnavailableError       the agent's model is rate limited, timed out or down: retry later (503)
+    └── ModelFailedError            the agent's model refused the call or answered nonsense (502)
 
 The mapping to HTTP statuses lives in :mod:`slotgraph.server.problems` and nowhere else. Messages are written
 for the API's user (what is wrong, how to fix it) and never carry internals.
@@ -18,6 +20,8 @@ for the API's user (what is wrong, how to fix it) and never carry internals.
 from __future__ import annotations
 
 __all__ = [
+    "ModelFailedError",
+    "ModelUnavailableError",
     "ServerConfigError",
     "ServerError",
     "SessionBusyError",
@@ -71,3 +75,22 @@ class SessionUnreadableError(ServerError):
     message carries no internals, so it is shown to the client with its own code)."""
 
     code = "session_unreadable"
+
+
+class ModelUnavailableError(ServerError):
+    """The agent's model cannot answer now (rate limited, timed out, unreachable, a server error): the same
+    request may succeed later. ``retry_after`` is the wait in seconds the model's server asked for, if any.
+    The turn was not saved."""
+
+    code = "model_unavailable"
+
+    def __init__(self, message: str, *, fix: str = "", retry_after: float | None = None) -> None:
+        super().__init__(message, fix=fix)
+        self.retry_after = retry_after
+
+
+class ModelFailedError(ServerError):
+    """The agent's model failed in a way retrying will not fix (refused credentials, unknown model, a reply
+    that is not the protocol). The turn was not saved; the operator finds the details in the server log."""
+
+    code = "model_failed"

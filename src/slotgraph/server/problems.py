@@ -2,8 +2,10 @@
 
 Every body has ``type`` (``urn:slotgraph:problem:<code>``), ``title``, ``status``, ``detail`` (what is
 wrong), ``fix`` (how to fix it, when there is one) and the stable ``code``; validation failures add
-``errors`` with the location of each problem. An unexpected exception becomes ``internal_error`` with an
-``error_id`` to find the traceback in the server log — never its message.
+``errors`` with the location of each problem. A model failure is ``model_unavailable`` (503, with
+``Retry-After`` and ``retry_after`` when the model's server said how long to wait: the client retries later)
+or ``model_failed`` (502: the upstream model is misconfigured or broken). An unexpected exception becomes
+``internal_error`` with an ``error_id`` to find the traceback in the server log — never its message.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from slotgraph.server.errors import (
+    ModelFailedError,
+    ModelUnavailableError,
     ServerConfigError,
     ServerError,
     SessionBusyError,
@@ -43,7 +47,12 @@ _STATUS: dict[type[ServerError], tuple[int, str]] = {
     SessionEndedError: (409, "Session ended"),
     SessionUnreadableError: (500, "Session unreadable"),
     ServerConfigError: (500, "Server misconfigured"),
+    ModelUnavailableError: (503, "Model unavailable"),
+    ModelFailedError: (502, "Model failed"),
 }
+
+_SHOWN_5XX = (SessionUnreadableError, ModelUnavailableError, ModelFailedError)
+"""Server-side errors whose message carries no internals: shown to the client with their own code."""
 
 _HTTP_CODES: dict[int, tuple[str, str, str]] = {
     400: (
@@ -108,10 +117,14 @@ def problem_for(exc: Exception) -> dict[str, Any]:
     keeps its message and fix; anything else is ``internal_error`` with an id (logged with its traceback)."""
     if isinstance(exc, ServerError):
         status, title = next((v for k, v in _STATUS.items() if isinstance(exc, k)), (500, "Server error"))
-        if status < 500 or isinstance(exc, SessionUnreadableError):
+        if status < 500 or isinstance(exc, _SHOWN_5XX):
             if status >= 500:
-                logger.error("%s: %s", exc.code, exc.message, exc_info=(type(exc), exc, exc.__traceback__))
-            return problem_body(status, exc.code, title, exc.message, fix=exc.fix)
+                cause = exc.__cause__ or exc
+                logger.error("%s: %s", exc.code, cause, exc_info=(type(cause), cause, cause.__traceback__))
+            body = problem_body(status, exc.code, title, exc.message, fix=exc.fix)
+            if isinstance(exc, ModelUnavailableError) and exc.retry_after is not None:
+                body["retry_after"] = _retry_after_seconds(exc.retry_after)
+            return body
     error_id = uuid.uuid4().hex[:12]
     logger.error("internal error %s", error_id, exc_info=(type(exc), exc, exc.__traceback__))
     return problem_body(
@@ -123,8 +136,14 @@ def problem_for(exc: Exception) -> dict[str, Any]:
     )
 
 
+def _retry_after_seconds(seconds: float) -> int:
+    """``Retry-After`` takes whole seconds: round up, so a client never retries too early."""
+    return max(0, int(-(-seconds // 1)))
+
+
 def _response(body: dict[str, Any]) -> JSONResponse:
-    return JSONResponse(body, status_code=int(body["status"]), media_type=PROBLEM_MEDIA_TYPE)
+    headers = {"Retry-After": str(body["retry_after"])} if "retry_after" in body else {}
+    return JSONResponse(body, status_code=int(body["status"]), media_type=PROBLEM_MEDIA_TYPE, headers=headers)
 
 
 async def _server_error(_request: Request, exc: Exception) -> JSONResponse:

@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from slotgraph.logic import RECORD_KEY, LogicRecord, variables_snapshot
+from slotgraph.models.errors import ModelError
 from slotgraph.runtime import EventSink, Session, SessionStore, SlotgraphRuntimeError, TurnResult
-from slotgraph.runtime.errors import StorePayloadError
+from slotgraph.runtime.errors import ModelResponseError, StorePayloadError
 from slotgraph.runtime.session import Clock
 from slotgraph.server.errors import (
+    ModelFailedError,
+    ModelUnavailableError,
     SessionBusyError,
     SessionConflictError,
     SessionEndedError,
@@ -215,7 +218,10 @@ class SessionService:
         try:
             result = await session.asend(text, on_event=on_event)
         except SlotgraphRuntimeError as err:
-            raise _translated(session_id, err, ended=session.ended) from None
+            translated = _translated(session_id, err, ended=session.ended)
+            if translated is err:
+                raise
+            raise translated from err
         last = session.last_turn
         hidden: tuple[str, ...] = ()
         directive: str | None = None
@@ -250,6 +256,18 @@ def _translated(session_id: str, err: SlotgraphRuntimeError, *, ended: bool) -> 
         return SessionBusyError(
             f"session {session_id!r} is busy: another turn of it is still running",
             fix="wait for the running turn's response, then send the message again",
+        )
+    if isinstance(err, ModelError) and err.transient:
+        wait = f" (its server asked to wait {err.retry_after:g} s)" if err.retry_after is not None else ""
+        return ModelUnavailableError(
+            f"the agent's model cannot answer right now{wait}; this turn was not played or saved",
+            fix="send the message again later (after Retry-After seconds, when given)",
+            retry_after=err.retry_after,
+        )
+    if isinstance(err, ModelError | ModelResponseError):
+        return ModelFailedError(
+            "the agent's model failed on this turn (see the server log); this turn was not played or saved",
+            fix="retrying will not help until the operator fixes the model's configuration",
         )
     if ended:
         return SessionEndedError(
