@@ -7,7 +7,9 @@ Setters return ``{"stored": True, "value": ...}`` (spec §6). The executors simu
 
 * ``TOY_FULLY_BOOKED``: comma-separated dates (YYYY-MM-DD) on which ``check_availability`` fails with
   ``{"success": False, "reason": "fully booked"}``;
-* ``TOY_FAIL``: comma-separated tool names that fail (``make_reservation`` → a booking failure).
+* ``TOY_FAIL``: comma-separated tool names that fail (``make_reservation`` → a booking failure);
+* ``TOY_FAIL_ONCE``: comma-separated tool names that fail on their next call only (the tool takes itself off
+  the list as it fails), so a retry with the same inputs succeeds.
 
 Scenarios set them through their ``env:`` key.
 """
@@ -30,11 +32,21 @@ __all__ = [
 
 FULLY_BOOKED_ENV = "TOY_FULLY_BOOKED"
 FAIL_ENV = "TOY_FAIL"
+FAIL_ONCE_ENV = "TOY_FAIL_ONCE"
 SUNDAY = 6
 
 
 def _listed(variable: str) -> set[str]:
     return {item.strip() for item in os.environ.get(variable, "").split(",") if item.strip()}
+
+
+def _fails(tool: str) -> bool:
+    """Whether ``tool`` fails now (``TOY_FAIL``, or ``TOY_FAIL_ONCE``, which this call then consumes)."""
+    once = _listed(FAIL_ONCE_ENV)
+    if tool in once:
+        os.environ[FAIL_ONCE_ENV] = ",".join(sorted(once - {tool}))
+        return True
+    return tool in _listed(FAIL_ENV)
 
 
 def set_num_guests(num_guests: int) -> dict[str, Any]:
@@ -75,7 +87,7 @@ def set_name(name: str) -> dict[str, Any]:
 
 def check_availability(num_guests: int, date: str) -> dict[str, Any]:
     """Look up free tables for a party on a date (simulated, deterministic)."""
-    if "check_availability" in _listed(FAIL_ENV) or date in _listed(FULLY_BOOKED_ENV):
+    if _fails("check_availability") or date in _listed(FULLY_BOOKED_ENV):
         return {"success": False, "reason": "fully booked"}
     try:
         sunday = datetime.date.fromisoformat(date).weekday() == SUNDAY
@@ -86,7 +98,7 @@ def check_availability(num_guests: int, date: str) -> dict[str, Any]:
 
 def make_reservation(num_guests: int, date: str, chosen_time: str, name: str) -> dict[str, Any]:
     """Book the table (simulated). Returns the confirmation number."""
-    if "make_reservation" in _listed(FAIL_ENV):
+    if _fails("make_reservation"):
         return {"success": False, "reason": "booking system unavailable"}
     return {"success": True, "confirmation": "RES-4821"}
 

@@ -67,8 +67,10 @@ SCENARIOS: dict[str, Callable[[], EngineResult]] = {
     "task_exhaust": lambda: _run(_failed("BookReservation", 1)),
     "slot_deactivated": lambda: _run({"filled": {**W, "party_size": 2, "large_party_phone": "555"}}),
     "steer_back_soft": lambda: _run({**STILL, "_steer_back_turns": 1}, "jazz?"),
-    "steer_back_hard": lambda: _run({**STILL, "_steer_back_turns": 3}, "jazz?"),
-    "steer_back_escalate": lambda: _run({**STILL, "_steer_back_turns": 5}, "jazz?"),
+    # the hard and escalate tiers are armed on the user's invocation and applied on the next one (after the
+    # model's step) when the state did not change
+    "steer_back_hard": lambda: _run(_run({**STILL, "_steer_back_turns": 3}, "jazz?").sm),
+    "steer_back_escalate": lambda: _run(_run({**STILL, "_steer_back_turns": 5}, "jazz?").sm),
     "steer_back_yield": lambda: _run({**STILL, "_hard_steer_yielded": True}, "jazz?"),
     "auto_confirm": lambda: _run(
         {"filled": dict(W), "pending": dict(BASICS), "_last_state": {"pending": BASICS}}, "yes"

@@ -157,13 +157,15 @@ def test_validation_exhaust_response() -> None:
 
 
 def test_steer_back_exhaust_response() -> None:
-    out = run_engine(DAG, {**BASE, "_steer_back_turns": 2}, last_user_text="la la")
+    armed = run_engine(DAG, {**BASE, "_steer_back_turns": 2}, last_user_text="la la")
+    out = run_engine(DAG, armed.sm)  # the model's step recorded nothing: the armed tier applies
     assert out.sm["status"] == "escalated" and out.action["message"] == "Goodbye."
     assert out.action["response"] == [{"type": "end_session", "reason": "stalled"}]
 
 
 def test_hard_steer_back_re_asks_with_the_question_parts() -> None:
-    out = run_engine(DAG, {**BASE, "_steer_back_turns": 1}, last_user_text="la la")
+    armed = run_engine(DAG, {**BASE, "_steer_back_turns": 1}, last_user_text="la la")
+    out = run_engine(DAG, armed.sm)
     assert out.action["reason"] == "steer_back_hard"
     assert out.action["response"] == [{"type": "text", "text": "How many?"}, card("chips")]
 

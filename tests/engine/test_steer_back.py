@@ -33,13 +33,19 @@ def _tier(action: dict[str, Any], sm: dict[str, Any]) -> str:
 
 
 def _drift(dag: Any, turns: int) -> tuple[list[str], list[int], dict[str, Any], list[dict[str, Any]]]:
-    """``turns`` off-topic user turns (no tool call, no state change); the tier and counter of each."""
+    """``turns`` off-topic user turns (no tool call, no state change); the tier and counter of each.
+
+    Like the runtime, the engine is invoked once more after the model's step when the action asks for it
+    (``recheck_after_model``: an armed hard or escalate tier)."""
     sm = run_engine(dag, {}).sm
     tiers: list[str] = []
     counts: list[int] = []
     log: list[dict[str, Any]] = []
     for _ in range(turns):
         out = run_engine(dag, sm, last_user_text="Do you like jazz?", debug=True)
+        if out.action["recheck_after_model"]:
+            log.extend(out.debug_log)
+            out = run_engine(dag, out.sm, debug=True)
         sm = out.sm
         tiers.append(_tier(out.action, sm))
         counts.append(sm["_steer_back_turns"])
@@ -74,7 +80,9 @@ def test_the_soft_tier_adds_a_directive_and_lets_the_model_run() -> None:
 def test_the_hard_tier_preempts_with_the_next_question_then_yields() -> None:
     dag = _dag()
     sm: dict[str, Any] = {"_steer_back_turns": 3}
-    out = run_engine(dag, sm, last_user_text="blah")
+    armed = run_engine(dag, sm, last_user_text="blah")
+    assert armed.action["preempt"] is False and armed.action["recheck_after_model"] is True
+    out = run_engine(dag, armed.sm)  # after the model's step, which recorded nothing
     assert out.action["message"] == "How many guests?"
     assert out.action["preempt"] is True and out.action["force_preempt"] is True
     assert out.sm["_hard_steer_yielded"] is True
@@ -88,13 +96,14 @@ def test_the_hard_tier_re_asks_the_readback_when_values_are_pending() -> None:
     dag = _dag()
     pending = {"num_guests": 4}
     sm = {"pending": pending, "_last_state": {"pending": pending}, "_steer_back_turns": 3}
-    out = run_engine(dag, sm, last_user_text="hmm")
+    out = run_engine(dag, run_engine(dag, sm, last_user_text="hmm").sm)
     assert out.action["message"] == "Just to confirm — 4 guests. Is that correct?"
     assert out.action["force_preempt"] is True
 
 
 def test_escalation_says_on_exhaust_and_calls_then() -> None:
-    out = run_engine(_dag(), {"_steer_back_turns": 5}, last_user_text="zzz")
+    dag = _dag()
+    out = run_engine(dag, run_engine(dag, {"_steer_back_turns": 5}, last_user_text="zzz").sm)
     assert out.sm["status"] == "escalated"
     assert out.action["message"] == EXHAUST["say"] and out.action["preempt"] is True
     assert out.action["function_call"] == {
@@ -140,6 +149,8 @@ def test_auto_confirm_keeps_its_increment() -> None:
 )
 def test_each_tier_is_logged_with_its_turns(turns: int, tag: str) -> None:
     out = run_engine(_dag(), {"_steer_back_turns": turns - 1}, last_user_text="?", debug=True)
+    if out.action["recheck_after_model"]:
+        out = run_engine(_dag(), out.sm, debug=True)
     entry = next(e for e in out.debug_log if e["tag"] == tag)
     assert entry["turns"] == turns
     if tag == "steer_back_soft":
@@ -153,3 +164,22 @@ def test_the_spec_default_config_without_a_steer_back_block() -> None:
     tiers, _, sm, _ = _drift(dag, 10)
     assert tiers == ["-", "soft", "soft", "hard", "-", "hard", "-", "escalate"]
     assert sm["status"] == "escalated"
+
+
+@pytest.mark.parametrize("turns", [3, 5])
+def test_an_answer_in_the_hard_or_escalate_tier_makes_progress(turns: int) -> None:
+    """After "hi" and off-topic questions, "2" answers the question: the model records it, and the armed
+    tier is dropped instead of asking the same question again (or escalating)."""
+    dag = _dag()
+    sm = run_engine(dag, {"_steer_back_turns": turns}).sm
+    armed = run_engine(dag, sm, last_user_text="2", debug=True)
+    assert armed.action["preempt"] is False  # the model sees the user's message
+    assert armed.action["recheck_after_model"] is True
+    assert armed.action["steer_back_directive"].endswith("How many guests?")
+    answered = after_tool(armed.sm, dag, "set_num_guests", {"count": 2}, {"stored": True, "value": 2})
+    out = run_engine(dag, answered, debug=True)
+    assert out.sm["status"] == "in_progress" and out.sm["_steer_back_turns"] == 0
+    assert out.action["reason"] != "steer_back_hard" and "_hard_steer_yielded" not in out.sm
+    assert "_steer_back_armed" not in out.sm
+    assert out.sm["pending"] == {"num_guests": 2}  # on to its readback, not the same question again
+    assert any(e["tag"] == "steer_back_disarmed" for e in out.debug_log)

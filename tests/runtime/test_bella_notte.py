@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 from pathlib import Path
 
@@ -135,23 +136,29 @@ def test_a_correction_during_readback() -> None:
     model.assert_complete()
 
 
-def test_a_booking_failure_is_retried_then_succeeds(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_booking_is_retried_in_the_same_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A same-input retry never waits for the user: "Let me try that once more" is followed by the retry.
     session, model = _session([*_opening(), *_time_and_name()])
     _collect_until_booking(session)
+    tool = session.agent.tools.get("book_reservation")
+    assert tool is not None and tool.fn is not None
+    book = tool.fn
 
+    def fails_once(**kwargs: object) -> object:
+        try:
+            return book(**kwargs)
+        finally:
+            monkeypatch.delenv("BELLA_NOTTE_FAIL", raising=False)  # the backend recovers after one failure
+
+    session.agent.tools.add(dataclasses.replace(tool, fn=fails_once))
     monkeypatch.setenv("BELLA_NOTTE_FAIL", "book_reservation")
-    failed = session.send("Yes")
-    assert (
-        failed.text == "I'm sorry, something went wrong while booking your table. Let me try that once more."
+    turn = session.send("Yes")
+    assert turn.preempted
+    assert [e.name for e in turn.tool_calls] == ["confirm_pending", "book_reservation", "book_reservation"]
+    assert turn.text.startswith(
+        "I'm sorry, something went wrong while booking your table. Let me try that once more. "
+        "Your reservation is confirmed!"
     )
-    assert session.state["_retries"] == {"BookReservation": 1}
-    assert session.status == "in_progress"
-    assert session.state["filled"]["guest_name"] == "Chen"  # confirmed data survives the failure
-
-    monkeypatch.delenv("BELLA_NOTTE_FAIL")
-    retried = session.send("okay")
-    assert retried.preempted and [e.name for e in retried.tool_calls] == ["book_reservation"]
-    assert "Your reservation is confirmed!" in retried.text
     assert session.status == "complete" and "BookReservation" not in session.state["_retries"]
     model.assert_complete()
 
@@ -160,8 +167,9 @@ def test_booking_failures_exhaust_into_an_escalation(monkeypatch: pytest.MonkeyP
     session, _ = _session([*_opening(), *_time_and_name()])
     _collect_until_booking(session)
     monkeypatch.setenv("BELLA_NOTTE_FAIL", "book_reservation")
-    session.send("Yes")
-    exhausted = session.send("okay")
+    exhausted = session.send("Yes")  # max_retries: 2 = two attempts in total, both in this turn
+    assert [e.name for e in exhausted.tool_calls if e.name == "book_reservation"] == ["book_reservation"] * 2
+    assert "Let me try that once more." in exhausted.text
     assert "Please call us at 555-0100" in exhausted.text
     end = [e for e in exhausted.tool_calls if e.name == "end_session"]
     assert end and end[0].origin == "engine" and end[0].args["note"] == "Booking for Chen, party of 4"

@@ -101,3 +101,16 @@ def test_a_script_mismatch_fails_the_turn_with_exit_1(tmp_path: Path) -> None:
                 lines=["Hi"])  # fmt: skip
     assert code == 1
     assert "unexpected model call #1" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_debug_prints_the_engines_log_and_adds_it_to_the_transcript(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    args = [str(AGENT_DIR), "--model", f"scripted:{_script(tmp_path, SCRIPT[:1])}"]
+    result = CliRunner().invoke(_app(), [*args, "--debug", "--transcript", str(transcript)], input="Hi\n")
+    assert result.exit_code == 0, result.output
+    assert "[slot-filling:invoke] n=1 phase='collection'" in result.output
+    rows = [json.loads(line) for line in transcript.read_text().splitlines()]
+    debug = [r for r in rows if r["kind"] == "debug"]
+    assert debug and debug[-1]["tag"] == "invoke" and debug[-1]["turn"] == 1
+    quiet = CliRunner().invoke(_app(), args, input="Hi\n")
+    assert quiet.exit_code == 0 and "[slot-filling:" not in quiet.output

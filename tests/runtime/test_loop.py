@@ -215,7 +215,7 @@ def test_response_parts_of_a_preempted_reply_become_events() -> None:
     assert session.ended
 
 
-def test_after_model_payloads_follow_the_text_once_per_turn() -> None:
+def test_after_model_payloads_follow_the_models_last_reply_once_per_turn() -> None:
     card = {"type": "payload", "data": {"chips": ["2", "4"]}}
     engine = FakeEngine(sm_updates=[{"_pending_payloads": [card]}, {"_pending_payloads": [card]}])
     model = ScriptedModel(
@@ -227,9 +227,23 @@ def test_after_model_payloads_follow_the_text_once_per_turn() -> None:
     session = _session(model, engine)
     result = session.send("Chen")
     kinds = [e.kind for e in result.events if e.kind in ("text", "payload")]
-    assert kinds == ["text", "payload", "text"]  # after the model's text, and not again on the second call
+    assert kinds == ["text", "text", "payload"]  # after the reply that ends the turn, never after tool calls
     assert next(e for e in result.events if isinstance(e, PayloadEvent)).part == card
     assert session.state["_pending_payloads"] == []
+
+
+def test_the_card_of_a_question_just_answered_is_not_shown() -> None:
+    # The stash prepared for the first call is the party-size chips; the model answers it with a tool call
+    # only, the engine then stashes the date chips for the next question: only those follow the reply.
+    party = {"type": "payload", "data": {"chips": ["2", "4"]}}
+    dates = {"type": "payload", "data": {"chips": ["today", "tomorrow"]}}
+    engine = FakeEngine(sm_updates=[{"_pending_payloads": [party]}, {"_pending_payloads": [dates]}])
+    model = ScriptedModel(
+        [ScriptedStep(tool_calls=(call("set_name", name="Chen"),)), ScriptedStep(text="Which day?")]
+    )
+    result = _session(model, engine).send("4 of us")
+    assert [e.part for e in result.events if isinstance(e, PayloadEvent)] == [dates]
+    model.assert_complete()
 
 
 def test_state_snapshot_after_each_tool() -> None:

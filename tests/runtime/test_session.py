@@ -193,3 +193,13 @@ def test_on_event_receives_each_event_as_it_happens_and_in_the_turns_order() -> 
     assert [kind for kind, _ in seen] == [e.kind for e in result.events]
     assert {turns for _, turns in seen} == {0} and session.turns == 1
     assert [kind for kind, _ in seen][:3] == ["tool_call", "tool_result", "state_snapshot"]
+
+
+def test_a_debug_session_keeps_the_engines_log_of_each_turn() -> None:
+    steps = [ScriptedStep(text="How many guests?"), ScriptedStep(text="How many guests?")]
+    debug = toy_agent(ScriptedModel(steps[:1]), Backend()).session(clock=clock, debug=True)
+    log = debug.send("hi").debug_log
+    assert [e["tag"] for e in log][-1] == "invoke"
+    assert log[-1]["n"] == 1 and log[-1]["asking"] == "How many guests?"
+    quiet = toy_agent(ScriptedModel(steps[1:]), Backend()).session(clock=clock)
+    assert quiet.send("hi").debug_log == ()

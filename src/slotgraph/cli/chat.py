@@ -33,6 +33,7 @@ from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import print_issue, stdout_console
 from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, check_path_usage
 from slotgraph.config import ConfigError, ConfigValidationError
+from slotgraph.engine import format_line
 from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.logic import RuleEvent
 from slotgraph.runtime import (
@@ -120,6 +121,12 @@ def _panel(session: Session, result: TurnResult | None) -> Any:
     events = result.events if result is not None else ()
     variables = session.variables if session.agent.logic is not None else None
     return state_panel(turn_summary(session.agent.dag, session.state, events, directive, variables))
+
+
+def _print_debug(console: Console, result: TurnResult) -> None:
+    for entry in result.debug_log:
+        data = {k: v for k, v in entry.items() if k != "tag"}
+        console.print(f"[dim]{escape(format_line(str(entry.get('tag', '')), data))}[/dim]")
 
 
 def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = False) -> None:
@@ -272,6 +279,9 @@ def chat(
         last.append(result)
         rows.append({"kind": "user", "turn": turn, "text": text})
         rows.extend({**event_to_json(e), "turn": turn} for e in result.events)
+        rows.extend({"kind": "debug", "turn": turn, **entry} for entry in result.debug_log)
+        if debug:
+            _print_debug(out, result)
         _print_turn(out, result, diagnostics=show_state)
         if show_state:
             out.print(_panel(session, result))
@@ -326,7 +336,10 @@ def chat_command(
     transcript: Annotated[
         Path | None, typer.Option("--transcript", help="write every event and the final state as JSON lines")
     ] = None,
-    debug: Annotated[bool, typer.Option("--debug", help="keep the engine's debug log in the state")] = False,
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", help="print the engine's debug log of every turn (also in --transcript)"),
+    ] = False,
 ) -> None:
     """Chat with an agent in the terminal (line editing, history, /help); piped stdin: one turn per line."""
     raise typer.Exit(

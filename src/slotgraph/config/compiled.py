@@ -205,11 +205,20 @@ class CompiledSlot:
 
 @dataclass(frozen=True, slots=True)
 class Failure:
+    """A task's ``on_failure``. ``max_retries`` counts *attempts in total*, the first one included (the
+    platform's key and meaning): ``max_retries: 2`` is one failed attempt and one retry. Read it as
+    :attr:`max_attempts`."""
+
     retry_say: str | None = None
     retry_responses: Responses = NO_RESPONSES
     max_retries: int = 1
     clear_slots: tuple[str, ...] = ()
     on_exhaust: Exhaust | None = None
+
+    @property
+    def max_attempts(self) -> int:
+        """How many times the task runs at most before ``on_exhaust`` (the config's ``max_retries``)."""
+        return self.max_retries
 
 
 @dataclass(frozen=True, slots=True)

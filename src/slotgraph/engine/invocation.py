@@ -25,7 +25,17 @@ from typing import Any, Final
 from slotgraph.config.compiled import NO_RESPONSES, CompiledDag, Responses
 from slotgraph.engine.activity import Activity
 
-__all__ = ["LOGGER_NAME", "Choose", "FunctionCall", "Invocation", "Reply", "Segment", "Trace", "format_line"]
+__all__ = [
+    "LOGGER_NAME",
+    "Choose",
+    "FunctionCall",
+    "Invocation",
+    "Reply",
+    "RetryLead",
+    "Segment",
+    "Trace",
+    "format_line",
+]
 
 LOGGER_NAME: Final = "slotgraph.engine"
 _LOGGER: Final = logging.getLogger(LOGGER_NAME)  # a logger object, not state: configuration lives in logging
@@ -75,6 +85,14 @@ class Reply:
     """Which decision produced the reply (``fire``, ``slot_error``, ``auto_confirm``, ...), for the log."""
     segments: tuple[Segment, ...] = ()
     """Where the message came from, in order; empty when no location has response parts to offer."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryLead:
+    """A failed task fired again with the same inputs in this invocation; ``say`` leads the fire."""
+
+    task: str
+    say: Segment
 
 
 def format_line(tag: str, data: Mapping[str, Any]) -> str:
@@ -128,6 +146,8 @@ class Invocation:
     force_preempt: bool = False
     then_say: Segment | None = None
     """The rendered ``then_say`` of a non-terminal task that just succeeded (leads the next reply)."""
+    retrying: RetryLead | None = None
+    """A failed task to fire again at once (same inputs, attempts left, §5): its ``retry_say`` leads."""
     messages: list[Segment] = field(default_factory=list)
     """Segments earlier stages produced that lead the final reply (announce texts)."""
     fresh_deferred: list[str] = field(default_factory=list)
@@ -136,6 +156,11 @@ class Invocation:
     """Slots promoted from ``deferred`` to ``pending`` in this invocation (group completion, §7a.3)."""
     steer_back_directive: str | None = None
     """The soft steer-back directive of this invocation (§7.6 tier 1)."""
+    recheck_after_model: bool = False
+    """The host must invoke the engine once more after the model's step, even without tool calls (a held
+    fire, an armed steer-back tier): the decision depends on what the model does with the user's message."""
+    steer_armed: str | None = None
+    """The steer-back tier (``hard``/``escalate``) armed on this user invocation (§7.6, see steer_back)."""
     steer_yield: bool = False
     """This user turn is the yield after a hard steer-back: no tier applies (§7.6 step 3)."""
     variables: Mapping[str, Any] = field(default_factory=dict)

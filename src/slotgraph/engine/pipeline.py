@@ -96,6 +96,7 @@ def _action(reply: Reply, hide_tools: list[str], **extra: Any) -> dict[str, Any]
         "steer_back_directive": None,
         "event_prefilled": False,
         "gate_open": True,
+        "recheck_after_model": False,
         **extra,
     }
 
@@ -175,7 +176,11 @@ def _run(inv: Invocation) -> Reply:
             return reply
     action = cascade_announces(inv, evaluate(inv))
     re_defer(inv, action)
-    return reply_for(inv, action)
+    reply = reply_for(inv, action)
+    if inv.steer_armed is not None and not reply.preempt:
+        # the model answers first; the question is asked after its step only if it recorded nothing
+        return Reply(reason="steer_back_armed")
+    return reply
 
 
 def run_engine(
@@ -239,6 +244,7 @@ def run_engine(
         steer_back_directive=inv.steer_back_directive,
         event_prefilled=bool(work.get("_event_prefilled_this_turn")),
         gate_open=gate_open(dag, work, inv.activity),
+        recheck_after_model=inv.recheck_after_model or reply.reason == "fire_held",
     )
     work["_system_message"] = reply.message or ""
     work["_last_state"] = snapshot(work)

@@ -28,6 +28,8 @@ class EngineOutcome:
 
     sm: dict[str, Any]
     action: Mapping[str, Any] = field(default_factory=dict)
+    debug_log: tuple[Mapping[str, Any], ...] = ()
+    """The invocation's ``[slot-filling:<tag>]`` entries when it ran with ``debug`` (else empty)."""
 
 
 class Engine(Protocol):
@@ -97,7 +99,7 @@ class DagEngine:
             choose=choose,
             variables=variables,
         )
-        return EngineOutcome(dict(result.sm), dict(result.action))
+        return EngineOutcome(dict(result.sm), dict(result.action), result.debug_log)
 
     def after_tool(
         self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any

@@ -167,6 +167,9 @@ class TurnResult:
     state: Mapping[str, Any] = field(default_factory=dict)
     variables: Mapping[str, Any] = field(default_factory=dict)
     """The session's agent-logic variables after the turn (empty for an agent without logic)."""
+    debug_log: tuple[Mapping[str, Any], ...] = ()
+    """With ``Session(debug=True)``: the engine's ``{"tag": ..., ...}`` entries of every invocation of the
+    turn, in order (the ``[slot-filling:<tag>]`` log of docs/engine.md); empty otherwise."""
 
     @property
     def text(self) -> str:

@@ -1,43 +1,33 @@
 """After-model payload injection (spec §8a ``after_model_callback``).
 
-When the engine has rich response parts but is not preempting, it stashes them in
-``sm["_pending_payloads"]``. After the model's response the runtime appends them AFTER the model's text, then
-clears the stash. Parts already delivered earlier in the same turn are not delivered again, so a turn with
-several model calls never shows a card twice.
+When the engine has rich response parts but is not preempting, it stashes them (``sm["_pending_payloads"]``)
+for the model call it prepared. They belong to what that call is meant to say — typically the question
+being asked — so the runtime delivers them only after a model reply that *ends the step chain* (a
+response without tool calls), right after its text, at most once per turn:
+
+- a response with tool calls is answering something (often the very question whose card is stashed); its
+  stash is dropped, and the engine invocation after the tools stashes what the next reply needs;
+- the stash is cleared after every model response, delivered or not, so nothing leaks into a later call.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from slotgraph.runtime.events import Event
 from slotgraph.runtime.preemption import part_events
 
-__all__ = ["PAYLOADS_KEY", "inject_pending_payloads"]
+__all__ = ["PAYLOADS_KEY", "take_pending_payloads"]
 
 PAYLOADS_KEY = "_pending_payloads"
 
 
-def _key(part: Mapping[str, Any]) -> str:
-    return json.dumps(part, sort_keys=True, default=str)
-
-
-def inject_pending_payloads(sm: Mapping[str, Any], delivered: set[str]) -> tuple[dict[str, Any], list[Event]]:
-    """``(new sm with the stash cleared, events for parts not yet delivered this turn)``.
-
-    ``delivered`` (the canonical JSON of parts delivered this turn) is updated in place.
-    """
+def take_pending_payloads(sm: Mapping[str, Any], *, deliver: bool) -> tuple[dict[str, Any], list[Event]]:
+    """``(sm with the stash cleared, the stash's events when deliver else [])``."""
     stash = sm.get(PAYLOADS_KEY) or []
     if not stash:
         return dict(sm), []
-    fresh = []
-    for part in stash:
-        key = _key(part)
-        if key not in delivered:
-            delivered.add(key)
-            fresh.append(part)
     new_sm = dict(sm)
     new_sm[PAYLOADS_KEY] = []
-    return new_sm, part_events(fresh)
+    return new_sm, part_events(list(stash)) if deliver else []

@@ -301,4 +301,5 @@ class Session:
             status=self.status,
             state=copy.deepcopy(out.sm),
             variables=self.variables,
+            debug_log=tuple(out.debug_log),
         )

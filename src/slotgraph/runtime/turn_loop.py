@@ -17,10 +17,11 @@ The order, and why:
    d. the loop continues while the step produced tool calls — the next engine invocation sees their results,
       so a finished task leads straight to the next action (cascade) — and stops at the step cap with an
       :class:`~slotgraph.runtime.events.ErrorEvent` and the state as routed so far.
-   e. one exception to "stop when the model made no tool call": when the engine *held* a task fire so the
-      model could first call setters for what the user added to an inline confirmation (§7.3a, reason
-      ``fire_held``) and the model called none, the engine runs once more so the task fires this turn
-      instead of waiting for the user to speak again (the original host let it wait a whole turn).
+   e. one exception to "stop when the model made no tool call": when the engine's action asks for it
+      (``recheck_after_model``) the engine runs once more after the model's step — it *held* a task fire so
+      the model could first call setters for what the user added to an inline confirmation (§7.3a), or it
+      *armed* a hard/escalate steer-back tier that applies only if the model did not record an answer. So
+      the task fires, or the question is asked, this turn instead of after the user speaks again.
 
 What a model answers is checked before anything of it is kept, so a misbehaving backend cannot leave a
 history the stores cannot read back: a response that is not a :class:`~slotgraph.runtime.model.ModelResponse`
@@ -60,7 +61,7 @@ from slotgraph.runtime.model import (
     Usage,
     UserMessage,
 )
-from slotgraph.runtime.payloads import inject_pending_payloads
+from slotgraph.runtime.payloads import take_pending_payloads
 from slotgraph.runtime.preemption import engine_reply, should_preempt
 from slotgraph.runtime.tool_execution import ToolRunner
 from slotgraph.runtime.tools import ToolRegistry
@@ -117,6 +118,7 @@ class TurnOutput:
     last_instruction: str = ""
     last_visible: tuple[str, ...] = ()
     last_action: Mapping[str, Any] = field(default_factory=dict)
+    debug_log: list[Mapping[str, Any]] = field(default_factory=list)
     sink: EventSink | None = None
 
     async def emit(self, *events: Event) -> None:
@@ -163,7 +165,7 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
     """The turn's steps (model calls and engine replies) until one produces no tool call."""
     delivered: set[str] = set()
     last_user_text = inputs.user.text
-    held_fire_retried = False
+    rechecked = False
     for _step in range(inputs.step_cap):
         prep = prepare_call(
             engine=inputs.engine,
@@ -180,6 +182,7 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
         last_user_text = ""
         out.sm = prep.sm
         out.engine_calls += int(prep.engine_ran)
+        out.debug_log.extend(prep.debug_log)
         out.last_instruction, out.last_visible, out.last_action = prep.instruction, prep.visible, prep.action
         if should_preempt(prep.action, conversation_length=len(out.history)):
             more = await _play_engine_reply(prep.action, out, runner, inputs.logic)
@@ -189,8 +192,8 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
                 instruction = replace_base(instruction, await inputs.logic.instruction(out.sm))
                 out.last_instruction = instruction
             more = await _call_model(inputs, instruction, prep.visible, out, runner, delivered)
-            if not more and prep.action.get("reason") == "fire_held" and not held_fire_retried:
-                held_fire_retried = more = True
+            if not more and prep.action.get("recheck_after_model") and not rechecked and not out.ended:
+                rechecked = more = True
         if not more or out.ended:
             return
     message = (
@@ -261,7 +264,10 @@ async def _call_model(
     if response.text:
         await out.emit(TextEvent(response.text, origin="model"))
         out.history.append(AssistantText(response.text))
-    out.sm, payload_events = inject_pending_payloads(out.sm, delivered)
+    final = not response.tool_calls and not delivered
+    out.sm, payload_events = take_pending_payloads(out.sm, deliver=final)
+    if payload_events:
+        delivered.add("turn")
     await out.emit(*payload_events)
     if not response.tool_calls:
         if not response.text and not payload_events:

@@ -46,6 +46,7 @@ class Preparation:
     engine_ran: bool
     directive: str = ""
     notes: Mapping[str, Any] = field(default_factory=dict)
+    debug_log: tuple[Mapping[str, Any], ...] = ()
 
 
 def is_terminal(sm: Mapping[str, Any]) -> bool:
@@ -116,4 +117,5 @@ def prepare_call(
         inject_suffix(instruction, suffix),
         engine_ran=True,
         directive=str(action.get("message") or ""),
+        debug_log=outcome.debug_log,
     )

@@ -1,8 +1,9 @@
 """Turn the DAG's decision into the invocation's reply (spec §3.1–3.3, §7.1–7.4, §8.2).
 
 * **fire** — a preempting ``function_call`` ``{name: tool, args: {input: value}}`` for the task (its messages,
-  if any, lead) — except right after an inline confirm, when the fire is held so the model can first call
-  setters for what else the user said (§7.3a step 3).
+  if any, lead; a same-input retry's ``retry_say`` leads its re-fire, reason ``task_retry``) — except right
+  after an inline confirm, when the fire is held so the model can first call setters for what else the user
+  said (§7.3a step 3).
 * **awaiting readback** — the readback sentence of every pending value, relayed by the model (not preempted,
   §8.3), unless a task's ``then_say`` leads it, in which case both are preempted. The config's
   ``readback_response`` parts come with it (placeholders from filled and pending values). When the user
@@ -86,13 +87,16 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
                 return _reply(lead, preempt=inv.force_preempt, force_preempt=force, reason="fire_held")
             if then_say:
                 lead.append(then_say)
+            retry = inv.retrying is not None and inv.retrying.task == action.task
+            if inv.retrying is not None and retry:
+                lead.append(inv.retrying.say)
             inv.trace.emit("fire", task=action.task, tool=action.tool)
             return _reply(
                 lead,
                 function_call=FunctionCall(action.tool, dict(action.args)),
                 preempt=True,
                 force_preempt=force,
-                reason="fire",
+                reason="task_retry" if retry else "fire",
             )
         case AwaitReadback():
             if _quiet_readback(inv, lead):

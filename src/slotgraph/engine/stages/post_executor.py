@@ -10,12 +10,19 @@
   leave ``filled``/``pending``/``deferred``, every task result is cleared, ``status`` stays
   ``"in_progress"`` and the ``then_say`` is still delivered (preempted): the flow starts over. Otherwise
   ``then_say`` leads the reply of the DAG evaluation that follows (the cascade, §3.3).
-* **Failure** — ``_retries[task]`` increments. When it reaches ``on_failure.max_retries`` the task is
-  exhausted (:mod:`~slotgraph.engine.stages.exhaustion`; slots are *not* cleared, so the hand-over keeps
-  the context).
-  Otherwise the ``clear_slots`` are removed (re-collect retry) and the invocation ends with ``retry_say``
-  preempted; with no ``clear_slots`` the task re-fires with the same inputs on the next invocation. A task
-  without ``on_failure`` behaves as ``max_retries: 1`` with the default exhaustion message.
+* **Failure** — ``_retries[task]`` (the failed attempts so far) increments. ``on_failure.max_retries`` counts
+  attempts *in total*, the first included (:attr:`~slotgraph.config.compiled.Failure.max_attempts`:
+  ``max_retries: 2`` = one retry); when the failed attempts reach it the task is exhausted
+  (:mod:`~slotgraph.engine.stages.exhaustion`; slots are *not* cleared, so the hand-over keeps the context).
+  Otherwise it is retried, and a retry never waits for the user unless it needs something from them:
+
+  - **re-collect** (``clear_slots``): the slots are removed and the invocation ends with ``retry_say``
+    preempted — it asks the user for the new values (``task_retry``);
+  - **same inputs** (no ``clear_slots``): nothing the user says can change the outcome, so the task is
+    fired again *in this invocation*: ``retry_say`` leads the preempted reply whose ``function_call`` re-runs
+    the task (``task_retry`` with a function call). The loop is bounded by ``max_retries``.
+
+  A task without ``on_failure`` behaves as ``max_retries: 1`` with the default exhaustion message.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from slotgraph.engine.dag import task_result_ok
-from slotgraph.engine.invocation import Invocation, Reply, Segment
+from slotgraph.engine.invocation import Invocation, Reply, RetryLead, Segment
 from slotgraph.engine.stages.exhaustion import exhaust
 from slotgraph.engine.state import COMPLETE
 from slotgraph.engine.text import DEFAULT_RETRY_MESSAGE, render
@@ -78,20 +85,20 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
     count = inv.retries.get(name, 0) + 1
     inv.retries[name] = count
     failure = task.on_failure
-    max_retries = failure.max_retries if failure is not None else 1
-    if count >= max_retries:
-        inv.trace.emit("task_exhaust", name=name)
+    attempts = failure.max_attempts if failure is not None else 1
+    if count >= attempts:
+        inv.trace.emit("task_exhaust", name=name, attempts=count)
         return exhaust(inv, failure.on_exhaust if failure is not None else None, reason="task_exhaust")
-    assert failure is not None  # max_retries 1 without on_failure always exhausts above
+    assert failure is not None  # one attempt without on_failure always exhausts above
     for slot in failure.clear_slots:
         inv.filled.pop(slot, None)
         inv.pending.pop(slot, None)
         inv.deferred.pop(slot, None)
     inv.filled_changed(failure.clear_slots)
     message = render(failure.retry_say, inv.filled) if failure.retry_say else DEFAULT_RETRY_MESSAGE
-    return Reply(
-        message=message,
-        preempt=True,
-        reason="task_retry",
-        segments=(Segment(message, failure.retry_responses),),
-    )
+    segment = Segment(message, failure.retry_responses)
+    inv.trace.emit("task_retry", name=name, attempt=count + 1, of=attempts, refire=not failure.clear_slots)
+    if failure.clear_slots:
+        return Reply(message=message, preempt=True, reason="task_retry", segments=(segment,))
+    inv.retrying = RetryLead(name, segment)  # the DAG fires the task again; the retry message leads it
+    return None

@@ -12,14 +12,26 @@ resets; otherwise it advances again on the turn after the yield.
 
 **Tiers** (checked on user turns, highest first; thresholds from ``steer_back`` — defaults 2 / 4 / 6):
 
-* ``turns >= escalate_after`` — ``on_exhaust``: its ``say`` preempted verbatim with its ``then`` function
-  call, status ``escalated`` (``steer_back_escalate``);
-* ``turns >= hard_after`` — preempt (``force_preempt``) with the readback again when values are pending, else
-  with the next question (``_find_next_question``); sets ``_hard_steer_yielded`` (``steer_back_hard``). With
-  nothing to ask or read back there is nothing to steer back to, and the model runs;
 * ``turns >= soft_after`` — the action's ``steer_back_directive`` is
   ``"The conversation has drifted — steer back. <readback or next question>"``; the model still runs
   (``steer_back_soft``).
+* ``turns >= hard_after`` (with something to ask or read back) and ``turns >= escalate_after`` are *armed*
+  (``steer_back_armed``), never applied on the user's own invocation: the message may well answer what was
+  asked (after "hi" and two off-topic questions, "2" is a valid party size), and only the model can tell.
+  So the model runs first, with a stronger directive (record the answer if there is one, else reply briefly
+  without asking anything) and without the question as a ``<system_directive>`` (reason
+  ``steer_back_armed``), and the action's ``recheck_after_model`` asks the host to invoke the engine once
+  more after the model's step even when it called no tool. That next invocation (``last_user_text`` empty)
+  settles the armed tier: if the state changed since — the answer was recorded — the counter is already
+  reset and nothing more happens (``steer_back_disarmed``); otherwise the tier applies:
+
+  - **hard** — preempt (``force_preempt``) with the readback again when values are pending, else with the
+    next question (``_find_next_question``); sets ``_hard_steer_yielded`` (``steer_back_hard``);
+  - **escalate** — ``on_exhaust``: its ``say`` preempted verbatim with its ``then`` function call, status
+    ``escalated`` (``steer_back_escalate``).
+
+  A turn on which the user answers therefore makes progress in every tier; the stall rules act only on
+  turns that do not. (The original platform applied both tiers before the model saw the message.)
 """
 
 from __future__ import annotations
@@ -32,10 +44,18 @@ from slotgraph.engine.readback import build_readback
 from slotgraph.engine.stages.exhaustion import exhaust
 from slotgraph.engine.text import question_for
 
-__all__ = ["SOFT_DIRECTIVE", "apply_steer_back", "count_user_turn"]
+__all__ = ["ARMED_DIRECTIVE", "ARMED_KEY", "SOFT_DIRECTIVE", "apply_steer_back", "count_user_turn"]
 
 SOFT_DIRECTIVE = "The conversation has drifted — steer back."
+ARMED_DIRECTIVE = (
+    "The conversation has drifted. If the user's message gives any of the information being collected, "
+    "record it with the matching tool now. Otherwise reply in one short sentence and do not ask anything: "
+    "the next question will be asked for you. The question is:"
+)
 YIELD_KEY = "_hard_steer_yielded"
+ARMED_KEY = "_steer_back_armed"
+"""``sm`` key: the tier (``hard``/``escalate``) armed on this turn's user invocation, settled after the
+model's step."""
 
 
 def count_user_turn(inv: Invocation) -> None:
@@ -60,28 +80,61 @@ def _steer_target(inv: Invocation) -> Segment | None:
     return Segment(question_for(slot, inv.filled), slot.responses, question=True)
 
 
+def _hard(inv: Invocation, turns: int, target: Segment) -> Reply:
+    inv.sm[YIELD_KEY] = True
+    inv.trace.emit("steer_back_hard", turns=turns, msg=target.text)
+    return Reply(
+        message=target.text,
+        preempt=True,
+        force_preempt=True,
+        reason="steer_back_hard",
+        segments=(target,),
+    )
+
+
+def _escalate(inv: Invocation, turns: int) -> Reply:
+    inv.trace.emit("steer_back_escalate", turns=turns)
+    reply = exhaust(inv, inv.dag.steer_back.on_exhaust, reason="steer_back_escalate")
+    return replace(reply, force_preempt=True)
+
+
+def _settle_armed(inv: Invocation, tier: str) -> Reply | None:
+    """The invocation after the model's step: apply the armed tier unless the step made progress."""
+    turns = int(inv.sm.get("_steer_back_turns") or 0)
+    if inv.state_changed:
+        inv.trace.emit("steer_back_disarmed", tier=tier)
+        return None
+    if tier == "escalate":
+        return _escalate(inv, turns)
+    target = _steer_target(inv)
+    return _hard(inv, turns, target) if target is not None else None
+
+
 def apply_steer_back(inv: Invocation) -> Reply | None:
-    if not inv.user_text.strip() or inv.steer_yield:
+    armed = inv.sm.pop(ARMED_KEY, None)
+    if not inv.user_text.strip():
+        return _settle_armed(inv, str(armed)) if armed is not None else None
+    if inv.steer_yield:
         return None
     config = inv.dag.steer_back
     turns = int(inv.sm.get("_steer_back_turns") or 0)
-    if turns >= config.escalate_after:
-        inv.trace.emit("steer_back_escalate", turns=turns)
-        reply = exhaust(inv, config.on_exhaust, reason="steer_back_escalate")
-        return replace(reply, force_preempt=True)
-    if turns < config.soft_after:
+    if turns < config.soft_after and turns < config.escalate_after:
         return None
     target = _steer_target(inv)
-    if turns >= config.hard_after and target is not None:
-        inv.sm[YIELD_KEY] = True
-        inv.trace.emit("steer_back_hard", turns=turns, msg=target.text)
-        return Reply(
-            message=target.text,
-            preempt=True,
-            force_preempt=True,
-            reason="steer_back_hard",
-            segments=(target,),
-        )
+    tier = (
+        "escalate"
+        if turns >= config.escalate_after
+        else "hard"
+        if turns >= config.hard_after and target is not None
+        else None
+    )
+    if tier is not None:
+        inv.sm[ARMED_KEY] = tier
+        inv.steer_armed = tier
+        inv.recheck_after_model = True
+        inv.steer_back_directive = ARMED_DIRECTIVE + (f" {target.text}" if target is not None else "")
+        inv.trace.emit("steer_back_armed", tier=tier, turns=turns)
+        return None
     directive = SOFT_DIRECTIVE if target is None else f"{SOFT_DIRECTIVE} {target.text}"
     inv.steer_back_directive = directive
     inv.trace.emit("steer_back_soft", turns=turns, directive=directive)
