@@ -171,7 +171,10 @@ def test_hard_steer_back_readback_does_not_carry_readback_response() -> None:
         "_steer_back_turns": 3,
         "_last_state": {"filled": {}, "pending": {"guest_name": "Chen"}, "deferred": {}},
     }
-    out = _run(config, sm, "what's the weather")
+    armed = _run(config, sm, "what's the weather")  # the hard tier is armed; the model gets its look first
+    assert armed["action"]["recheck_after_model"] is True
+    out = _run(config, armed["sm"], "")  # the model recorded nothing: the hard tier applies
+    assert out["action"]["reason"] == "steer_back_hard"
     assert out["action"]["force_preempt"] is True
     assert out["action"]["response"] is None
 
@@ -409,7 +412,8 @@ def test_progress_stall_becomes_the_equivalent_steer_back_with_a_warning() -> No
     second = _run(config, stalled, "blah")
     assert second["action"]["steer_back_directive"] is None  # no soft tier
     assert second["action"]["force_preempt"] is False  # no hard tier
-    third = _run(config, second["sm"], "blah")
+    armed = _run(config, second["sm"], "blah")  # escalation is armed: the model sees the message first
+    third = _run(config, armed["sm"], "")  # ...and recorded nothing
     assert third["sm"]["status"] == "escalated"
     assert third["action"]["message"] == "Let me get help."
     assert third["action"]["function_call"] == {"name": "escalate", "args": {}}
