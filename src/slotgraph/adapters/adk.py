@@ -59,7 +59,7 @@ from slotgraph.runtime.model import (
     ToolSchema,
     UserMessage,
 )
-from slotgraph.runtime.payloads import inject_pending_payloads
+from slotgraph.runtime.payloads import take_pending_payloads
 from slotgraph.runtime.preemption import engine_reply, should_preempt
 from slotgraph.runtime.tool_execution import ToolRunner
 from slotgraph.runtime.tools import Tool
@@ -320,9 +320,15 @@ class SlotgraphCallbacks:
         return None
 
     def after_model(self, callback_context: CallbackContext, llm_response: LlmResponse) -> LlmResponse | None:
-        """Append the payloads the engine stashed after the model's text (once per turn)."""
+        """Append the payloads the engine stashed after the model's last reply of the turn (one without
+        function calls), at most once per turn — as the runtime does (slotgraph.runtime.payloads)."""
         turn = self._turn(callback_context)
-        sm, events = inject_pending_payloads(self.state_of(callback_context), turn.delivered)
+        content = llm_response.content
+        calls = any(p.function_call is not None for p in (content.parts or ())) if content else False
+        final = not calls and not turn.delivered
+        sm, events = take_pending_payloads(self.state_of(callback_context), deliver=final)
+        if events:
+            turn.delivered.add("turn")
         self._save(callback_context, sm)
         changed = False
         if events:
