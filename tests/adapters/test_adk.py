@@ -196,7 +196,7 @@ def test_a_call_to_a_tool_nobody_has_is_refused_the_same_way() -> None:
     assert their_state == our_state
 
 
-def test_stashed_payloads_follow_the_models_text_once() -> None:
+def test_stashed_payloads_follow_the_models_last_reply_once() -> None:
     card = {"type": "payload", "data": {"chips": ["2", "4"]}}
     engine = FakeEngine(sm_updates=[{"_pending_payloads": [card]}, {"_pending_payloads": [card]}])
     model = ScriptedModel(
@@ -208,7 +208,8 @@ def test_stashed_payloads_follow_the_models_text_once() -> None:
     agent = Agent.from_config(toy_dag(), tools=Backend().tools(), instruction="Be kind.", name="toy")
     root = slotgraph_agent(agent, model=SlotgraphLlm.of(model), engine=engine, clock=clock)
     metadata = asyncio.run(_custom_metadata(root, "Chen"))
-    assert metadata == [{"preempted": False, "parts": [card]}, None]  # after the first text, not again
+    # never after a reply with tool calls (its card is for the question being answered): after the last one
+    assert metadata == [None, {"preempted": False, "parts": [card]}]
     model.assert_complete()
 
 
