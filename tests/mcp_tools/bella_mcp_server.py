@@ -59,6 +59,9 @@ def book_reservation(
     """Book the table. Returns the confirmation number."""
     _log("book_reservation")
     mode = _control()
+    if mode.endswith("-once"):  # fail this call only: the next one (a retry) works
+        Path(os.environ["BELLA_MCP_CONTROL"]).write_text("", encoding="utf-8")
+        mode = mode.removesuffix("-once")
     if mode == "die":
         os._exit(3)
     if mode == "hang":
