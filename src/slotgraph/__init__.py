@@ -26,6 +26,7 @@ _RUNTIME_EXPORTS = (
     "Agent",
     "Session",
     "TurnResult",
+    "TurnStep",
     "Model",
     "ModelRequest",
     "ModelResponse",
@@ -48,6 +49,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Session,
         ToolContext,
         TurnResult,
+        TurnStep,
         call,
     )
 

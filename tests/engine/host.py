@@ -12,8 +12,10 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from tests.engine.spec_view import run_engine
+
 from slotgraph.config import CompiledDag
-from slotgraph.engine import after_tool, begin_turn, confirm_pending, reject_pending, run_engine
+from slotgraph.engine import after_tool, begin_turn, confirm_pending, reject_pending
 
 
 def echo_setter(args: Mapping[str, Any]) -> dict[str, Any]:

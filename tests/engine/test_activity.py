@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.engine.spec_view import run_engine
 
 from slotgraph.config import compile_config
 from slotgraph.config.compiled import CompiledCondition
-from slotgraph.engine import run_engine
 from slotgraph.engine.activity import Activity
 
 from .test_state_fuzz import _STATE, _VALUES, BELLA

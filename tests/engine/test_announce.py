@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.engine.spec_view import run_engine
+
 from slotgraph.config import compile_config
-from slotgraph.engine import after_tool, confirm_pending, run_engine
+from slotgraph.engine import after_tool, confirm_pending
 
 
 def _raw(*announces: dict[str, Any], task_requires: list[str] | None = None) -> dict[str, Any]:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.engine.spec_view import run_engine
+
 from slotgraph.config import compile_config
 from slotgraph.config.compiled import ConditionEnv, condition_env
-from slotgraph.engine import run_engine
 
 DAG: dict[str, Any] = {
     "slots": [

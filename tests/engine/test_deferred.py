@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.engine.bella import TIMES, after_times, bella_dag, bella_raw
+from tests.engine.spec_view import run_engine
 
 from slotgraph.config import compile_config
 from slotgraph.engine import (
@@ -14,7 +15,6 @@ from slotgraph.engine import (
     deferred_eligible,
     find_next_question,
     reject_pending,
-    run_engine,
 )
 
 DAG = bella_dag()

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 from tests.engine.bella import bella_dag, bella_raw
+from tests.engine.spec_view import run_engine
 
 from slotgraph.config import compile_config
-from slotgraph.engine import EngineInputError, begin_turn, fill_slots, gate_open, run_engine
+from slotgraph.engine import EngineInputError, begin_turn, fill_slots, gate_open
 
 DAG = bella_dag()
 

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 from tests.engine.bella import TIMES, after_times, bella_dag
+from tests.engine.spec_view import run_engine
 
 from slotgraph.config import compile_config
-from slotgraph.engine import LOGGER_NAME, EngineResult, after_tool, fill_slots, format_line, run_engine
+from slotgraph.engine import LOGGER_NAME, EngineResult, after_tool, fill_slots, format_line
 from slotgraph.engine.invocation import Trace
 
 DAG = bella_dag()

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from tests.engine.spec_view import run_engine
 
 from slotgraph.config import compile_config
-from slotgraph.engine import EngineInputError, after_tool, run_engine
+from slotgraph.engine import EngineInputError, after_tool
 
 from .host import Host
 from .toy import NO_READBACK, toy_dag, toy_raw

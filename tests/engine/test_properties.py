@@ -20,9 +20,10 @@ from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from tests.engine.spec_view import run_engine
 
 from slotgraph.config import CompiledDag, compile_config
-from slotgraph.engine import after_tool, begin_turn, confirm_pending, reject_pending, run_engine
+from slotgraph.engine import after_tool, begin_turn, confirm_pending, reject_pending
 
 CONDITIONS = (
     None,

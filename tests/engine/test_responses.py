@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.engine.spec_view import run_engine
 
 from slotgraph.config import compile_config
-from slotgraph.engine import after_tool, run_engine
+from slotgraph.engine import after_tool
 
 
 def card(text: str) -> dict[str, Any]:

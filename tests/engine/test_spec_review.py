@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.engine.spec_view import run_engine
 from tests.engine.toy import toy_dag, toy_raw
 
 from slotgraph.config import compile_config
@@ -15,7 +16,6 @@ from slotgraph.engine import (
     compute_dag_state,
     confirm_pending,
     reject_pending,
-    run_engine,
 )
 
 DAG = toy_dag()

@@ -7,8 +7,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.engine.spec_view import run_engine
 
-from slotgraph.engine import EngineStateError, after_tool, begin_turn, run_engine
+from slotgraph.engine import EngineStateError, after_tool, begin_turn
 
 from .bella import bella_dag
 from .toy import toy_dag

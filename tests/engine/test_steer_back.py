@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from tests.engine.spec_view import run_engine
 from tests.engine.toy import toy_raw
 
 from slotgraph.config import compile_config
-from slotgraph.engine import after_tool, confirm_pending, run_engine
+from slotgraph.engine import after_tool, confirm_pending
 
 EXHAUST = {
     "say": "I'm having trouble completing your reservation. Please call us at 555-0100.",

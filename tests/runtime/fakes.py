@@ -6,7 +6,29 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from slotgraph.config import CompiledDag
+from slotgraph.engine import EngineAction, FunctionCall, Reason
 from slotgraph.runtime import EngineOutcome
+
+
+def action_of(spec: Mapping[str, Any]) -> EngineAction:
+    """A typed action from the spec's keys (``hide_tools``, ``preempt``, ``message``, ...)."""
+    call = spec.get("function_call")
+    response = spec.get("response")
+    return EngineAction(
+        reason=Reason(spec.get("reason", "next_question")),
+        phase=spec.get("phase", "collection"),
+        hidden_tools=tuple(spec.get("hide_tools") or ()),
+        message=spec.get("message"),
+        function_call=FunctionCall(call["name"], dict(call.get("args") or {})) if call else None,
+        preempt=bool(spec.get("preempt")),
+        force_preempt=bool(spec.get("force_preempt")),
+        response=tuple(response) if response is not None else None,
+        stash=tuple(spec.get("stash") or ()),
+        si_suffix=str(spec.get("si_suffix") or ""),
+        inline_confirmed=bool(spec.get("inline_confirmed")),
+        steer_back_directive=spec.get("steer_back_directive"),
+        recheck_after_model=bool(spec.get("recheck_after_model")),
+    )
 
 
 class FakeEngine:
@@ -46,7 +68,7 @@ class FakeEngine:
         if index < len(self.sm_updates):
             out.update(self.sm_updates[index])
         action = self.actions[index] if index < len(self.actions) else {}
-        return EngineOutcome(out, dict(action))
+        return EngineOutcome(out, action_of(action))
 
     def after_tool(
         self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any

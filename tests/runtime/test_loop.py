@@ -217,7 +217,7 @@ def test_response_parts_of_a_preempted_reply_become_events() -> None:
 
 def test_after_model_payloads_follow_the_models_last_reply_once_per_turn() -> None:
     card = {"type": "payload", "data": {"chips": ["2", "4"]}}
-    engine = FakeEngine(sm_updates=[{"_pending_payloads": [card]}, {"_pending_payloads": [card]}])
+    engine = FakeEngine([{"stash": [card]}, {"stash": [card]}])
     model = ScriptedModel(
         [
             ScriptedStep(text="Let me note that.", tool_calls=(call("set_name", name="Chen"),)),
@@ -229,7 +229,7 @@ def test_after_model_payloads_follow_the_models_last_reply_once_per_turn() -> No
     kinds = [e.kind for e in result.events if e.kind in ("text", "payload")]
     assert kinds == ["text", "text", "payload"]  # after the reply that ends the turn, never after tool calls
     assert next(e for e in result.events if isinstance(e, PayloadEvent)).part == card
-    assert session.state["_pending_payloads"] == []
+    assert "_pending_payloads" not in session.state  # the stash travels in the action, not the state
 
 
 def test_the_card_of_a_question_just_answered_is_not_shown() -> None:
@@ -237,7 +237,7 @@ def test_the_card_of_a_question_just_answered_is_not_shown() -> None:
     # only, the engine then stashes the date chips for the next question: only those follow the reply.
     party = {"type": "payload", "data": {"chips": ["2", "4"]}}
     dates = {"type": "payload", "data": {"chips": ["today", "tomorrow"]}}
-    engine = FakeEngine(sm_updates=[{"_pending_payloads": [party]}, {"_pending_payloads": [dates]}])
+    engine = FakeEngine([{"stash": [party]}, {"stash": [dates]}])
     model = ScriptedModel(
         [ScriptedStep(tool_calls=(call("set_name", name="Chen"),)), ScriptedStep(text="Which day?")]
     )

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from slotgraph.engine import EngineAction
 from slotgraph.runtime.agent import Agent
 from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
 from slotgraph.runtime.errors import SlotgraphRuntimeError
@@ -59,7 +60,7 @@ from slotgraph.runtime.model import (
     ToolSchema,
     UserMessage,
 )
-from slotgraph.runtime.payloads import take_pending_payloads
+from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply, should_preempt
 from slotgraph.runtime.tool_execution import ToolRunner
 from slotgraph.runtime.tools import Tool
@@ -106,7 +107,7 @@ class _Turn:
     user_text: str
     first_call: bool = True
     visible: tuple[str, ...] = ()
-    action: Mapping[str, Any] = field(default_factory=dict)
+    action: EngineAction | None = None
     engine_calls: set[str] = field(default_factory=set)
     deferred: dict[str, tuple[str, dict[str, Any], bool]] = field(default_factory=dict)
     delivered: set[str] = field(default_factory=set)
@@ -243,17 +244,18 @@ class SlotgraphCallbacks:
             return None
         return self._engine_response(turn, prep.action)
 
-    def _engine_response(self, turn: _Turn, action: Mapping[str, Any]) -> LlmResponse:
+    def _engine_response(self, turn: _Turn, action: EngineAction | None) -> LlmResponse:
+        assert action is not None  # only a preempting action gets here
         reply = engine_reply(action)
         parts = [types.Part(text=reply.text)] if reply.text else []
-        payloads = [dict(p) for p in action.get("response") or () if p.get("type") not in ("text",)]
+        payloads = [dict(p) for p in action.response or () if p.get("type") not in ("text",)]
         if reply.ends_session:
             turn.ended = True
         elif reply.function_call:
             call_id = f"slotgraph-engine-{next(self._ids)}"
             turn.engine_calls.add(call_id)
-            name = str(reply.function_call.get("name"))
-            args = dict(reply.function_call.get("args") or {})
+            name = reply.function_call.name
+            args = dict(reply.function_call.args)
             parts.append(types.Part(function_call=types.FunctionCall(id=call_id, name=name, args=args)))
         metadata = {METADATA_KEY: {"preempted": True, "parts": payloads}}
         return LlmResponse(content=types.Content(role="model", parts=parts), custom_metadata=metadata)
@@ -326,10 +328,10 @@ class SlotgraphCallbacks:
         content = llm_response.content
         calls = any(p.function_call is not None for p in (content.parts or ())) if content else False
         final = not calls and not turn.delivered
-        sm, events = take_pending_payloads(self.state_of(callback_context), deliver=final)
+        stash = turn.action.stash if turn.action is not None and final else ()
+        events = stash_events(stash)
         if events:
             turn.delivered.add("turn")
-        self._save(callback_context, sm)
         changed = False
         if events:
             parts = [dict(e.part) for e in events if hasattr(e, "part")]
@@ -348,7 +350,7 @@ class SlotgraphCallbacks:
         reply — its text and the task's function call — joins the model's response, which ADK then runs.
         """
         parts = list(llm_response.content.parts or []) if llm_response.content else []
-        if turn.held_retried or turn.action.get("reason") != "fire_held":
+        if turn.held_retried or turn.action is None or not turn.action.recheck_after_model:
             return False
         if any(part.function_call is not None for part in parts):
             return False

@@ -14,6 +14,14 @@ The original platform's tool interface, on plain data:
 * :func:`fill_slots` ``(sm, config, values, skip_readback=True)`` ``-> {"filled", "skipped", ...}`` — the
   spec's programmatic fill (§12.2), which updates ``sm`` **in place** (the one documented exception).
 
+**The action dict.** Inside the library the engine's action is the typed
+:class:`slotgraph.engine.EngineAction`; this entry is the one place it becomes the spec's dict
+(:func:`action_dict`): ``hide_tools``, ``preempt``, ``force_preempt``, ``message``, ``function_call``
+(``{"name", "args"}`` or ``None``), ``si_suffix``, ``inline_confirmed``, ``response`` (a list or ``None``),
+``phase``, ``reason``, ``steer_back_directive``, ``event_prefilled``, ``gate_open``,
+``recheck_after_model``. The parts the action stashes for the host's after-model step are written to
+``sm["_pending_payloads"]`` (an older stash is replaced, an empty one cleared), as the spec's host expects.
+
 Except :func:`fill_slots`, the input ``sm`` is never mutated; the returned one is new. Config problems raise
 :class:`slotgraph.config.ConfigValidationError`; any other malformed input raises
 :class:`slotgraph.engine.EngineInputError` / :class:`~slotgraph.engine.EngineStateError` with a ``code`` and a
@@ -47,13 +55,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from slotgraph.config import CompiledDag, compile_config
-from slotgraph.engine import EngineInputError, run_engine
+from slotgraph.engine import EngineAction, EngineInputError, run_engine
 from slotgraph.engine import after_tool as _after_tool
 from slotgraph.engine import confirm_pending as _confirm_pending
 from slotgraph.engine import fill_slots as _fill_slots
 from slotgraph.engine import reject_pending as _reject_pending
 
 __all__ = [
+    "action_dict",
     "after_tool",
     "clear_config_memo",
     "confirm_pending",
@@ -67,6 +76,7 @@ _KNOWN_KEYS = frozenset(
     | {"config_id"}
 )
 MEMO_SIZE: Final = 16
+PAYLOADS_KEY: Final = "_pending_payloads"
 
 
 class _ConfigMemo:
@@ -221,10 +231,34 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
         debug=debug,
         choose=_choose(input_data, where),
     )
-    out: dict[str, Any] = {"action": result.action, "sm": result.sm}
+    new_sm = result.sm
+    if result.action.stash or sm.get(PAYLOADS_KEY):
+        new_sm[PAYLOADS_KEY] = [dict(part) for part in result.action.stash]
+    out: dict[str, Any] = {"action": action_dict(result.action), "sm": new_sm}
     if debug:
         out["_debug_log"] = list(result.debug_log)
     return out
+
+
+def action_dict(action: EngineAction) -> dict[str, Any]:
+    """The spec's action dict (§3) of a typed engine action — the one place the dict is made."""
+    call = action.function_call
+    return {
+        "hide_tools": list(action.hidden_tools),
+        "preempt": action.preempt,
+        "force_preempt": action.force_preempt,
+        "message": action.message,
+        "function_call": call.as_dict() if call is not None else None,
+        "si_suffix": action.si_suffix,
+        "inline_confirmed": action.inline_confirmed,
+        "response": [dict(part) for part in action.response] if action.response is not None else None,
+        "phase": action.phase,
+        "reason": str(action.reason),
+        "steer_back_directive": action.steer_back_directive,
+        "event_prefilled": action.event_prefilled,
+        "gate_open": action.gate_open,
+        "recheck_after_model": action.recheck_after_model,
+    }
 
 
 def after_tool(

@@ -116,8 +116,7 @@ def _end_line(session: Session, turns: int, quit_early: bool) -> str:
 
 
 def _panel(session: Session, result: TurnResult | None) -> Any:
-    turn = session.last_turn
-    directive = str(turn.last_action.get("message") or "") or None if turn is not None else None
+    directive = result.directive if result is not None else None  # the turn's own record (its last step)
     events = result.events if result is not None else ()
     variables = session.variables if session.agent.logic is not None else None
     return state_panel(turn_summary(session.agent.dag, session.state, events, directive, variables))

@@ -6,7 +6,8 @@ module-level mutable state and never mutates its inputs.
 
 Public names:
 
-* :func:`run_engine` → :class:`EngineResult` — one invocation (the spec's ``_run_slot_filling``);
+* :func:`run_engine` → :class:`EngineResult` — one invocation (the spec's ``_run_slot_filling``): the new
+  state and the typed :class:`EngineAction` (its :class:`Reason`, :class:`FunctionCall`, :data:`Phase`);
 * :func:`compute_dag_state` → :data:`DagAction` (:class:`Fire`, :class:`AwaitReadback`, :class:`Ask`,
   :class:`Announce`, :class:`AllDone`) — the pure decision (§3.1);
 * :func:`after_tool`, :func:`confirm_pending`, :func:`reject_pending` — tool-result routing (§6a, §7.1);
@@ -18,7 +19,18 @@ Public names:
 * errors: :class:`EngineError`, :class:`EngineStateError`, :class:`EngineInputError`.
 """
 
-from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
+from slotgraph.engine.actions import (
+    AllDone,
+    Announce,
+    Ask,
+    AwaitReadback,
+    DagAction,
+    EngineAction,
+    Fire,
+    FunctionCall,
+    Phase,
+    Reason,
+)
 from slotgraph.engine.affirmatives import is_affirmative, starts_affirmative
 from slotgraph.engine.dag import compute_dag_state, find_next_question
 from slotgraph.engine.errors import EngineError, EngineInputError, EngineStateError
@@ -39,11 +51,15 @@ __all__ = [
     "Ask",
     "AwaitReadback",
     "DagAction",
+    "EngineAction",
     "EngineError",
     "EngineInputError",
     "EngineResult",
     "EngineStateError",
     "Fire",
+    "FunctionCall",
+    "Phase",
+    "Reason",
     "after_tool",
     "begin_turn",
     "build_readback",

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from slotgraph.config.compiled import NO_RESPONSES, CompiledDag, Responses
+from slotgraph.engine.actions import FunctionCall, Reason
 from slotgraph.engine.activity import Activity
 
 __all__ = [
@@ -42,17 +43,6 @@ _LOGGER: Final = logging.getLogger(LOGGER_NAME)  # a logger object, not state: c
 
 Choose = Callable[[Sequence[str]], str]
 """Picks one string from a non-empty sequence (the engine's only source of variety, injected)."""
-
-
-@dataclass(frozen=True, slots=True)
-class FunctionCall:
-    """A tool call the host executes on the engine's behalf (task fire, auto-confirm, exhaustion)."""
-
-    name: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "args": dict(self.args)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +71,7 @@ class Reply:
     function_call: FunctionCall | None = None
     preempt: bool = False
     force_preempt: bool = False
-    reason: str = ""
+    reason: Reason = Reason.DONE
     """Which decision produced the reply (``fire``, ``slot_error``, ``auto_confirm``, ...), for the log."""
     segments: tuple[Segment, ...] = ()
     """Where the message came from, in order; empty when no location has response parts to offer."""

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.actions import EngineAction, Phase, Reason
 from slotgraph.engine.errors import EngineInputError
 from slotgraph.engine.gate import gate_open
 from slotgraph.engine.invocation import Choose, Invocation, Reply, Trace
@@ -46,7 +47,7 @@ from slotgraph.engine.stages.announce import cascade_announces, evaluate
 from slotgraph.engine.stages.confirmation import apply_inline_confirm, try_auto_confirm
 from slotgraph.engine.stages.deactivation import deactivate_conditional_slots
 from slotgraph.engine.stages.decision import reply_for
-from slotgraph.engine.stages.hints import response_parts, si_suffix
+from slotgraph.engine.stages.hints import PAYLOADS_KEY, response_parts, si_suffix
 from slotgraph.engine.stages.post_executor import handle_post_executor
 from slotgraph.engine.stages.prefill import prefill_from_events
 from slotgraph.engine.stages.promotion import auto_promote, re_defer, route_deferred
@@ -69,10 +70,11 @@ __all__ = ["EngineResult", "default_choose", "run_engine"]
 
 @dataclass(frozen=True, slots=True)
 class EngineResult:
-    """The outcome of one invocation: the new state and the action dict for the host (spec §3)."""
+    """The outcome of one invocation: the new state and the typed action for the host (spec §3; the spec's
+    action dict is :func:`slotgraph.adapters.cxas.action_dict`)."""
 
     sm: dict[str, Any]
-    action: dict[str, Any]
+    action: EngineAction
     debug_log: tuple[dict[str, Any], ...] = field(default=())
 
 
@@ -81,24 +83,16 @@ def default_choose(options: Sequence[str]) -> str:
     return options[0]
 
 
-def _action(reply: Reply, hide_tools: list[str], **extra: Any) -> dict[str, Any]:
-    return {
-        "hide_tools": hide_tools,
-        "preempt": reply.preempt,
-        "force_preempt": reply.force_preempt,
-        "message": reply.message,
-        "function_call": reply.function_call.as_dict() if reply.function_call is not None else None,
-        "si_suffix": "",
-        "inline_confirmed": False,
-        "response": None,
-        "phase": "terminal",
-        "reason": reply.reason,
-        "steer_back_directive": None,
-        "event_prefilled": False,
-        "gate_open": True,
-        "recheck_after_model": False,
+def _action(reply: Reply, hidden: Sequence[str], **extra: Any) -> EngineAction:
+    return EngineAction(
+        reason=reply.reason,
+        hidden_tools=tuple(hidden),
+        preempt=reply.preempt,
+        force_preempt=reply.force_preempt,
+        message=reply.message,
+        function_call=reply.function_call,
         **extra,
-    }
+    )
 
 
 def _check_inputs(dag: object, last_user_text: object, event_data: object, channel: object) -> None:
@@ -143,11 +137,11 @@ def _invoke_data(
     }
     if reply.function_call is not None:
         data["fired"] = reply.function_call.name
-    elif reply.reason == "readback":
+    elif reply.reason is Reason.READBACK:
         data["rb"] = sorted(inv.pending)
-    elif reply.reason in ("next_question", "steer_back_hard"):
+    elif reply.reason in (Reason.NEXT_QUESTION, Reason.STEER_BACK_HARD):
         data["asking"] = reply.message
-    elif reply.reason in ("done", "task_complete"):
+    elif reply.reason in (Reason.DONE, Reason.TASK_COMPLETE):
         data["done"] = True
     data["preempted"] = reply.preempt
     data["reason"] = reply.reason
@@ -179,7 +173,7 @@ def _run(inv: Invocation) -> Reply:
     reply = reply_for(inv, action)
     if inv.steer_armed is not None and not reply.preempt:
         # the model answers first; the question is asked after its step only if it recorded nothing
-        return Reply(reason="steer_back_armed")
+        return Reply(reason=Reason.STEER_BACK_ARMED)
     return reply
 
 
@@ -205,7 +199,7 @@ def run_engine(
     work = working_copy(sm)
     if work.get("status") in TERMINAL_STATUSES:
         trace.emit("terminal", status=work["status"])
-        action = _action(Reply(reason="terminal"), all_config_tools(dag))
+        action = _action(Reply(reason=Reason.TERMINAL), all_config_tools(dag), phase="terminal")
         return EngineResult(sm=work, action=action, debug_log=tuple(trace.entries))
     with_defaults(work)
     if channel is not None:
@@ -233,18 +227,21 @@ def run_engine(
         terminal=terminal,
         activity=inv.activity,
     )
-    phase = "terminal" if terminal else ("readback" if inv.pending else "collection")
+    phase: Phase = "terminal" if terminal else ("readback" if inv.pending else "collection")
+    response, stash = response_parts(inv, reply)
+    work.pop(PAYLOADS_KEY, None)  # the stash is the action's output (the spec entry writes it to sm)
     action = _action(
         reply,
         hide,
         si_suffix=si_suffix(inv, reply),
         inline_confirmed=inv.inline_confirmed,
-        response=response_parts(inv, reply),
+        response=tuple(response) if response is not None else None,
+        stash=tuple(stash),
         phase=phase,
         steer_back_directive=inv.steer_back_directive,
         event_prefilled=bool(work.get("_event_prefilled_this_turn")),
         gate_open=gate_open(dag, work, inv.activity),
-        recheck_after_model=inv.recheck_after_model or reply.reason == "fire_held",
+        recheck_after_model=inv.recheck_after_model or reply.reason is Reason.FIRE_HELD,
     )
     work["_system_message"] = reply.message or ""
     work["_last_state"] = snapshot(work)

@@ -332,7 +332,8 @@ class CaseRunner:
                 turn.note,
             )
         latency = time.perf_counter() - started
-        visible = tuple(r.tool_names for r in recorder.requests[first_request:])
+        model_steps = [step for step in result.steps if step.model_called]  # the turn's own record
+        visible = tuple(step.visible_tools for step in model_steps)
         facts = TurnFacts(
             index + 1,
             result.events,
@@ -342,7 +343,7 @@ class CaseRunner:
             result.state,
             visible,
             variables=result.variables,
-            instructions=tuple(r.system_instruction for r in recorder.requests[first_request:]),
+            instructions=tuple(step.instruction for step in model_steps),
         )
         failures = check_turn(turn.expect, facts, f"turns[{index}].expect")
         if isinstance(inner, TurnScriptModel):

@@ -43,7 +43,9 @@ from slotgraph.runtime.events import (
     ToolResultEvent,
     TransferEvent,
     TurnResult,
+    TurnStep,
     event_to_json,
+    step_to_json,
 )
 from slotgraph.runtime.instructions import SENTINEL, build_phase_suffix, inject_suffix
 from slotgraph.runtime.model import (
@@ -111,6 +113,7 @@ __all__ = [
     "ToolSchema",
     "TransferEvent",
     "TurnResult",
+    "TurnStep",
     "Usage",
     "UserMessage",
     "build_phase_suffix",
@@ -121,5 +124,6 @@ __all__ = [
     "load_tools_module",
     "readback_result",
     "resolve_model",
+    "step_to_json",
     "tool_from_function",
 ]

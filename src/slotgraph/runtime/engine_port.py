@@ -5,19 +5,20 @@ decision core stays a pure package and tests can drive the loop with a stand-in.
 real thing: it delegates to :mod:`slotgraph.engine` (imported lazily, so the runtime's own modules load even
 while a host swaps the engine out).
 
-An engine *action* is the spec's dict (§3): ``hide_tools``, ``preempt``, ``force_preempt``, ``message``,
-``function_call`` (``{"name", "args"}``), ``si_suffix``, ``inline_confirmed``, ``response``,
-``steer_back_directive`` ... Missing keys mean "no".
+An engine *action* is the typed, frozen :class:`slotgraph.engine.EngineAction` (its ``reason`` one of the
+closed :class:`slotgraph.engine.Reason`); the spec's action dict exists only at the spec-compatible entry
+(:mod:`slotgraph.adapters.cxas`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.actions import EngineAction
 
 __all__ = ["DagEngine", "Engine", "EngineOutcome"]
 
@@ -27,7 +28,7 @@ class EngineOutcome:
     """One engine invocation's result: the new state and the action for the host."""
 
     sm: dict[str, Any]
-    action: Mapping[str, Any] = field(default_factory=dict)
+    action: EngineAction
     debug_log: tuple[Mapping[str, Any], ...] = ()
     """The invocation's ``[slot-filling:<tag>]`` entries when it ran with ``debug`` (else empty)."""
 
@@ -99,7 +100,7 @@ class DagEngine:
             choose=choose,
             variables=variables,
         )
-        return EngineOutcome(dict(result.sm), dict(result.action), result.debug_log)
+        return EngineOutcome(dict(result.sm), result.action, result.debug_log)
 
     def after_tool(
         self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any

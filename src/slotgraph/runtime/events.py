@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from slotgraph.engine.actions import Reason
 from slotgraph.logic.rules import RuleEvent
 from slotgraph.runtime.model import Usage
 
@@ -29,7 +30,9 @@ __all__ = [
     "ToolResultEvent",
     "TransferEvent",
     "TurnResult",
+    "TurnStep",
     "event_to_json",
+    "step_to_json",
 ]
 
 Origin = Literal["model", "engine", "logic"]
@@ -155,6 +158,62 @@ def event_to_json(event: Event) -> dict[str, Any]:
     return {"kind": data.pop("kind"), **data}
 
 
+StepKind = Literal["model", "engine"]
+StepPhase = Literal["collection", "readback", "terminal", "gate"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStep:
+    """One step of a turn's loop: one engine preparation, then a model call (``kind="model"``) or the engine's
+    preempted reply (``kind="engine"``), and the tools that step ran. Read this record — not the session or
+    the model — to see what the turn decided (docs/runtime.md "What a turn decided").
+
+    ``reason`` is the engine's decision (:class:`slotgraph.engine.Reason`), ``None`` when the engine did
+    not run (``phase`` ``terminal``: the session is complete or escalated; ``gate``: the gate slot is not
+    collected yet). ``directive`` is the engine's message for the step (relayed by the model, or said by the
+    engine). ``visible_tools``/``hidden_tools`` split the agent's tools for the step; ``instruction`` is the
+    system instruction the model got (or would have got). ``events`` are the events of the step, in order
+    (also in :attr:`TurnResult.events`). ``notes`` is where integrations add what they know of the step
+    (e.g. a tracing span id) without a side channel.
+    """
+
+    index: int
+    kind: StepKind
+    phase: StepPhase
+    reason: Reason | None
+    directive: str | None
+    visible_tools: tuple[str, ...]
+    hidden_tools: tuple[str, ...]
+    instruction: str
+    events: tuple[Event, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    debug_log: tuple[Mapping[str, Any], ...] = ()
+    notes: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def model_called(self) -> bool:
+        return self.kind == "model"
+
+
+def step_to_json(step: TurnStep, *, events: bool = False) -> dict[str, Any]:
+    """A JSON-ready dict of a step (without its events unless ``events``; they are in the turn's list)."""
+    data: dict[str, Any] = {
+        "index": step.index,
+        "kind": step.kind,
+        "phase": step.phase,
+        "reason": str(step.reason) if step.reason is not None else None,
+        "directive": step.directive,
+        "visible_tools": list(step.visible_tools),
+        "hidden_tools": list(step.hidden_tools),
+        "usage": dataclasses.asdict(step.usage),
+    }
+    if step.notes:
+        data["notes"] = dict(step.notes)
+    if events:
+        data["events"] = [event_to_json(e) for e in step.events]
+    return data
+
+
 @dataclass(frozen=True, slots=True)
 class TurnResult:
     """Everything one turn produced."""
@@ -167,9 +226,30 @@ class TurnResult:
     state: Mapping[str, Any] = field(default_factory=dict)
     variables: Mapping[str, Any] = field(default_factory=dict)
     """The session's agent-logic variables after the turn (empty for an agent without logic)."""
-    debug_log: tuple[Mapping[str, Any], ...] = ()
-    """With ``Session(debug=True)``: the engine's ``{"tag": ..., ...}`` entries of every invocation of the
-    turn, in order (the ``[slot-filling:<tag>]`` log of docs/engine.md); empty otherwise."""
+    steps: tuple[TurnStep, ...] = ()
+    """One record per loop step: what the engine decided, what the model saw, what happened (see
+    :class:`TurnStep`)."""
+
+    @property
+    def debug_log(self) -> tuple[Mapping[str, Any], ...]:
+        """With ``Session(debug=True)``: the engine's ``{"tag": ..., ...}`` entries of every invocation of
+        the turn, in order (the ``[slot-filling:<tag>]`` log of docs/engine.md); empty otherwise."""
+        return tuple(entry for step in self.steps for entry in step.debug_log)
+
+    @property
+    def last_step(self) -> TurnStep | None:
+        """The step that ended the turn (its tools and directive are what the session shows next)."""
+        return self.steps[-1] if self.steps else None
+
+    @property
+    def hidden_tools(self) -> tuple[str, ...]:
+        """The tools hidden from the model on the turn's last step."""
+        return self.steps[-1].hidden_tools if self.steps else ()
+
+    @property
+    def directive(self) -> str | None:
+        """The engine's message on the turn's last step (what it asked or said), if any."""
+        return self.steps[-1].directive if self.steps else None
 
     @property
     def text(self) -> str:

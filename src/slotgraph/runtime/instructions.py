@@ -17,6 +17,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.actions import EngineAction
 
 __all__ = [
     "CURRENT_DATE",
@@ -56,9 +57,9 @@ Some values are waiting for the user's confirmation.
 </readback_protocol>"""
 
 
-def phase_of(action: Mapping[str, Any], sm: Mapping[str, Any]) -> Phase:
+def phase_of(action: EngineAction | None, sm: Mapping[str, Any]) -> Phase:
     """Readback while values wait in ``pending`` — unless the engine just confirmed them inline (§7.3a)."""
-    if action.get("inline_confirmed"):
+    if action is not None and action.inline_confirmed:
         return "collection"
     return "readback" if sm.get("pending") else "collection"
 
@@ -83,7 +84,7 @@ def _tag(name: str, body: str) -> str:
 
 def build_phase_suffix(
     dag: CompiledDag,
-    action: Mapping[str, Any],
+    action: EngineAction | None,
     sm: Mapping[str, Any],
     *,
     hidden: Collection[str],
@@ -97,13 +98,13 @@ def build_phase_suffix(
         hints = collection_hints(dag, hidden)
         guide = "\nTool selection:\n" + "\n".join(hints) if hints else ""
         parts.append(_COLLECTION_PROTOCOL.format(hints=guide))
-    si_suffix = str(action.get("si_suffix") or "").strip()
-    message = str(action.get("message") or "").strip()
+    si_suffix = action.si_suffix.strip() if action is not None else ""
+    message = (action.message or "").strip() if action is not None else ""
     if message and "<system_directive>" not in si_suffix:
         parts.append(_tag("system_directive", message))
     if si_suffix:
         parts.append(si_suffix)
-    steer = str(action.get("steer_back_directive") or "").strip()
+    steer = (action.steer_back_directive or "").strip() if action is not None else ""
     if steer:
         parts.append(_tag("steer_back", steer))
     if user_context:

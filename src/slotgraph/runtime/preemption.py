@@ -13,16 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from slotgraph.engine.actions import EngineAction, FunctionCall
 from slotgraph.runtime.events import EndSessionEvent, Event, PayloadEvent, TextEvent, TransferEvent
 
 __all__ = ["EngineReply", "engine_reply", "part_events", "should_preempt"]
 
 
-def should_preempt(action: Mapping[str, Any], *, conversation_length: int) -> bool:
-    """The spec's rule: ``preempt and (contents > 1 or force_preempt)``."""
-    if not action.get("preempt"):
-        return False
-    return conversation_length > 1 or bool(action.get("force_preempt"))
+def should_preempt(action: EngineAction | None, *, conversation_length: int) -> bool:
+    """The spec's rule: ``preempt and (contents > 1 or force_preempt)`` (:meth:`EngineAction.preempts`)."""
+    return action is not None and action.preempts(conversation_length)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +30,7 @@ class EngineReply:
 
     events: tuple[Event, ...]
     text: str
-    function_call: Mapping[str, Any] | None = None
+    function_call: FunctionCall | None = None
     ends_session: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -57,15 +56,13 @@ def part_events(parts: Sequence[Mapping[str, Any]]) -> list[Event]:
     return events
 
 
-def engine_reply(action: Mapping[str, Any]) -> EngineReply:
+def engine_reply(action: EngineAction) -> EngineReply:
     """The engine's reply parts for a preempted call (``response`` takes priority over ``message``)."""
-    parts = action.get("response")
-    if parts:
-        events = part_events(list(parts))
+    if action.response:
+        events = part_events(list(action.response))
     else:
-        message = str(action.get("message") or "").strip()
+        message = (action.message or "").strip()
         events = [TextEvent(message, origin="engine")] if message else []
     text = " ".join(e.text for e in events if isinstance(e, TextEvent))
-    call = action.get("function_call")
     ends = any(isinstance(e, EndSessionEvent | TransferEvent) for e in events)
-    return EngineReply(tuple(events), text, dict(call) if call else None, ends)
+    return EngineReply(tuple(events), text, action.function_call, ends)

@@ -32,7 +32,7 @@ from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.model import Message, Model, UserMessage
 from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.runtime.tracing_port import TurnTracer
-from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink, TurnInputs, TurnOutput, run_turn
+from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink, TurnInputs, run_turn
 
 if TYPE_CHECKING:
     from slotgraph.runtime.agent import Agent
@@ -115,7 +115,6 @@ class Session:
         self._turns = 0
         self._version = 0
         self._busy = False
-        self.last_turn: TurnOutput | None = None
         self.initial_variables: dict[str, Any] = dict(variables or {})
         """Variable values given at session start; they beat the declared defaults (first turn only)."""
         self.metadata: dict[str, Any] = dict(metadata or {})
@@ -292,7 +291,6 @@ class Session:
         )
         if logic_record is not None:
             self._logic = logic_record
-        self.last_turn = out
         return TurnResult(
             events=tuple(out.events),
             model_calls=out.model_calls,
@@ -301,5 +299,5 @@ class Session:
             status=self.status,
             state=copy.deepcopy(out.sm),
             variables=self.variables,
-            debug_log=tuple(out.debug_log),
+            steps=tuple(out.steps),
         )

@@ -36,16 +36,17 @@ results answer calls by id); a response with neither text nor tool calls adds an
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.actions import EngineAction
 from slotgraph.logic import LogicSession
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import ModelResponseError
-from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, TextEvent
+from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, StepPhase, TextEvent, TurnStep
 from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
 from slotgraph.runtime.logic_bridge import LogicTools
@@ -61,11 +62,11 @@ from slotgraph.runtime.model import (
     Usage,
     UserMessage,
 )
-from slotgraph.runtime.payloads import take_pending_payloads
-from slotgraph.runtime.preemption import engine_reply, should_preempt
+from slotgraph.runtime.payloads import stash_events
+from slotgraph.runtime.preemption import engine_reply
 from slotgraph.runtime.tool_execution import ToolRunner
 from slotgraph.runtime.tools import ToolRegistry
-from slotgraph.runtime.turn_preparation import is_terminal, prepare_call
+from slotgraph.runtime.turn_preparation import Preparation, is_terminal, prepare_call
 
 __all__ = ["DEFAULT_STEP_CAP", "EventSink", "TurnInputs", "TurnOutput", "run_turn"]
 
@@ -115,10 +116,8 @@ class TurnOutput:
     refusals: int = 0
     ended: bool = False
     engine_calls: int = 0
-    last_instruction: str = ""
-    last_visible: tuple[str, ...] = ()
-    last_action: Mapping[str, Any] = field(default_factory=dict)
-    debug_log: list[Mapping[str, Any]] = field(default_factory=list)
+    steps: list[TurnStep] = field(default_factory=list)
+    """One :class:`~slotgraph.runtime.events.TurnStep` per loop step, in order."""
     sink: EventSink | None = None
 
     async def emit(self, *events: Event) -> None:
@@ -163,10 +162,11 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
 
 async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> None:
     """The turn's steps (model calls and engine replies) until one produces no tool call."""
-    delivered: set[str] = set()
+    delivered = False
     last_user_text = inputs.user.text
     rechecked = False
     for _step in range(inputs.step_cap):
+        first_event, usage_before = len(out.events), out.usage
         prep = prepare_call(
             engine=inputs.engine,
             dag=inputs.dag,
@@ -182,18 +182,24 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
         last_user_text = ""
         out.sm = prep.sm
         out.engine_calls += int(prep.engine_ran)
-        out.debug_log.extend(prep.debug_log)
-        out.last_instruction, out.last_visible, out.last_action = prep.instruction, prep.visible, prep.action
-        if should_preempt(prep.action, conversation_length=len(out.history)):
-            more = await _play_engine_reply(prep.action, out, runner, inputs.logic)
+        action = prep.action
+        instruction = prep.instruction
+        preempted = action is not None and action.preempts(len(out.history))
+        if action is not None and preempted:
+            more = await _play_engine_reply(action, out, runner, inputs.logic)
         else:
-            instruction = prep.instruction
             if inputs.logic is not None:
                 instruction = replace_base(instruction, await inputs.logic.instruction(out.sm))
-                out.last_instruction = instruction
-            more = await _call_model(inputs, instruction, prep.visible, out, runner, delivered)
-            if not more and prep.action.get("recheck_after_model") and not rechecked and not out.ended:
-                rechecked = more = True
+            stash = action.stash if action is not None else ()
+            more, spoke = await _call_model(inputs, instruction, prep.visible, out, runner, stash, delivered)
+            delivered = delivered or spoke
+            if not more and action is not None and action.recheck_after_model and not rechecked:
+                rechecked = more = not out.ended
+        out.steps.append(
+            _step_record(
+                inputs, prep, out, instruction, preempted, first_event, _since(usage_before, out.usage)
+            )
+        )
         if not more or out.ended:
             return
     message = (
@@ -211,8 +217,41 @@ async def _after_tool(logic: LogicSession | None, out: TurnOutput, name: str, re
         await out.emit(*effects.events)
 
 
+def _since(before: Usage, now: Usage) -> Usage:
+    return Usage(now.prompt_tokens - before.prompt_tokens, now.completion_tokens - before.completion_tokens)
+
+
+def _step_record(
+    inputs: TurnInputs,
+    prep: Preparation,
+    out: TurnOutput,
+    instruction: str,
+    preempted: bool,
+    first_event: int,
+    usage: Usage,
+) -> TurnStep:
+    action = prep.action
+    phase: StepPhase = "terminal" if is_terminal(prep.sm) else "gate"
+    if action is not None:
+        phase = action.phase
+    visible = set(prep.visible)
+    return TurnStep(
+        index=len(out.steps) + 1,
+        kind="engine" if preempted else "model",
+        phase=phase,
+        reason=action.reason if action is not None else None,
+        directive=(action.message or None) if action is not None else None,
+        visible_tools=prep.visible,
+        hidden_tools=tuple(name for name in inputs.registry.names if name not in visible),
+        instruction=instruction,
+        events=tuple(out.events[first_event:]),
+        usage=usage,
+        debug_log=prep.debug_log,
+    )
+
+
 async def _play_engine_reply(
-    action: Mapping[str, Any], out: TurnOutput, runner: ToolRunner, logic: LogicSession | None
+    action: EngineAction, out: TurnOutput, runner: ToolRunner, logic: LogicSession | None
 ) -> bool:
     """Emit a preempted reply and run its function call; True when the loop must go on."""
     reply = engine_reply(action)
@@ -222,9 +261,9 @@ async def _play_engine_reply(
     if reply.ends_session:
         out.ended = True
     call_spec = reply.function_call
-    if not call_spec or out.ended:
+    if call_spec is None or out.ended:
         return False
-    call = ToolCall(_next_call_id(out), str(call_spec.get("name")), dict(call_spec.get("args") or {}))
+    call = ToolCall(_next_call_id(out), call_spec.name, dict(call_spec.args))
     outcome = await runner.run(call, out.sm, origin="engine")
     out.sm = outcome.sm
     await out.emit(*outcome.events)
@@ -241,9 +280,12 @@ async def _call_model(
     visible: tuple[str, ...],
     out: TurnOutput,
     runner: ToolRunner,
-    delivered: set[str],
-) -> bool:
-    """Call the model with the visible tools and run its tool calls; True when the loop must go on."""
+    stash: Sequence[Mapping[str, Any]],
+    delivered: bool,
+) -> tuple[bool, bool]:
+    """Call the model with the visible tools and run its tool calls.
+
+    Returns ``(the loop must go on, the stash was delivered)``; see :mod:`~slotgraph.runtime.payloads`."""
     request = ModelRequest(
         system_instruction=instruction,
         messages=tuple(out.history),
@@ -264,10 +306,7 @@ async def _call_model(
     if response.text:
         await out.emit(TextEvent(response.text, origin="model"))
         out.history.append(AssistantText(response.text))
-    final = not response.tool_calls and not delivered
-    out.sm, payload_events = take_pending_payloads(out.sm, deliver=final)
-    if payload_events:
-        delivered.add("turn")
+    payload_events = stash_events(stash) if not response.tool_calls and not delivered else []
     await out.emit(*payload_events)
     if not response.tool_calls:
         if not response.text and not payload_events:
@@ -278,7 +317,7 @@ async def _call_model(
             )
             logger.warning("session %s: %s", inputs.session_id, message)
             await out.emit(ErrorEvent("empty_model_response", message))
-        return False
+        return False, bool(payload_events)
     calls = _admissible_calls(response.tool_calls, out.history, inputs.session_id)
     out.history.append(AssistantToolCalls(tuple(call for call, _ in calls)))
     for call, args_problem in calls:
@@ -291,7 +330,7 @@ async def _call_model(
         out.ended = out.ended or outcome.ended
         if not outcome.refused:
             await _after_tool(inputs.logic, out, call.name, outcome.result)
-    return True
+    return True, False
 
 
 def _checked_response(response: object) -> ModelResponse:

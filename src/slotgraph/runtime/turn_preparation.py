@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.actions import EngineAction
 from slotgraph.engine.gate import gate_open
 from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.runtime.builtin_tools import READBACK_TOOLS
@@ -40,7 +41,8 @@ class Preparation:
     """The state after the engine ran, its action, the tools the model may see and the instruction."""
 
     sm: dict[str, Any]
-    action: Mapping[str, Any]
+    action: EngineAction | None
+    """The engine's action; ``None`` when the engine did not run (terminal status, closed gate)."""
     visible: tuple[str, ...]
     instruction: str
     engine_ran: bool
@@ -88,15 +90,15 @@ def prepare_call(
     if is_terminal(sm):
         slot_tools = _slot_tools(dag)
         visible = tuple(n for n in registry.names if n not in slot_tools)
-        return Preparation(dict(sm), {}, visible, inject_suffix(instruction, None), engine_ran=False)
+        return Preparation(dict(sm), None, visible, inject_suffix(instruction, None), engine_ran=False)
     if not gate_open(dag, sm):
         new_sm = dict(sm)
         if last_user_text:
             new_sm[GATE_TEXT_KEY] = last_user_text
         hidden = set(dag.executor_tasks) | set(READBACK_TOOLS) | _blocked_setters(dag, new_sm)
         visible = tuple(n for n in registry.names if n not in hidden)
-        suffix = build_phase_suffix(dag, {}, new_sm, hidden=hidden)
-        return Preparation(new_sm, {}, visible, inject_suffix(instruction, suffix), engine_ran=False)
+        suffix = build_phase_suffix(dag, None, new_sm, hidden=hidden)
+        return Preparation(new_sm, None, visible, inject_suffix(instruction, suffix), engine_ran=False)
     extra = {"variables": variables} if variables is not None else {}
     outcome = engine.invoke(
         dag, sm, last_user_text=last_user_text, event_data=event_data, channel=channel, debug=debug, **extra
@@ -107,7 +109,7 @@ def prepare_call(
     if GATE_TEXT_KEY in new_sm:
         new_sm = dict(new_sm)
         user_context = str(new_sm.pop(GATE_TEXT_KEY) or "") or None
-    hidden = set(action.get("hide_tools") or ()) | set(dag.executor_tasks)
+    hidden = set(action.hidden_tools) | set(dag.executor_tasks)
     visible = tuple(n for n in registry.names if n not in hidden)
     suffix = build_phase_suffix(dag, action, new_sm, hidden=hidden, user_context=user_context)
     return Preparation(
@@ -116,6 +118,6 @@ def prepare_call(
         visible,
         inject_suffix(instruction, suffix),
         engine_ran=True,
-        directive=str(action.get("message") or ""),
+        directive=action.message or "",
         debug_log=outcome.debug_log,
     )

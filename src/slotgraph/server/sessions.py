@@ -222,13 +222,8 @@ class SessionService:
             if translated is err:
                 raise
             raise translated from err
-        last = session.last_turn
-        hidden: tuple[str, ...] = ()
-        directive: str | None = None
-        if last is not None:
-            hidden = tuple(sorted(set(hosted.agent.tools.names) - set(last.last_visible)))
-            message = last.last_action.get("message")
-            directive = str(message) if message else None
+        hidden = tuple(sorted(result.hidden_tools))
+        directive = result.directive
         return TurnOutcome(
             hosted=hosted, result=result, hidden_tools=hidden, directive=directive, ended=session.ended
         )

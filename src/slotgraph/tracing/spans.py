@@ -207,18 +207,16 @@ class _TracedEngine:
                 **extra,
             )
             action = outcome.action
-            phase = str(action.get("phase") or "")
-            call = action.get("function_call")
-            span.update_name(f"slotgraph.engine {phase}" if phase else "slotgraph.engine")
+            phase = action.phase
+            call = action.function_call
+            span.update_name(f"slotgraph.engine {phase}")
             span.set_attributes(
                 {
                     "slotgraph.engine.phase": phase,
-                    "slotgraph.engine.reason": str(action.get("reason") or ""),
-                    "slotgraph.engine.hidden_tools": sorted(str(t) for t in action.get("hide_tools") or ()),
-                    "slotgraph.engine.preempt": bool(action.get("preempt")),
-                    "slotgraph.engine.function_call": (
-                        str(call.get("name")) if isinstance(call, Mapping) else ""
-                    ),
+                    "slotgraph.engine.reason": str(action.reason),
+                    "slotgraph.engine.hidden_tools": sorted(action.hidden_tools),
+                    "slotgraph.engine.preempt": action.preempt,
+                    "slotgraph.engine.function_call": call.name if call is not None else "",
                 }
             )
             return outcome

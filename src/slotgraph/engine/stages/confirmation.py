@@ -16,6 +16,7 @@ invocations never confirm).
 
 from __future__ import annotations
 
+from slotgraph.engine.actions import Reason
 from slotgraph.engine.affirmatives import is_affirmative, starts_affirmative
 from slotgraph.engine.invocation import FunctionCall, Invocation, Reply
 from slotgraph.engine.state import CONFIRM_PENDING
@@ -40,7 +41,7 @@ def try_auto_confirm(inv: Invocation) -> Reply | None:
             function_call=FunctionCall(CONFIRM_PENDING, {}),
             preempt=True,
             force_preempt=True,
-            reason="auto_confirm",
+            reason=Reason.AUTO_CONFIRM,
         )
     if starts_affirmative(inv.user_text):
         inv.sm["_inline_confirm"] = True

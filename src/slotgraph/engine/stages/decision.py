@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
+from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire, Reason
 from slotgraph.engine.invocation import FunctionCall, Invocation, Reply, Segment
 from slotgraph.engine.readback import build_readback
 from slotgraph.engine.text import DEFAULT_TRANSITION_PREFIX, join, question_for
@@ -45,7 +45,7 @@ def _transition_prefix(inv: Invocation) -> str:
 def _reply(
     lead: list[Segment],
     *,
-    reason: str,
+    reason: Reason,
     preempt: bool,
     force_preempt: bool,
     function_call: FunctionCall | None = None,
@@ -84,7 +84,7 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
         case Fire():
             if inv.inline_confirmed:
                 inv.trace.emit("fire_held", task=action.task)
-                return _reply(lead, preempt=inv.force_preempt, force_preempt=force, reason="fire_held")
+                return _reply(lead, preempt=inv.force_preempt, force_preempt=force, reason=Reason.FIRE_HELD)
             if then_say:
                 lead.append(then_say)
             retry = inv.retrying is not None and inv.retrying.task == action.task
@@ -96,12 +96,12 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
                 function_call=FunctionCall(action.tool, dict(action.args)),
                 preempt=True,
                 force_preempt=force,
-                reason="task_retry" if retry else "fire",
+                reason=Reason.TASK_RETRY if retry else Reason.FIRE,
             )
         case AwaitReadback():
             if _quiet_readback(inv, lead):
                 inv.trace.emit("readback_quiet", pending=sorted(inv.pending))
-                return _reply([], preempt=False, force_preempt=False, reason="readback_quiet")
+                return _reply([], preempt=False, force_preempt=False, reason=Reason.READBACK_QUIET)
             if then_say:
                 lead.append(then_say)
             lead.append(
@@ -112,7 +112,7 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
                     attach=True,
                 )
             )
-            return _reply(lead, preempt=preempt, force_preempt=force, reason="readback")
+            return _reply(lead, preempt=preempt, force_preempt=force, reason=Reason.READBACK)
         case Ask():
             slot = inv.dag.slot_by_name[action.slot]
             if then_say and not then_say.text.rstrip().endswith("?"):
@@ -121,13 +121,13 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
                 lead.append(Segment(_transition_prefix(inv)))
                 preempt = True
             lead.append(Segment(question_for(slot, inv.filled), slot.responses, question=True))
-            return _reply(lead, preempt=preempt, force_preempt=force, reason="next_question")
+            return _reply(lead, preempt=preempt, force_preempt=force, reason=Reason.NEXT_QUESTION)
         case Announce():  # resolved by the cascade before this point; deliver plainly if one remains
-            return _reply(lead, preempt=preempt, force_preempt=force, reason="announce")
+            return _reply(lead, preempt=preempt, force_preempt=force, reason=Reason.ANNOUNCE)
         case AllDone():
             if then_say:
                 lead.append(then_say)
             say = join([seg.text for seg in lead]) is not None or any(not seg.responses.empty for seg in lead)
-            return _reply(lead, preempt=preempt and say, force_preempt=force, reason="done")
+            return _reply(lead, preempt=preempt and say, force_preempt=force, reason=Reason.DONE)
         case _:
             assert_never(action)

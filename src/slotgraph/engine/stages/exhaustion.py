@@ -10,6 +10,7 @@ The reply's segment carries ``on_exhaust.response``/``on_exhaust.channel_respons
 from __future__ import annotations
 
 from slotgraph.config.compiled import NO_RESPONSES, Exhaust
+from slotgraph.engine.actions import Reason
 from slotgraph.engine.invocation import FunctionCall, Invocation, Reply, Segment
 from slotgraph.engine.state import ESCALATED
 from slotgraph.engine.text import DEFAULT_EXHAUST_MESSAGE, render, render_value
@@ -17,7 +18,7 @@ from slotgraph.engine.text import DEFAULT_EXHAUST_MESSAGE, render, render_value
 __all__ = ["exhaust"]
 
 
-def exhaust(inv: Invocation, on_exhaust: Exhaust | None, *, reason: str) -> Reply:
+def exhaust(inv: Invocation, on_exhaust: Exhaust | None, *, reason: Reason) -> Reply:
     filled = inv.filled
     say = (
         render(on_exhaust.say, filled)

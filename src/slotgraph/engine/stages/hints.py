@@ -23,16 +23,18 @@
 ``[{"type": "text", "text": ...}]``, and an *attaching* segment (the readback with ``readback_response``)
 is its text followed by its parts. When at least one
 segment has parts: a preempting reply carries them all as the action's ``response`` (``preempt_dispatch``);
-otherwise the configured parts are stashed in ``sm["_pending_payloads"]`` for the host's after-model step
+otherwise the configured parts are the action's ``stash``, for the host's after-model step (the spec entry
+writes them to ``sm["_pending_payloads"]``)
 (``stash_question`` when they all belong to the question being asked, else ``stash_unconditional``). Without
 parts the action's ``response`` is ``None`` (``none``). The stash always reflects the latest invocation: a
-preempting or part-less invocation clears an older stash, so stale cards are never appended.
+preempting or part-less invocation has an empty stash, so stale cards are never appended.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from slotgraph.engine.actions import Reason
 from slotgraph.engine.chips import fill_options
 from slotgraph.engine.dag import find_next_question
 from slotgraph.engine.invocation import Invocation, Reply
@@ -104,14 +106,14 @@ def si_suffix(inv: Invocation, reply: Reply) -> str:
     if inv.pending and inv.sm.get(PROMOTED_KEY):
         parts.append(readback_scope(inv))
     elif inv.pending and (
-        (inv.fresh_pending and not inv.inline_confirmed) or reply.reason == "readback_quiet"
+        (inv.fresh_pending and not inv.inline_confirmed) or reply.reason is Reason.READBACK_QUIET
     ):
         parts.append(pending_confirmation(inv))
     return "\n\n".join(parts)
 
 
-def response_parts(inv: Invocation, reply: Reply) -> list[dict[str, Any]] | None:
-    """The action's ``response`` (see module doc); stashes non-preempted parts as a side effect on ``sm``."""
+def response_parts(inv: Invocation, reply: Reply) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]:
+    """``(the action's response, its stash)`` (see the module doc)."""
     channel = inv.sm.get("channel")
     combined: list[dict[str, Any]] = []
     stash: list[dict[str, Any]] = []
@@ -131,19 +133,11 @@ def response_parts(inv: Invocation, reply: Reply) -> list[dict[str, Any]] | None
         elif seg.text:
             combined.append({"type": "text", "text": seg.text})
     if not rich:
-        _set_stash(inv, [])
         inv.trace.emit("payload_route", path="none", count=0)
-        return None
+        return None, []
     if reply.preempt:
-        _set_stash(inv, [])
         inv.trace.emit("payload_route", path="preempt_dispatch", count=len(combined))
-        return combined
-    _set_stash(inv, stash)
+        return combined, []
     path = "stash_question" if questions_only else "stash_unconditional"
     inv.trace.emit("payload_route", path=path, count=len(stash))
-    return None
-
-
-def _set_stash(inv: Invocation, parts: list[dict[str, Any]]) -> None:
-    if parts or inv.sm.get(PAYLOADS_KEY):
-        inv.sm[PAYLOADS_KEY] = parts
+    return None, stash

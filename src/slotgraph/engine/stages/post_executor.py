@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from slotgraph.engine.actions import Reason
 from slotgraph.engine.dag import task_result_ok
 from slotgraph.engine.invocation import Invocation, Reply, RetryLead, Segment
 from slotgraph.engine.stages.exhaustion import exhaust
@@ -69,7 +70,7 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
             return Reply(
                 message=say,
                 preempt=segment is not None,
-                reason="task_loop",
+                reason=Reason.TASK_LOOP,
                 segments=(segment,) if segment is not None else (),
             )
         if task.terminal:
@@ -77,7 +78,7 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
             return Reply(
                 message=say,
                 preempt=segment is not None,
-                reason="task_complete",
+                reason=Reason.TASK_COMPLETE,
                 segments=(segment,) if segment is not None else (),
             )
         inv.then_say = segment
@@ -88,7 +89,7 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
     attempts = failure.max_attempts if failure is not None else 1
     if count >= attempts:
         inv.trace.emit("task_exhaust", name=name, attempts=count)
-        return exhaust(inv, failure.on_exhaust if failure is not None else None, reason="task_exhaust")
+        return exhaust(inv, failure.on_exhaust if failure is not None else None, reason=Reason.TASK_EXHAUST)
     assert failure is not None  # one attempt without on_failure always exhausts above
     for slot in failure.clear_slots:
         inv.filled.pop(slot, None)
@@ -99,6 +100,6 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
     segment = Segment(message, failure.retry_responses)
     inv.trace.emit("task_retry", name=name, attempt=count + 1, of=attempts, refire=not failure.clear_slots)
     if failure.clear_slots:
-        return Reply(message=message, preempt=True, reason="task_retry", segments=(segment,))
+        return Reply(message=message, preempt=True, reason=Reason.TASK_RETRY, segments=(segment,))
     inv.retrying = RetryLead(name, segment)  # the DAG fires the task again; the retry message leads it
     return None

@@ -13,6 +13,7 @@ parts (``validation.error_responses[code]`` / ``channel_error_responses``, §8a)
 from __future__ import annotations
 
 from slotgraph.config.compiled import NO_RESPONSES
+from slotgraph.engine.actions import Reason
 from slotgraph.engine.invocation import Invocation, Reply, Segment
 from slotgraph.engine.stages.exhaustion import exhaust
 from slotgraph.engine.text import default_error_message, join, render
@@ -37,12 +38,15 @@ def handle_slot_errors(inv: Invocation) -> Reply | None:
         validation = slot.validation if slot is not None else None
         if validation is not None and validation.max_retries is not None and count >= validation.max_retries:
             inv.trace.emit("slot_error_exhaust", slot=name)
-            return exhaust(inv, validation.on_exhaust, reason="slot_error_exhaust")
+            return exhaust(inv, validation.on_exhaust, reason=Reason.SLOT_ERROR_EXHAUST)
         template = validation.errors.get(code) if validation is not None else None
         message = render(template, inv.filled) if template else default_error_message(slot, name, inv.filled)
         responses = validation.error_responses.get(code, NO_RESPONSES) if validation is not None else None
         if all(m.text != message for m in messages):
             messages.append(Segment(message, responses or NO_RESPONSES))
     return Reply(
-        message=join([m.text for m in messages]), preempt=True, reason="slot_error", segments=tuple(messages)
+        message=join([m.text for m in messages]),
+        preempt=True,
+        reason=Reason.SLOT_ERROR,
+        segments=tuple(messages),
     )

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from slotgraph.engine.actions import Reason
 from slotgraph.engine.dag import find_next_question
 from slotgraph.engine.invocation import Invocation, Reply, Segment
 from slotgraph.engine.readback import build_readback
@@ -87,14 +88,14 @@ def _hard(inv: Invocation, turns: int, target: Segment) -> Reply:
         message=target.text,
         preempt=True,
         force_preempt=True,
-        reason="steer_back_hard",
+        reason=Reason.STEER_BACK_HARD,
         segments=(target,),
     )
 
 
 def _escalate(inv: Invocation, turns: int) -> Reply:
     inv.trace.emit("steer_back_escalate", turns=turns)
-    reply = exhaust(inv, inv.dag.steer_back.on_exhaust, reason="steer_back_escalate")
+    reply = exhaust(inv, inv.dag.steer_back.on_exhaust, reason=Reason.STEER_BACK_ESCALATE)
     return replace(reply, force_preempt=True)
 
 
