@@ -38,6 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from slotgraph.config import CompiledDag, compile_config
+from slotgraph.engine import EngineAction, Reason
 from slotgraph.runtime import (
     Agent,
     EngineOutcome,
@@ -78,7 +79,7 @@ class NoEngine:
         return {"status": "in_progress", **sm}
 
     def invoke(self, dag: CompiledDag, sm: Mapping[str, Any], **_: Any) -> EngineOutcome:
-        return EngineOutcome(dict(sm), {})
+        return EngineOutcome(dict(sm), EngineAction(reason=Reason.NEXT_QUESTION))
 
     def after_tool(self, dag: CompiledDag, sm: Mapping[str, Any], *_: Any) -> dict[str, Any]:
         return dict(sm)
