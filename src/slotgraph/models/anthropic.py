@@ -21,7 +21,6 @@ opened per call, so one model object serves sessions on any event loop.
 from __future__ import annotations
 
 import asyncio
-import json
 import random as _random
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -29,15 +28,12 @@ from typing import TYPE_CHECKING, Any
 from slotgraph.models.anthropic_wire import request_body, response_from_body
 from slotgraph.models.errors import (
     MissingDependencyError,
-    ModelAPIError,
-    ModelAuthError,
     ModelConnectionError,
-    ModelNotFoundError,
-    ModelRateLimitError,
     ModelResponseError,
     ModelTimeoutError,
 )
-from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries, parse_retry_after
+from slotgraph.models.http_status import raise_for_status
+from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries
 from slotgraph.runtime.model import ModelRequest, ModelResponse
 
 if TYPE_CHECKING:
@@ -58,21 +54,6 @@ def _import_httpx() -> Any:
             "pip install 'slotgraph[anthropic]'"
         ) from None
     return httpx
-
-
-def _server_message(response: httpx.Response) -> str:
-    """The server's own message (``{"type": "error", "error": {"type", "message"}}``), else an excerpt."""
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:300].strip() or "(empty body)"
-    error = body.get("error") if isinstance(body, Mapping) else None
-    if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-        kind = error.get("type")
-        return f"{kind}: {error['message']}" if isinstance(kind, str) and kind else str(error["message"])
-    if isinstance(error, str):
-        return error
-    return json.dumps(body)[:300]
 
 
 class AnthropicModel:
@@ -169,32 +150,12 @@ class AnthropicModel:
         return response_from_body(payload, where=self._where)
 
     def _raise_for_status(self, response: httpx.Response, attempts: int) -> None:
-        status = response.status_code
-        message = _server_message(response)
-        if status in (401, 403):
-            sent = "the API key was refused" if self._api_key else "no API key was sent"
-            raise ModelAuthError(
-                f"{self._where}: HTTP {status}, {sent} ({message}); set {self._key_env} to a valid key "
-                "with access to this model",
-                status=status,
-            )
-        if status == 404:
-            raise ModelNotFoundError(
-                f"{self._where}: HTTP 404 ({message}); check the model name (e.g. 'claude-sonnet-4-5', "
-                "see the provider's model list) and the base URL",
-                status=status,
-            )
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
-        if status == 429:
-            raise RetryableError(
-                ModelRateLimitError(
-                    f"{self._where}: rate limited (HTTP 429: {message}) on all {attempts} attempts; "
-                    "wait, lower the request rate, or raise SLOTGRAPH_MODEL_MAX_RETRIES",
-                    status=status,
-                ),
-                retry_after,
-            )
-        error = ModelAPIError(f"{self._where}: HTTP {status}: {message}", status=status)
-        if status >= 500:
-            raise RetryableError(error, retry_after)
-        raise error
+        raise_for_status(
+            response,
+            where=self._where,
+            attempts=attempts,
+            key_sent=bool(self._api_key),
+            key_env=self._key_env,
+            model_hint="e.g. 'claude-sonnet-4-5', see the provider's model list",
+            typed_messages=True,
+        )

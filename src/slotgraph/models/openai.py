@@ -20,23 +20,19 @@ make the backoff observable without waiting.
 from __future__ import annotations
 
 import asyncio
-import json
 import random as _random
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from slotgraph.models.errors import (
     MissingDependencyError,
-    ModelAPIError,
-    ModelAuthError,
     ModelConnectionError,
-    ModelNotFoundError,
-    ModelRateLimitError,
     ModelResponseError,
     ModelTimeoutError,
 )
+from slotgraph.models.http_status import raise_for_status
 from slotgraph.models.openai_wire import request_body, response_from_body
-from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries, parse_retry_after
+from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries
 from slotgraph.runtime.model import AssistantToolCalls, ModelRequest, ModelResponse
 
 if TYPE_CHECKING:
@@ -56,20 +52,6 @@ def _import_httpx() -> Any:
             "pip install 'slotgraph[openai]'"
         ) from None
     return httpx
-
-
-def _server_message(response: httpx.Response) -> str:
-    """The server's own error message (OpenAI's ``{"error": {"message": ...}}``), else a body excerpt."""
-    try:
-        body = response.json()
-    except ValueError:
-        return response.text[:300].strip() or "(empty body)"
-    error = body.get("error") if isinstance(body, Mapping) else None
-    if isinstance(error, Mapping) and isinstance(error.get("message"), str):
-        return str(error["message"])
-    if isinstance(error, str):
-        return error
-    return json.dumps(body)[:300]
 
 
 class OpenAIChatModel:
@@ -164,32 +146,11 @@ class OpenAIChatModel:
         return response_from_body(payload, where=self._where, call_offset=offset)
 
     def _raise_for_status(self, response: httpx.Response, attempts: int) -> None:
-        status = response.status_code
-        message = _server_message(response)
-        if status in (401, 403):
-            sent = "the API key was refused" if self._api_key else "no API key was sent"
-            raise ModelAuthError(
-                f"{self._where}: HTTP {status}, {sent} ({message}); set {self._key_env} to a valid key "
-                "with access to this model",
-                status=status,
-            )
-        if status == 404:
-            raise ModelNotFoundError(
-                f"{self._where}: HTTP 404 ({message}); check the model name (the server lists its models "
-                "under /models) and the base URL",
-                status=status,
-            )
-        retry_after = parse_retry_after(response.headers.get("retry-after"))
-        if status == 429:
-            raise RetryableError(
-                ModelRateLimitError(
-                    f"{self._where}: rate limited (HTTP 429: {message}) on all {attempts} attempts; "
-                    "wait, lower the request rate, or raise SLOTGRAPH_MODEL_MAX_RETRIES",
-                    status=status,
-                ),
-                retry_after,
-            )
-        error = ModelAPIError(f"{self._where}: HTTP {status}: {message}", status=status)
-        if status >= 500:
-            raise RetryableError(error, retry_after)
-        raise error
+        raise_for_status(
+            response,
+            where=self._where,
+            attempts=attempts,
+            key_sent=bool(self._api_key),
+            key_env=self._key_env,
+            model_hint="the server lists its models under /models",
+        )
