@@ -48,6 +48,7 @@ from slotgraph.runtime.events import (
     step_to_json,
 )
 from slotgraph.runtime.instructions import SENTINEL, build_phase_suffix, inject_suffix
+from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation
 from slotgraph.runtime.model import (
     AssistantText,
     AssistantToolCalls,
@@ -82,7 +83,9 @@ __all__ = [
     "ErrorEvent",
     "Event",
     "EventSink",
+    "ExecutionLedger",
     "InMemoryStore",
+    "LedgerEntry",
     "Message",
     "Model",
     "ModelNoCallEvent",
@@ -92,6 +95,7 @@ __all__ = [
     "ModelResponseError",
     "PayloadEvent",
     "RefusalEvent",
+    "Reservation",
     "ScriptedModel",
     "ScriptedModelError",
     "ScriptedStep",

@@ -13,6 +13,7 @@ Hierarchy (every class carries a stable ``code``)::
         ├── StoreConflictError            a store's version moved under a save (another writer won)
         ├── StoreLockTimeoutError         a session's lock was not free within the store's lock timeout
         ├── StorePayloadError             a stored payload is corrupted, or from a newer schema
+        ├── LedgerError                   the execution ledger was misused or holds a damaged entry
         └── StoreConfigError              a store URL / path / driver / server cannot be used
 
 Refusals of model tool calls and failures of tools are *not* exceptions: they become tool results the
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 __all__ = [
     "AgentLoadError",
+    "LedgerError",
     "ModelNotAvailableError",
     "ModelResponseError",
     "ScriptedModelError",
@@ -105,6 +107,13 @@ class StorePayloadError(StoreError):
     """
 
     code = "store_payload_error"
+
+
+class LedgerError(StoreError):
+    """The execution ledger was used wrongly (completing a key never reserved, a result JSON cannot carry),
+    or one of its entries is damaged."""
+
+    code = "ledger_error"
 
 
 class StoreConfigError(StoreError, ValueError):

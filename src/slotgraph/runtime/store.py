@@ -24,6 +24,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from slotgraph.runtime.errors import StoreConflictError, StoreLockTimeoutError
+from slotgraph.runtime.ledger import JSON, LedgerEntry, MemoryLedger, Reservation
 
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "InMemoryStore", "LocalLocks", "SessionStore", "conflict_message"]
 
@@ -141,7 +142,8 @@ def _copy_record(record: dict[str, Any]) -> dict[str, Any]:
 
 
 class InMemoryStore:
-    """Records in a dict owned by this object; the lock is process-local.
+    """Records in a dict owned by this object; the lock is process-local. It is also an
+    :class:`~slotgraph.runtime.ledger.ExecutionLedger` (a :class:`~slotgraph.runtime.ledger.MemoryLedger`).
 
     ``sm`` is deep-copied in and out, so callers never share state; ``history`` holds frozen messages and is
     copied shallowly (a new list), which keeps a turn's cost independent of the conversation's length.
@@ -150,6 +152,7 @@ class InMemoryStore:
     def __init__(self, *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
         self._records: dict[str, tuple[dict[str, Any], int]] = {}
         self._locks = LocalLocks(lock_timeout)
+        self._ledger = MemoryLedger()
 
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
         found = self._records.get(session_id)
@@ -165,6 +168,7 @@ class InMemoryStore:
         return current + 1
 
     async def delete(self, session_id: str) -> bool:
+        self._ledger.forget_scope(session_id)
         return self._records.pop(session_id, None) is not None
 
     async def list_sessions(self) -> list[str]:
@@ -181,3 +185,17 @@ class InMemoryStore:
 
     async def release_loop(self) -> None:
         return None
+
+    # --- the execution ledger (slotgraph.runtime.ledger) ----------------------------------------------
+
+    async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
+        return await self._ledger.reserve(scope, key, fingerprint)
+
+    async def complete(self, scope: str, key: str, result: JSON) -> None:
+        await self._ledger.complete(scope, key, result)
+
+    async def release(self, scope: str, key: str) -> None:
+        await self._ledger.release(scope, key)
+
+    async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
+        return await self._ledger.lookup(scope, key)

@@ -24,6 +24,7 @@ from slotgraph.logic import RECORD_KEY, LogicRecord, variables_snapshot
 from slotgraph.models.errors import ModelError
 from slotgraph.runtime import EventSink, Session, SessionStore, SlotgraphRuntimeError, TurnResult
 from slotgraph.runtime.errors import ModelResponseError, StorePayloadError
+from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation
 from slotgraph.runtime.session import Clock
 from slotgraph.server.errors import (
     ModelFailedError,
@@ -72,6 +73,25 @@ class _BoundStore:
 
     async def close(self) -> None:  # the shared store outlives the request
         return None
+
+    # the execution ledger of the shared store (every store implements it)
+
+    async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
+        return await self._ledger().reserve(scope, key, fingerprint)
+
+    async def complete(self, scope: str, key: str, result: Any) -> None:
+        await self._ledger().complete(scope, key, result)
+
+    async def release(self, scope: str, key: str) -> None:
+        await self._ledger().release(scope, key)
+
+    async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
+        return await self._ledger().lookup(scope, key)
+
+    def _ledger(self) -> ExecutionLedger:
+        if not isinstance(self._inner, ExecutionLedger):
+            raise TypeError(f"the session store {self._inner!r} keeps no execution ledger")
+        return self._inner
 
 
 @dataclass(frozen=True, slots=True)

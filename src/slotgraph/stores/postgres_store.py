@@ -5,6 +5,10 @@ do not race)::
 
     slotgraph_sessions(id text primary key, version bigint, payload text, updated_at timestamptz)
 
+and, beside it, the execution ledger (:mod:`slotgraph.runtime.ledger`)::
+
+    slotgraph_ledger(scope text, key text, fingerprint text, status text, result text, created_at float8)
+
 The payload is kept as ``text`` — the exact JSON the codec wrote, checked by the codec on load — rather than
 ``jsonb``, so a damaged row is reported, never silently normalised.
 
@@ -23,11 +27,20 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError, StoreLockTimeoutError
+from slotgraph.runtime.errors import (
+    LedgerError,
+    StoreConfigError,
+    StoreConflictError,
+    StoreError,
+    StoreLockTimeoutError,
+)
+from slotgraph.runtime.ledger import JSON, LedgerEntry, Reservation, ledger_result, reservation_for
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.redaction import redact_url
@@ -40,6 +53,17 @@ CREATE TABLE IF NOT EXISTS slotgraph_sessions (
     version bigint NOT NULL,
     payload text NOT NULL,
     updated_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+_DDL_LEDGER = """
+CREATE TABLE IF NOT EXISTS slotgraph_ledger (
+    scope text NOT NULL,
+    key text NOT NULL,
+    fingerprint text NOT NULL,
+    status text NOT NULL,
+    result text,
+    created_at double precision NOT NULL,
+    PRIMARY KEY (scope, key)
 )
 """
 _DDL_LOCK = 0x51_07_67_72  # any constant: serialises CREATE TABLE between processes starting together
@@ -63,6 +87,8 @@ class PostgresStore:
         self._conn: Any = None
         self._idle: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._connecting: asyncio.Lock | None = None
+        self._connecting_loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
 
     def __repr__(self) -> str:
@@ -91,12 +117,21 @@ class PostgresStore:
                 f"{self.where}: this store connected on another event loop; use one store per event loop "
                 "(with Session objects, call `await session.asend(...)`, not `session.send(...)`)"
             )
+        if self._conn is not None and not self._conn.closed:
+            return self._conn
+        if self._connecting is None or self._connecting_loop is not loop:
+            self._connecting, self._connecting_loop = asyncio.Lock(), loop
+        async with self._connecting:  # concurrent first uses open one connection, not one each
+            return await self._open_shared(loop)
+
+    async def _open_shared(self, loop: asyncio.AbstractEventLoop) -> Any:
         if self._conn is None or self._conn.closed:
             conn = await self._connect()
             try:
                 async with conn.transaction():
                     await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
                     await conn.execute(_DDL)
+                    await conn.execute(_DDL_LEDGER)
             except Exception as problem:
                 await conn.close()
                 raise _unavailable(self.where, problem) from None
@@ -142,9 +177,65 @@ class PostgresStore:
         )
 
     async def delete(self, session_id: str) -> bool:
+        await self._fetch("DELETE FROM slotgraph_ledger WHERE scope = %s", (session_id,))
         return bool(
             await self._fetch("DELETE FROM slotgraph_sessions WHERE id = %s RETURNING id", (session_id,))
         )
+
+    # --- the execution ledger (slotgraph.runtime.ledger): one row per key ---------------------------
+
+    def _entry(self, scope: str, key: str, row: tuple[Any, ...]) -> LedgerEntry:
+        fingerprint, status, result, created_at = row
+        if status not in ("pending", "done"):
+            raise LedgerError(
+                f"{self.where}: the ledger entry {scope!r}/{key!r} has an unknown status {status!r}; delete "
+                "its row from slotgraph_ledger to let the key be reserved again"
+            )
+        try:
+            value = json.loads(result) if result is not None else None
+        except ValueError as problem:
+            raise LedgerError(
+                f"{self.where}: the ledger entry {scope!r}/{key!r} holds a result that is not JSON "
+                f"({problem})"
+            ) from None
+        return LedgerEntry(key, str(fingerprint), status, value, float(created_at))
+
+    async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
+        now = time.time()
+        rows = await self._fetch(
+            "INSERT INTO slotgraph_ledger (scope, key, fingerprint, status, result, created_at) "
+            "VALUES (%s, %s, %s, 'pending', NULL, %s) ON CONFLICT (scope, key) DO NOTHING RETURNING key",
+            (scope, key, fingerprint, now),
+        )
+        if rows:
+            return Reservation("new", LedgerEntry(key, fingerprint, "pending", None, now))
+        found = await self.lookup(scope, key)
+        if found is None:  # released between the insert and the read: try once more
+            return await self.reserve(scope, key, fingerprint)
+        return reservation_for(found, fingerprint)
+
+    async def complete(self, scope: str, key: str, result: JSON) -> None:
+        text = ledger_result(scope, key, result)
+        rows = await self._fetch(
+            "UPDATE slotgraph_ledger SET status = 'done', result = %s WHERE scope = %s AND key = %s "
+            "RETURNING key",
+            (text, scope, key),
+        )
+        if not rows:
+            raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+
+    async def release(self, scope: str, key: str) -> None:
+        await self._fetch(
+            "DELETE FROM slotgraph_ledger WHERE scope = %s AND key = %s AND status = 'pending'", (scope, key)
+        )
+
+    async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
+        rows = await self._fetch(
+            "SELECT fingerprint, status, result, created_at FROM slotgraph_ledger "
+            "WHERE scope = %s AND key = %s",
+            (scope, key),
+        )
+        return self._entry(scope, key, rows[0]) if rows else None
 
     async def list_sessions(self) -> list[str]:
         return [row[0] for row in await self._fetch("SELECT id FROM slotgraph_sessions ORDER BY id", ())]

@@ -1,7 +1,8 @@
 """The Redis store: sessions shared by several server processes, through ``redis.asyncio``.
 
 Keys (``prefix`` defaults to ``slotgraph:``): ``{prefix}session:{id}`` is a hash ``{version, payload}``,
-``{prefix}sessions`` a set of the ids (for listing and counting), ``{prefix}lock:{id}`` the lock.
+``{prefix}sessions`` a set of the ids (for listing and counting), ``{prefix}lock:{id}`` the lock,
+``{prefix}ledger:{scope}`` a hash of the execution ledger's entries of one scope (key -> entry JSON).
 
 * A save is one Lua script — compare the version, write, index — so it is atomic on the server, with no
   WATCH/MULTI round trips to retry.
@@ -18,11 +19,22 @@ used: ``pip install 'slotgraph[redis]'``.
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError
+from slotgraph.runtime.errors import LedgerError, StoreConfigError, StoreConflictError, StoreError
+from slotgraph.runtime.ledger import (
+    JSON,
+    LedgerEntry,
+    Reservation,
+    entry_from_json,
+    entry_to_json,
+    ledger_result,
+    reservation_for,
+)
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_lease, new_token
@@ -40,7 +52,21 @@ return {1, current + 1}
 _DELETE = """
 local gone = redis.call('DEL', KEYS[1])
 redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[3])
 return gone
+"""
+_RESERVE = """
+local created = redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
+return {created, redis.call('HGET', KEYS[1], ARGV[1])}
+"""
+_COMPLETE = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+_RELEASE_KEY = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
 """
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -100,7 +126,15 @@ class RedisStore:
         self._client, self._loop = client, loop
         self._scripts = {
             name: client.register_script(body)
-            for name, body in (("save", _SAVE), ("delete", _DELETE), ("renew", _RENEW), ("release", _RELEASE))
+            for name, body in (
+                ("save", _SAVE),
+                ("delete", _DELETE),
+                ("renew", _RENEW),
+                ("release", _RELEASE),
+                ("reserve", _RESERVE),
+                ("complete", _COMPLETE),
+                ("release_key", _RELEASE_KEY),
+            )
         }
         return client
 
@@ -141,13 +175,45 @@ class RedisStore:
         return int(version)
 
     async def delete(self, session_id: str) -> bool:
-        return bool(await self._script("delete", [self._key(session_id), self._index], [session_id]))
+        keys = [self._key(session_id), self._index, self._ledger(session_id)]
+        return bool(await self._script("delete", keys, [session_id]))
 
     async def list_sessions(self) -> list[str]:
         return sorted(await self._call("smembers", self._index))
 
     async def count(self) -> int:
         return int(await self._call("scard", self._index))
+
+    # --- the execution ledger (slotgraph.runtime.ledger): a hash per scope, one field per key --------
+
+    def _ledger(self, scope: str) -> str:
+        return f"{self.prefix}ledger:{scope}"
+
+    async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
+        entry = LedgerEntry(key, fingerprint, "pending", None, time.time())
+        created, stored = await self._script("reserve", [self._ledger(scope)], [key, entry_to_json(entry)])
+        if created:
+            return Reservation("new", entry)
+        return reservation_for(entry_from_json(stored, where=self.where), fingerprint)
+
+    async def complete(self, scope: str, key: str, result: JSON) -> None:
+        text = ledger_result(scope, key, result)
+        found = await self.lookup(scope, key)
+        if found is None:
+            raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+        done = LedgerEntry(key, found.fingerprint, "done", json.loads(text), found.created_at)
+        if not await self._script("complete", [self._ledger(scope)], [key, entry_to_json(done)]):
+            raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+
+    async def release(self, scope: str, key: str) -> None:
+        found = await self._call("hget", self._ledger(scope), key)
+        if found is None or entry_from_json(found, where=self.where).status != "pending":
+            return
+        await self._script("release_key", [self._ledger(scope)], [key, found])  # only if still that entry
+
+    async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
+        found = await self._call("hget", self._ledger(scope), key)
+        return None if found is None else entry_from_json(found, where=self.where)
 
     def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
         return self._hold(session_id)

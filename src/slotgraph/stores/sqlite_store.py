@@ -21,6 +21,7 @@ process queue in memory and only the head of the queue polls the file.
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
@@ -30,7 +31,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError
+from slotgraph.runtime.errors import LedgerError, StoreConfigError, StoreConflictError, StoreError
+from slotgraph.runtime.ledger import JSON, LedgerEntry, Reservation, ledger_result, reservation_for
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_lease, new_token
@@ -41,13 +43,17 @@ DEFAULT_SQLITE_PATH = Path(".slotgraph") / "sessions.db"
 """Where ``sqlite://`` (no path) keeps sessions, relative to the working directory."""
 
 _T = TypeVar("_T")
-_FILE_FORMAT = 1
-"""``PRAGMA user_version`` of the tables below; a file with a higher one was written by a newer slotgraph."""
+_FILE_FORMAT = 2
+"""``PRAGMA user_version`` of the tables below; a file with a higher one was written by a newer slotgraph.
+Format 2 added ``slotgraph_ledger`` (created in a format-1 file when it is opened)."""
 _DDL = (
     "CREATE TABLE IF NOT EXISTS slotgraph_sessions ("
     " id TEXT PRIMARY KEY, version INTEGER NOT NULL, payload TEXT NOT NULL, updated_at REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS slotgraph_locks ("
     " id TEXT PRIMARY KEY, token TEXT NOT NULL, expires_at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS slotgraph_ledger ("
+    " scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status TEXT NOT NULL,"
+    " result TEXT, created_at REAL NOT NULL, PRIMARY KEY (scope, key))",
 )
 
 
@@ -186,10 +192,11 @@ class SQLiteStore:
         return self._transaction(body, durable=True)
 
     def _delete(self, session_id: str) -> bool:
-        cursor = self._sync(durable=True).execute(
-            "DELETE FROM slotgraph_sessions WHERE id = ?", (session_id,)
-        )
-        return cursor.rowcount > 0
+        def body(conn: sqlite3.Connection) -> bool:
+            conn.execute("DELETE FROM slotgraph_ledger WHERE scope = ?", (session_id,))
+            return conn.execute("DELETE FROM slotgraph_sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+        return self._transaction(body, durable=True)
 
     def _list(self) -> list[str]:
         return [r[0] for r in self._db().execute("SELECT id FROM slotgraph_sessions ORDER BY id")]
@@ -211,6 +218,77 @@ class SQLiteStore:
 
     async def count(self) -> int:
         return await self._run(self._count)
+
+    # --- the execution ledger (slotgraph.runtime.ledger): one durable row per key -------------------
+
+    def _entry(self, conn: sqlite3.Connection, scope: str, key: str) -> LedgerEntry | None:
+        row = conn.execute(
+            "SELECT fingerprint, status, result, created_at FROM slotgraph_ledger "
+            "WHERE scope = ? AND key = ?",
+            (scope, key),
+        ).fetchone()
+        if row is None:
+            return None
+        fingerprint, status, result, created_at = row
+        if status not in ("pending", "done"):
+            raise LedgerError(
+                f"{self.where}: the ledger entry {scope!r}/{key!r} has an unknown status {status!r}; delete "
+                "its row from slotgraph_ledger to let the key be reserved again"
+            )
+        try:
+            value = json.loads(result) if result is not None else None
+        except ValueError as problem:
+            raise LedgerError(
+                f"{self.where}: the ledger entry {scope!r}/{key!r} holds a result that is not JSON "
+                f"({problem})"
+            ) from None
+        return LedgerEntry(key, str(fingerprint), status, value, float(created_at))
+
+    def _reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
+        def body(conn: sqlite3.Connection) -> Reservation:
+            found = self._entry(conn, scope, key)
+            if found is not None:
+                return reservation_for(found, fingerprint)
+            now = time.time()
+            conn.execute(
+                "INSERT INTO slotgraph_ledger (scope, key, fingerprint, status, result, created_at) "
+                "VALUES (?, ?, ?, 'pending', NULL, ?)",
+                (scope, key, fingerprint, now),
+            )
+            return Reservation("new", LedgerEntry(key, fingerprint, "pending", None, now))
+
+        return self._transaction(body, durable=True)  # on disk before the side effect is dispatched
+
+    def _complete(self, scope: str, key: str, text: str) -> None:
+        def body(conn: sqlite3.Connection) -> None:
+            cursor = conn.execute(
+                "UPDATE slotgraph_ledger SET status = 'done', result = ? WHERE scope = ? AND key = ?",
+                (text, scope, key),
+            )
+            if cursor.rowcount != 1:
+                raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+
+        self._transaction(body, durable=True)
+
+    def _release(self, scope: str, key: str) -> None:
+        self._sync(durable=True).execute(
+            "DELETE FROM slotgraph_ledger WHERE scope = ? AND key = ? AND status = 'pending'", (scope, key)
+        )
+
+    def _lookup(self, scope: str, key: str) -> LedgerEntry | None:
+        return self._entry(self._db(), scope, key)
+
+    async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
+        return await self._run(self._reserve, scope, key, fingerprint)
+
+    async def complete(self, scope: str, key: str, result: JSON) -> None:
+        await self._run(self._complete, scope, key, ledger_result(scope, key, result))
+
+    async def release(self, scope: str, key: str) -> None:
+        await self._run(self._release, scope, key)
+
+    async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
+        return await self._run(self._lookup, scope, key)
 
     # --- the per-session lock ------------------------------------------------------------------------
 
