@@ -139,7 +139,8 @@ def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = Fal
         elif isinstance(event, PayloadEvent):
             console.print(f"[magenta]payload>[/magenta] {escape(json.dumps(dict(event.part), default=str))}")
         elif isinstance(event, RefusalEvent):
-            console.print(f"[yellow]refused[/yellow] {escape(event.name)}: {escape(event.refused)}")
+            who = f" by the {event.by}" if event.by != "runtime" else ""
+            console.print(f"[yellow]refused{who}[/yellow] {escape(event.name)}: {escape(event.refused)}")
         elif isinstance(event, EndSessionEvent):
             note = " (escalated)" if event.escalated else ""
             console.print(f"[dim]— session ended{escape(note)}: {escape(event.reason)}[/dim]")

@@ -26,6 +26,7 @@ from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.logic import RuleConfig, VariableDeclaration
 from slotgraph.config.models import DagConfig
 from slotgraph.config.positions import SourceMap
+from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.tool_sources import HttpToolConfig, McpServerConfig, ToolsConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
@@ -63,6 +64,11 @@ class AgentConfig(BaseModel):
     """Typed session variables shared by the instruction's `#when` sections, prompt programs and rules."""
     rules: list[RuleConfig] = Field(default_factory=list)
     """Deterministic lifecycle rules: trigger, optional condition, ordered actions."""
+    tool_logic: dict[str, ToolLogicConfig] = Field(default_factory=dict)
+    """Per-tool gates and execution contracts, keyed by tool name: `available_when`, `bind`, `merge_bind`,
+    `capture`, `progress_message`, `idempotency`, `receipt`."""
+    builtin_tools: BuiltinToolSettings = Field(default_factory=BuiltinToolSettings)
+    """Settings of the built-in tools (`end_session.require_summary`)."""
 
     @model_validator(mode="before")
     @classmethod

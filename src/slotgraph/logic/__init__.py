@@ -10,6 +10,8 @@ rules share one set of session variables (:class:`VariableStore`); every conditi
   renderer (``#when`` sections, ``{{name}}``, ``{{run}}``/``{{set}}``/``{{= }}`` statements).
 * :mod:`~slotgraph.logic.tooling` — the tool-invoker interface the host provides, budgets, the run cache.
 * :mod:`~slotgraph.logic.rules` — lifecycle rules and their typed :class:`RuleEvent`.
+* :mod:`~slotgraph.logic.gates` — per-tool gates (``tool_logic:``): availability, bound arguments, captures.
+* :mod:`~slotgraph.logic.set_variables` — the ``set_variables`` built-in's schema and writes.
 * :mod:`~slotgraph.logic.session` — :class:`AgentLogic` (per agent) and :class:`LogicSession` (per session),
   the small interface a host drives.
 * :mod:`~slotgraph.logic.validation` — publish-time checks; :func:`load_definition` is
@@ -23,6 +25,7 @@ import os
 from slotgraph.config import Definition
 from slotgraph.config import load_definition as _load_definition
 from slotgraph.logic.errors import LogicError, VariableWriteError
+from slotgraph.logic.gates import CompiledToolLogic, GateRefusal, ToolGates, compile_tool_logic
 from slotgraph.logic.render import Rendered, format_value, render_template
 from slotgraph.logic.rules import RuleEffects, RuleEngine, RuleEvent, compile_rules
 from slotgraph.logic.session import (
@@ -32,6 +35,7 @@ from slotgraph.logic.session import (
     LogicSession,
     variables_snapshot,
 )
+from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables, set_variables_parameters
 from slotgraph.logic.templates import Template, TemplateIssue, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker, ToolRun
 from slotgraph.logic.validation import logic_issues
@@ -39,7 +43,10 @@ from slotgraph.logic.variables import SlotFillingFacts, VariableChange, Variable
 
 __all__ = [
     "RECORD_KEY",
+    "SET_VARIABLES",
     "AgentLogic",
+    "CompiledToolLogic",
+    "GateRefusal",
     "LogicError",
     "LogicRecord",
     "LogicSession",
@@ -52,17 +59,21 @@ __all__ = [
     "SlotFillingFacts",
     "Template",
     "TemplateIssue",
+    "ToolGates",
     "ToolInvoker",
     "ToolRun",
     "VariableChange",
     "VariableStore",
     "VariableWriteError",
+    "apply_set_variables",
     "compile_rules",
+    "compile_tool_logic",
     "format_value",
     "load_definition",
     "logic_issues",
     "parse_template",
     "render_template",
+    "set_variables_parameters",
     "variables_snapshot",
 ]
 

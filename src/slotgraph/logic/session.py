@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from slotgraph.config.logic import RuleConfig, VariableDeclaration
+from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
+from slotgraph.logic.gates import CompiledToolLogic, ToolGates, compile_tool_logic
 from slotgraph.logic.render import render_template
 from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile_rules
 from slotgraph.logic.templates import Template, parse_template
@@ -46,6 +48,10 @@ class AgentLogic:
     template: Template = field(default_factory=lambda: parse_template(""))
     rules: tuple[CompiledRule, ...] = ()
     budget: ProgramBudget = field(default_factory=ProgramBudget)
+    tool_logic: Mapping[str, CompiledToolLogic] = field(default_factory=dict)
+    """The ``tool_logic:`` gates and contracts, by tool name."""
+    builtin_tools: BuiltinToolSettings = field(default_factory=BuiltinToolSettings)
+    """Settings of the built-in tools (``end_session.require_summary``)."""
 
     @classmethod
     def build(
@@ -55,17 +61,35 @@ class AgentLogic:
         rules: Sequence[RuleConfig] = (),
         *,
         budget: ProgramBudget | None = None,
+        tool_logic: Mapping[str, ToolLogicConfig] | None = None,
+        builtin_tools: BuiltinToolSettings | None = None,
     ) -> AgentLogic:
         """Compile an agent's logic (run :func:`slotgraph.logic.validation.logic_issues` first for errors
         with locations; here a bad rule expression raises ExpressionSyntaxError)."""
         return cls(
-            tuple(variables), parse_template(instruction), compile_rules(rules), budget or ProgramBudget()
+            tuple(variables),
+            parse_template(instruction),
+            compile_rules(rules),
+            budget or ProgramBudget(),
+            compile_tool_logic(tool_logic or {}),
+            builtin_tools or BuiltinToolSettings(),
         )
 
     @property
     def active(self) -> bool:
         """Whether the agent uses the logic layer at all (else the instruction is used verbatim)."""
-        return bool(self.declarations or self.rules or self.template.has_logic)
+        return bool(
+            self.declarations
+            or self.rules
+            or self.template.has_logic
+            or self.tool_logic
+            or self.builtin_tools.end_session.require_summary
+        )
+
+    @property
+    def mutable_variables(self) -> tuple[VariableDeclaration, ...]:
+        """The declarations the model may write (through ``set_variables``)."""
+        return tuple(d for d in self.declarations if d.mutable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +146,8 @@ class LogicSession:
         self.cache = cache if cache is not None else RunCache(clock=clock)
         self.clock = clock
         self.rules = RuleEngine(logic.rules, self.store, invoker)
+        self.gates = ToolGates(logic.tool_logic, self.store)
+        """The ``tool_logic:`` gates over this session's variables."""
         self.warnings: list[str] = []
 
     def bind_tools(self, invoker: ToolInvoker | None) -> None:

@@ -6,7 +6,11 @@ expression); a write to a linked variable (``set_variable``, ``run_tool`` captur
 ``current_topic`` is linked, ``{{set}}`` targets and ``{{run ... set}}`` captures); an unbalanced ``#when``;
 a malformed prompt-program statement; an ``output_path`` outside a ``tool_result`` rule; a ``tool`` filter
 outside ``tool_result`` or a ``variable`` filter outside ``variable_changed``; two variables of one name;
-a ``run`` of a tool the agent does not have, or of a DAG task's executor (only the engine runs those).
+a ``run`` of a tool the agent does not have, or of a DAG task's executor (only the engine runs those);
+a ``tool_logic`` entry for a tool the agent does not have (``unknown_tool``) or for a DAG task's executor
+(``executor_gate``: gates apply to the model's and the logic layer's calls), an ``available_when`` that does
+not parse, a ``capture`` into a linked variable or with a bad path, a ``bind``/``merge_bind`` of the same
+parameter (``bind_conflict``).
 
 Warnings (the agent loads): a name that is read or written but neither declared nor provided by the
 runtime — session variables are sparse by design, so this is most often a typo, but not always.
@@ -25,6 +29,7 @@ from pydantic import ValidationError
 
 from slotgraph.config import ConfigIssue
 from slotgraph.config.logic import RuleConfig, VariableDeclaration
+from slotgraph.config.tool_logic import ToolLogicConfig
 from slotgraph.expr import ExpressionError, parse_output_path
 from slotgraph.logic.templates import (
     Template,
@@ -41,7 +46,9 @@ BUILTIN_NAMES: Final = frozenset(
 )
 """Names the runtime provides to every expression (slot-filling facts and session metadata)."""
 
-_BUILTIN_TOOLS: Final = frozenset({"end_session", "escalate", "confirm_pending", "reject_pending"})
+_BUILTIN_TOOLS: Final = frozenset(
+    {"end_session", "escalate", "confirm_pending", "reject_pending", "set_variables"}
+)
 
 
 class _Checker:
@@ -240,6 +247,46 @@ def _check_rule(checker: _Checker, rule: RuleConfig, at: str) -> None:
             checker.write("current_topic", f"{where}.transition", "transition")
 
 
+def _check_tool_logic(checker: _Checker, raw: Any) -> None:
+    if not isinstance(raw, Mapping):
+        return
+    for tool, entry in raw.items():
+        at = f"tool_logic.{tool}"
+        if isinstance(entry, Mapping):
+            both = sorted(set(entry.get("bind") or {}) & set(entry.get("merge_bind") or {}))
+            for param in both:
+                checker.error(
+                    "bind_conflict",
+                    f"{at}.merge_bind.{param}",
+                    f"{param!r} is in both 'bind' and 'merge_bind'",
+                    "a parameter is either replaced (bind) or supplemented (merge_bind): keep one",
+                )
+        try:
+            config = ToolLogicConfig.model_validate(entry)
+        except ValidationError:
+            continue  # the structure check reports it, with its location
+        if str(tool) in checker.executors:
+            checker.error(
+                "executor_gate",
+                at,
+                f"{tool!r} is a DAG task's executor: only the engine calls it, so a gate would never apply",
+                "gate the tools the model or rules call, or use the task's condition in the DAG",
+            )
+        else:
+            checker.tool(str(tool), at, runs=False)
+        if config.available_when is not None:
+            checker.expression(config.available_when, f"{at}.available_when", "available_when")
+        for mode in ("bind", "merge_bind"):
+            for param, source in getattr(config, mode).items():
+                if source.kind == "variable" and source.name is not None:
+                    checker.reads.append((source.name, f"{at}.{mode}.{param}.name", None))
+        for variable, path in config.capture.items():
+            checker.write(variable, f"{at}.capture.{variable}", "capture")
+            checker.path(path, f"{at}.capture.{variable}", f"capture {variable}")
+        if config.receipt is not None:
+            checker.tool(config.receipt.reader, f"{at}.receipt.reader", runs=False)
+
+
 def _valid_items(raw: Any, model: type[Any]) -> list[tuple[int, Any]]:
     if not isinstance(raw, list):
         return []
@@ -278,6 +325,7 @@ def logic_issues(
         _check_template(checker, instruction, location, instruction_file)
     for index, rule in _valid_items(raw.get("rules"), RuleConfig):
         _check_rule(checker, rule, f"rules[{index}]")
+    _check_tool_logic(checker, raw.get("tool_logic"))
     for name in sorted(set(checker.declared) & set(slot_names)):
         checker.issues.append(
             ConfigIssue(

@@ -19,10 +19,16 @@ from pydantic import BaseModel
 from slotgraph.config import AgentConfig, CompiledDag, compile_config
 from slotgraph.config.agent import Definition
 from slotgraph.config.logic import RuleConfig, VariableDeclaration
+from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.logic import AgentLogic, load_definition, logic_issues
-from slotgraph.runtime.builtin_tools import builtin_tools
+from slotgraph.runtime.builtin_tools import (
+    END_SESSION,
+    builtin_tools,
+    set_variables_tool,
+    summary_end_session_tool,
+)
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import AgentLoadError, ModelNotAvailableError
 from slotgraph.runtime.model import Model
@@ -79,23 +85,88 @@ def _external_tools(
     return tools
 
 
-def _registry(tools: Iterable[Callable[..., Any] | Tool]) -> ToolRegistry:
+def _registry(tools: Iterable[Callable[..., Any] | Tool], logic: AgentLogic | None = None) -> ToolRegistry:
+    """The built-ins (with the logic layer's: ``set_variables``, a summary-taking ``end_session``), then the
+    agent's own tools, which override a built-in of the same name; gate bindings checked against them."""
     registry = ToolRegistry(builtin_tools())
+    if logic is not None and logic.mutable_variables:
+        registry.add(set_variables_tool(logic.mutable_variables))
+    if logic is not None and logic.builtin_tools.end_session.require_summary:
+        registry.add(summary_end_session_tool())
     for item in tools:
         registry.add(item if isinstance(item, Tool) else tool_from_function(item))
+    if logic is not None:
+        _check_tool_logic(logic, registry)
     return registry
+
+
+def _check_tool_logic(logic: AgentLogic, registry: ToolRegistry) -> None:
+    """Refuse gates that name parameters their tool does not have (known only once tools are imported)."""
+    problems: list[str] = []
+    for name, entry in logic.tool_logic.items():
+        tool = registry.get(name)
+        if tool is None:
+            continue  # publish validation reports an unknown tool with its location
+        properties = tool.schema.parameters.get("properties") or {}
+        for mode in ("bind", "merge_bind"):
+            for param in getattr(entry.config, mode):
+                if param not in properties:
+                    known = ", ".join(sorted(properties)) or "none"
+                    problems.append(
+                        f"tool_logic.{name}.{mode}.{param}: {name} has no parameter {param!r} (its "
+                        f"parameters: {known}) — fix the name or remove the binding"
+                    )
+        for key in ("idempotency", "receipt"):
+            contract = getattr(entry.config, key)
+            if contract is None:
+                continue
+            params = (
+                [*contract.key, *contract.fingerprint]
+                if key == "idempotency"
+                else [contract.transaction_id_param, contract.amount_param, contract.currency_param]
+            )
+            for param in params:
+                if param not in properties:
+                    problems.append(
+                        f"tool_logic.{name}.{key}: {name} has no parameter {param!r} — a contract reads the "
+                        "tool's final (bound) arguments; fix the name"
+                    )
+    if logic.builtin_tools.end_session.require_summary:
+        end = registry.get(END_SESSION)
+        if end is not None and "summary" not in (end.schema.parameters.get("properties") or {}):
+            problems.append(
+                "builtin_tools.end_session.require_summary: the agent's own end_session has no 'summary' "
+                'parameter — add `summary: str = ""` to it, or remove require_summary'
+            )
+    if problems:
+        details = "\n".join(f"  {problem}" for problem in problems)
+        raise AgentLoadError(f"the agent's tool logic has {len(problems)} problem(s):\n{details}")
 
 
 def _logic(
     instruction: str,
     variables: Iterable[VariableDeclaration | Mapping[str, Any]],
     rules: Iterable[RuleConfig | Mapping[str, Any]],
+    tool_logic: Mapping[str, ToolLogicConfig | Mapping[str, Any]],
+    builtin_tools: BuiltinToolSettings | Mapping[str, Any] | None,
 ) -> AgentLogic | None:
     """The agent logic of Python-given parts, checked like agent.yaml's (errors raise AgentLoadError)."""
-    raw = {
+    raw: dict[str, Any] = {
         "variables": [v.model_dump() if isinstance(v, VariableDeclaration) else dict(v) for v in variables],
         "rules": [r.model_dump(exclude_none=True) if isinstance(r, RuleConfig) else dict(r) for r in rules],
+        "tool_logic": {
+            name: c.model_dump(exclude_none=True, exclude_defaults=True)
+            if isinstance(c, ToolLogicConfig)
+            else dict(c)
+            for name, c in tool_logic.items()
+        },
     }
+    if builtin_tools is not None:
+        raw["builtin_tools"] = (
+            builtin_tools.model_dump()
+            if isinstance(builtin_tools, BuiltinToolSettings)
+            else dict(builtin_tools)
+        )
     issues = structure_issues(raw, _LogicKeys) or [
         i for i in logic_issues(raw, instruction) if i.severity == "error"
     ]
@@ -103,13 +174,21 @@ def _logic(
         details = "\n".join(f"  {issue}" for issue in issues)
         raise AgentLoadError(f"the agent logic has {len(issues)} problem(s):\n{details}")
     keys = _LogicKeys.model_validate(raw)
-    logic = AgentLogic.build(instruction, keys.variables, keys.rules)
+    logic = AgentLogic.build(
+        instruction,
+        keys.variables,
+        keys.rules,
+        tool_logic=keys.tool_logic,
+        builtin_tools=keys.builtin_tools,
+    )
     return logic if logic.active else None
 
 
 class _LogicKeys(BaseModel):
     variables: list[VariableDeclaration]
     rules: list[RuleConfig]
+    tool_logic: dict[str, ToolLogicConfig]
+    builtin_tools: BuiltinToolSettings = BuiltinToolSettings()
 
 
 @dataclass(frozen=True)
@@ -154,11 +233,19 @@ class Agent:
             definition.instruction or "",
             agent_cfg.variables if agent_cfg is not None else (),
             agent_cfg.rules if agent_cfg is not None else (),
+            tool_logic=agent_cfg.tool_logic if agent_cfg is not None else None,
+            builtin_tools=agent_cfg.builtin_tools if agent_cfg is not None else None,
         )
+        try:
+            registry = _registry([*functions, *external], logic if logic.active else None)
+        except AgentLoadError:
+            for source in sources:
+                source.close()
+            raise
         return cls(
             name=agent_cfg.name if agent_cfg is not None else Path(path).stem,
             dag=dag,
-            tools=_registry([*functions, *external]),
+            tools=registry,
             instruction=definition.instruction or "",
             model=resolved,
             model_spec=spec,
@@ -181,18 +268,21 @@ class Agent:
         channel: str | None = None,
         variables: Iterable[VariableDeclaration | Mapping[str, Any]] = (),
         rules: Iterable[RuleConfig | Mapping[str, Any]] = (),
+        tool_logic: Mapping[str, ToolLogicConfig | Mapping[str, Any]] | None = None,
+        builtin_tools: BuiltinToolSettings | Mapping[str, Any] | None = None,
     ) -> Agent:
         """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
 
-        ``variables`` and ``rules`` take the shapes of ``agent.yaml``'s keys; the instruction may use
+        ``variables``, ``rules``, ``tool_logic`` and ``builtin_tools`` take the shapes of ``agent.yaml``'s
+        keys; the instruction may use
         ``#when`` sections and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
         ``model`` is a :class:`Model` or a ``"provider:model"`` spec (resolved when a session starts); without
         it the agent uses agent.yaml's default, the offline model.
         """
         compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
-        logic = _logic(instruction, variables, rules)
+        logic = _logic(instruction, variables, rules, tool_logic or {}, builtin_tools)
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC
-        return cls(name=name, dag=compiled, tools=_registry(tools), instruction=instruction,
+        return cls(name=name, dag=compiled, tools=_registry(tools, logic), instruction=instruction,
                    model=None if isinstance(model, str) else model, model_spec=spec,
                    channel=channel, logic=logic)  # fmt: skip
 

@@ -4,15 +4,29 @@
 engine's functions, they never reach agent code. ``end_session`` ends the session (an agent's tools module may
 define its own ``end_session``, which then runs instead, and the session still ends). ``escalate`` hands the
 conversation over to a human (the spec's ``on_exhaust.then: "escalate"`` shorthand) and ends the session.
+
+Agents with logic may get two more: ``set_variables`` (:func:`set_variables_tool`, when they declare mutable
+variables; the gate layer runs it against the session's variables) and, with
+``builtin_tools.end_session.require_summary``, an ``end_session`` that takes a ``summary``
+(:func:`summary_end_session_tool`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import ConfigDict, create_model
+
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.config.logic import VariableDeclaration
+from slotgraph.logic.set_variables import (
+    SET_VARIABLES,
+    set_variables_description,
+    set_variables_parameters,
+)
 from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.model import ToolSchema
 from slotgraph.runtime.tools import Tool, readback_tool, tool_from_function
 
 __all__ = [
@@ -22,8 +36,11 @@ __all__ = [
     "READBACK_TOOLS",
     "REJECT_PENDING",
     "SESSION_ENDING_TOOLS",
+    "SET_VARIABLES",
     "builtin_tools",
     "readback_result",
+    "set_variables_tool",
+    "summary_end_session_tool",
 ]
 
 CONFIRM_PENDING = "confirm_pending"
@@ -89,3 +106,36 @@ def builtin_tools() -> list[Tool]:
         tool_from_function(end_session),
         tool_from_function(escalate),
     ]
+
+
+def end_session_with_summary(
+    summary: str = "", reason: str = "", session_escalated: bool = False
+) -> dict[str, Any]:
+    """End the conversation, with a summary for the people who follow up.
+
+    Args:
+        summary: What happened in this conversation, from the conversation itself: who the person is, what
+            was done, and what is still open.
+        reason: Why the conversation ends (e.g. "completed", "user_request").
+        session_escalated: True when the person should be followed up by a human.
+    """
+    return {"ended": True, "reason": reason, "session_escalated": session_escalated, "summary": summary}
+
+
+def summary_end_session_tool() -> Tool:
+    """``end_session`` with a ``summary`` parameter (the gate layer makes it required for the model and
+    refuses a missing, blank or non-string one)."""
+    return tool_from_function(end_session_with_summary, name=END_SESSION)
+
+
+def _no_effect(**_: Any) -> None:
+    raise RuntimeError("set_variables is run by the gate layer, not called")  # pragma: no cover
+
+
+def set_variables_tool(declarations: Sequence[VariableDeclaration]) -> Tool:
+    """The ``set_variables`` tool of an agent's mutable variables: its schema is the declarations. Its
+    validator lets every name through — names it cannot save are rejected in the *result*, so the model
+    can correct itself (:func:`slotgraph.logic.set_variables.apply_set_variables`)."""
+    schema = ToolSchema(SET_VARIABLES, set_variables_description(), set_variables_parameters(declarations))
+    validator = create_model(f"{SET_VARIABLES}_args", __config__=ConfigDict(extra="allow"))
+    return Tool(SET_VARIABLES, _no_effect, schema, validator=validator)

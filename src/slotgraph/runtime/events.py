@@ -23,6 +23,8 @@ __all__ = [
     "ModelNoCallEvent",
     "PayloadEvent",
     "RefusalEvent",
+    "RefusalReason",
+    "RefusedBy",
     "RuleEvent",
     "StateSnapshotEvent",
     "TextEvent",
@@ -93,6 +95,8 @@ class EndSessionEvent:
 
     reason: str = ""
     escalated: bool = False
+    summary: str | None = None
+    """The ending summary the model gave (``end_session``'s ``summary``), when it gave one."""
     kind: Literal["end_session"] = "end_session"
 
 
@@ -105,15 +109,41 @@ class TransferEvent:
     kind: Literal["transfer"] = "transfer"
 
 
+RefusalReason = Literal[
+    "hidden_tool",
+    "unknown_tool",
+    "executor",
+    "bad_arguments",
+    "session_ended",
+    "gate_closed",
+    "bind_unresolved",
+    "merge_bind_refused",
+    "summary_required",
+    "extraction_pending",
+    "idempotency_conflict",
+    "idempotency_pending",
+    "idempotency_unconfirmed",
+    "receipt_refused",
+]
+"""Why a call was refused: the runtime's checks (``unknown_tool``, ``executor``, ``bad_arguments``,
+``session_ended``), the DAG's visibility (``hidden_tool``), a tool gate (``gate_closed``, ``bind_unresolved``,
+``merge_bind_refused``, ``summary_required``, ``extraction_pending``) or an execution contract
+(``idempotency_*``, ``receipt_refused``)."""
+
+RefusedBy = Literal["runtime", "dag", "gate", "contract"]
+"""Who refused a call: the runtime's own checks, the DAG's visibility, a tool gate, an execution contract."""
+
+
 @dataclass(frozen=True, slots=True)
 class RefusalEvent:
-    """A model tool call that was refused and not executed (``refused`` says why)."""
+    """A tool call that was refused and not executed (``refused`` says why, ``by`` who refused it)."""
 
     call_id: str
     name: str
     args: Mapping[str, Any]
-    refused: Literal["hidden_tool", "unknown_tool", "executor", "bad_arguments", "session_ended"]
+    refused: RefusalReason
     message: str
+    by: RefusedBy = "runtime"
     kind: Literal["refusal"] = "refusal"
 
 

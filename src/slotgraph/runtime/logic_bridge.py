@@ -3,7 +3,8 @@
 :class:`LogicTools` is the :class:`~slotgraph.logic.ToolInvoker` of one turn. A ``{{run}}`` statement or a
 ``run_tool`` / ``end_session`` / ``escalate`` rule action takes the registered-tool path of model calls,
 with the refusals that apply to the logic layer: an unknown tool, a DAG task executor (tasks run only
-through the engine), or arguments that do not match the tool's schema. The call runs through the turn's
+through the engine), a closed tool gate or arguments that do not match the tool's schema (bound arguments
+are injected first, as for model calls). The call runs through the turn's
 :class:`~slotgraph.runtime.tool_execution.ToolRunner`, so its result is made JSON and routed through the
 engine's ``after_tool`` like any other, its events (``origin="logic"``) join the turn's events, and
 ``end_session``/``escalate`` end the session the usual way. Logic calls are not added to the conversation
@@ -50,9 +51,10 @@ class LogicTools:
             problem = f"there is no tool named {tool!r}"
         elif tool in self.runner.dag.executor_tasks:
             problem, reason = f"{tool} is a task executor; only the engine runs it", "executor"
-        else:
+        elif self.runner.gates is None:
             _, problem = registered.check_args(call.args)
             reason = "bad_arguments"
+        # else: the runner's gate layer checks the gate, binds and validates the arguments (and refuses)
         if problem is not None:
             logger.warning("logic (%s) tool call %s refused: %s", origin, tool, problem)
             await self.out.emit(

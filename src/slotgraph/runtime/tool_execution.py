@@ -5,8 +5,14 @@ Calls from the **model** are checked first, in this order, and refused (never ex
 - ``session_ended``: the session already ended this turn;
 - ``unknown_tool``: no tool of that name exists;
 - ``executor``: the tool is a task executor — tasks run only through the engine's ``function_call``;
-- ``hidden_tool``: the engine hid the tool for this call;
+- ``hidden_tool``: the engine hid the tool for this call (refused *by the DAG*);
+- ``gate_closed``: the tool's ``available_when`` gate is closed (refused *by the gate*);
 - ``bad_arguments``: the arguments do not match the tool's schema.
+
+With agent logic, a :class:`~slotgraph.runtime.tool_gates.GateLayer` then *prepares* every model and logic
+call before it runs — the gate again, bound arguments, the ending-summary requirement, the full schema — and
+captures parts of the result into variables afterwards; a gated tool's ``progress_message`` is said right
+before it runs (a :class:`~slotgraph.runtime.events.TextEvent` with ``origin="logic"``).
 
 A refusal is a tool result the model can read (``{"error": true, "refused": ..., "message": ...}``), a
 :class:`~slotgraph.runtime.events.RefusalEvent`, and a warning on the ``slotgraph.runtime`` logger.
@@ -45,20 +51,22 @@ from slotgraph.runtime.events import (
     EndSessionEvent,
     Event,
     RefusalEvent,
+    RefusalReason,
+    RefusedBy,
     StateSnapshotEvent,
+    TextEvent,
     ToolCallEvent,
     ToolResultEvent,
     TransferEvent,
 )
 from slotgraph.runtime.json_values import tool_result_json
-from slotgraph.runtime.model import ToolCall
+from slotgraph.runtime.model import ToolCall, ToolSchema
+from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import ToolContext, ToolRegistry
 
 __all__ = ["ToolOutcome", "ToolRunner", "refusal_result"]
 
 logger = logging.getLogger("slotgraph.runtime")
-
-RefusalReason = Literal["hidden_tool", "unknown_tool", "executor", "bad_arguments", "session_ended"]
 
 
 def refusal_result(reason: RefusalReason, message: str) -> dict[str, Any]:
@@ -90,17 +98,42 @@ class ToolRunner:
     extra_context: Mapping[str, Any] = field(default_factory=dict)
     agent_name: str = ""
     """The session's agent: a routing tool's ``target_agent`` naming another agent hands the session over."""
+    gates: GateLayer | None = None
+    """The session's gate layer (agents with logic): gates, bound arguments, captures, ``set_variables``."""
+
+    def schemas(self, visible: tuple[str, ...]) -> tuple[ToolSchema, ...]:
+        """What the model is offered: the DAG-visible tools whose gate is open, as the model sees them."""
+        if self.gates is None:
+            return self.registry.schemas(visible)
+        return self.gates.schemas(self.registry, visible)
 
     def _context(self, sm: Mapping[str, Any]) -> ToolContext:
         state = types.MappingProxyType(copy.deepcopy(dict(sm)))
         return ToolContext(self.clock_now, self.clock_now.date(), state, self.channel, self.session_id)
 
-    def _refuse(self, call: ToolCall, reason: RefusalReason, message: str, sm: dict[str, Any]) -> ToolOutcome:
-        logger.warning("refused model tool call %s(%s): %s — %s", call.name, dict(call.args), reason, message)
+    def _refuse(
+        self,
+        call: ToolCall,
+        reason: RefusalReason,
+        message: str,
+        sm: dict[str, Any],
+        *,
+        by: RefusedBy = "runtime",
+        origin: Literal["model", "engine", "logic"] = "model",
+    ) -> ToolOutcome:
+        logger.warning(
+            "refused %s tool call %s(%s) (by the %s): %s — %s",
+            origin,
+            call.name,
+            dict(call.args),
+            by,
+            reason,
+            message,
+        )
         result = refusal_result(reason, message)
         events: tuple[Event, ...] = (
-            ToolCallEvent(call.id, call.name, dict(call.args), "model"),
-            RefusalEvent(call.id, call.name, dict(call.args), reason, message),
+            ToolCallEvent(call.id, call.name, dict(call.args), origin),
+            RefusalEvent(call.id, call.name, dict(call.args), reason, message, by),
             ToolResultEvent(call.id, call.name, result, failed=True),
         )
         return ToolOutcome(result, sm, events, refused=True)
@@ -145,7 +178,14 @@ class ToolRunner:
                 f"{call.name} is not available right now. Follow the current instructions and use only the "
                 "tools you are given.",
                 sm,
+                by="dag",
             )
+        if self.gates is not None:
+            closed = self.gates.closed(call.name)
+            if closed is not None:
+                return self._refuse(call, closed.reason, closed.message, sm, by=closed.by)
+            if args_problem is None:
+                return None  # the gate layer prepares (binds, then checks) the arguments in run()
         problem = args_problem
         if problem is None:
             _, problem = tool.check_args(call.args)
@@ -173,7 +213,26 @@ class ToolRunner:
             logger.error("%s", message)
             result: Any = {"success": False, "error": f"UnknownTool: {message}"}
             return self._finish(call, sm, events, result, failed=True, route=is_executor)
-        args, problem = tool.check_args(call.args)
+        if self.gates is not None and origin != "engine":
+            prepared, decision = self.gates.prepare(tool, call.args, origin=origin)
+            if decision is not None:
+                return self._refuse(
+                    call, decision.reason, decision.message, sm, by=decision.by, origin=origin
+                )
+            assert prepared is not None
+            args: dict[str, Any] | None = prepared
+            problem: str | None = None
+            if prepared != dict(call.args):  # the call as it runs: with its bound arguments
+                call = ToolCall(call.id, call.name, prepared)
+                events[0] = ToolCallEvent(call.id, call.name, dict(prepared), origin)
+            if self.gates.routes(call.name):
+                saved = self.gates.set_variables(prepared)
+                return self._finish(call, sm, events, saved, failed=False, route=False)
+            progress = self.gates.progress(call.name)
+            if progress:
+                events.append(TextEvent(progress, origin="logic"))
+        else:
+            args, problem = tool.check_args(call.args)
         if args is None:
             logger.error("engine call %s has invalid arguments: %s", call.name, problem)
             result = {"success": False, "error": f"InvalidArguments: {problem}"}
@@ -205,6 +264,8 @@ class ToolRunner:
                 )
             failed = {"error": True, "failed": True, "message": f"The tool {call.name} failed ({error})."}
             return self._finish(call, sm, events, failed, failed=True, route=False)
+        if self.gates is not None and origin != "engine":
+            self.gates.capture(call.name, result)
         return self._finish(call, sm, events, result, failed=False, route=True)
 
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
@@ -241,7 +302,8 @@ class ToolRunner:
             res = result if isinstance(result, Mapping) else {}
             reason = str(res.get("reason", call.args.get("reason", "")))
             escalated = bool(res.get("session_escalated", call.args.get("session_escalated", False)))
-            events.append(EndSessionEvent(reason, escalated))
+            summary = res.get("summary", call.args.get("summary"))
+            events.append(EndSessionEvent(reason, escalated, summary if isinstance(summary, str) else None))
             ended = True
         elif not failed and call.name == ESCALATE:
             res = result if isinstance(result, Mapping) else {}

@@ -65,6 +65,7 @@ from slotgraph.runtime.model import (
 from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply
 from slotgraph.runtime.tool_execution import ToolRunner
+from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.turn_preparation import Preparation, is_terminal, prepare_call
 
@@ -146,6 +147,7 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         inputs.channel,
         inputs.now,
         agent_name=inputs.agent_name,
+        gates=GateLayer(inputs.logic) if inputs.logic is not None else None,
     )
     logic = inputs.logic
     if logic is not None:
@@ -289,7 +291,7 @@ async def _call_model(
     request = ModelRequest(
         system_instruction=instruction,
         messages=tuple(out.history),
-        tools=inputs.registry.schemas(visible),
+        tools=runner.schemas(visible),
         metadata={
             "session_id": inputs.session_id,
             "model_call": out.model_calls + 1,

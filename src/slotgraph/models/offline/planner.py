@@ -765,6 +765,12 @@ def _calls(
     return tuple(calls)
 
 
+UNGUESSED_TOOLS = frozenset({"set_variables"})
+"""Tools the offline model never fills from the user's words: ``set_variables`` takes any declared variable,
+and a guess from free text (a greeting into a string variable) would write a wrong fact; scripted models and
+real LLMs call it."""
+
+
 def plan_turn(
     tools: Sequence[Mapping[str, Any]],
     *,
@@ -784,7 +790,7 @@ def plan_turn(
     """
     if user_text is None or not user_text.strip():
         return Plan(text=relay_text(system_instruction))
-    setters = read_setters(tools)
+    setters = tuple(s for s in read_setters(tools) if s.name not in UNGUESSED_TOOLS)
     names = {s.name for s in setters}
     readback = CONFIRM_TOOL in names or REJECT_TOOL in names or is_readback_instruction(system_instruction)
     directive = directive_text(system_instruction)

@@ -141,7 +141,7 @@
       }
       case "rule": return [d.ok ? "rule" : "rule failed", d.rule + " (" + d.trigger + ")" +
         (d.actions && d.actions.length ? ": " + d.actions.join(", ") : "") + (d.error ? " — " + d.error : "")];
-      case "refusal": return ["refused", d.name + " (" + d.refused + ")" + (d.message ? ": " + d.message : "")];
+      case "refusal": return ["refused" + (d.by && d.by !== "runtime" ? " by the " + d.by : ""), d.name + " (" + d.refused + ")" + (d.message ? ": " + d.message : "")];
       case "payload": return ["payload", short(d.part, 160)];
       case "end_session": return ["session ended", (d.escalated ? "escalated" : "") + (d.reason ? (d.escalated ? ": " : "") + d.reason : "")];
       case "transfer": return ["handed over", d.reason || ""];

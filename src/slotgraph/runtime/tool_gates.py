@@ -1,0 +1,132 @@
+"""The gate layer: what the :class:`~slotgraph.runtime.tool_execution.ToolRunner` asks before and after
+it runs a model or logic tool call of an agent with ``tool_logic:``, ``set_variables`` or
+``builtin_tools:`` settings.
+
+The layer composes with the DAG's own visibility, outside it: the DAG decides first (``hidden_tool``,
+refused *by the DAG*), then the tool's gate (refused *by the gate*); a tool is offered to the model only when
+both allow it (:meth:`GateLayer.schemas`). A call that passed both is *prepared*
+(:meth:`GateLayer.prepare`): the gate is checked again (variables may have changed since the tools were
+offered — a rule, a capture or ``set_variables`` in the same turn), bound arguments are injected, an
+``end_session`` without a usable ``summary`` is refused when the agent requires one, and the final
+arguments are validated against the tool's full schema. The model's own argument mistakes are refused
+(``bad_arguments``) and the corrected call it sends next goes through every gate again — nothing is ever
+"repaired" past a gate.
+
+Every refusal is a :class:`GateDecision` with the refusing party (``by``: ``gate`` or ``contract``), which
+the runner turns into an ordinary tool result and a :class:`~slotgraph.runtime.events.RefusalEvent`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from slotgraph.logic import LogicSession
+from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables
+from slotgraph.runtime.builtin_tools import END_SESSION
+from slotgraph.runtime.events import RefusalReason, RefusedBy
+from slotgraph.runtime.model import ToolSchema
+from slotgraph.runtime.tools import Tool, ToolRegistry
+
+__all__ = ["GateDecision", "GateLayer"]
+
+
+@dataclass(frozen=True, slots=True)
+class GateDecision:
+    """A refusal by the gate layer: the reason (a RefusalEvent's ``refused``), the message, who refused."""
+
+    reason: RefusalReason
+    message: str
+    by: RefusedBy = "gate"
+
+
+class GateLayer:
+    """The gates, ``set_variables`` and the summary requirement of one session's turn."""
+
+    def __init__(self, logic: LogicSession) -> None:
+        self.logic = logic
+        self.gates = logic.gates
+        self.require_summary = logic.logic.builtin_tools.end_session.require_summary
+
+    # --- what the model is offered ---------------------------------------------------------------------
+
+    def offered(self, visible: tuple[str, ...]) -> tuple[str, ...]:
+        """The DAG-visible tools whose gate is open."""
+        closed = self.gates.hidden(visible)
+        return tuple(name for name in visible if name not in closed)
+
+    def schema(self, tool: Tool) -> ToolSchema:
+        """The schema the model sees: bound parameters removed; ``summary`` required on ``end_session``
+        when the agent requires a summary."""
+        parameters = self.gates.advertised(tool.name, tool.schema.parameters)
+        if tool.name == END_SESSION and self.require_summary:
+            required = [str(r) for r in parameters.get("required", []) if r != "summary"]
+            parameters["required"] = ["summary", *required]
+        return ToolSchema(tool.name, tool.schema.description, parameters)
+
+    def schemas(self, registry: ToolRegistry, visible: tuple[str, ...]) -> tuple[ToolSchema, ...]:
+        offered = set(self.offered(visible))
+        return tuple(self.schema(tool) for tool in registry if tool.name in offered)
+
+    # --- one call ---------------------------------------------------------------------------------------
+
+    def closed(self, name: str) -> GateDecision | None:
+        refusal = self.gates.closed(name)
+        return GateDecision(refusal.reason, refusal.message) if refusal is not None else None
+
+    def prepare(
+        self, tool: Tool, args: Mapping[str, Any], *, origin: str
+    ) -> tuple[dict[str, Any] | None, GateDecision | None]:
+        """The call's validated final arguments, or the refusal (gate closed, binding, summary, schema)."""
+        closed = self.closed(tool.name)
+        if closed is not None:
+            return None, closed
+        final, refusal = self.gates.bind(tool.name, args)
+        if refusal is not None:
+            return None, GateDecision(refusal.reason, refusal.message)
+        if tool.name == END_SESSION and self.require_summary and origin == "model":
+            problem = _summary_problem(final)
+            if problem is not None:
+                return None, GateDecision(
+                    "summary_required",
+                    f"The session was not ended: {problem}. Call end_session again with a 'summary' that "
+                    "says, from the actual conversation, who the person is, what was done and what is "
+                    "still open.",
+                )
+        checked, problem = tool.check_args(final)
+        if checked is None:
+            return None, GateDecision(
+                "bad_arguments",
+                f"Invalid arguments for {tool.name}: {problem}. Call it again with arguments that match "
+                "its schema.",
+                "runtime",
+            )
+        return checked, None
+
+    def progress(self, name: str) -> str | None:
+        return self.gates.progress(name)
+
+    def capture(self, name: str, result: Any) -> list[str]:
+        return self.gates.capture(name, result)
+
+    def set_variables(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """Run the ``set_variables`` built-in: write through the session's store, rejections in the result."""
+        result, _ = apply_set_variables(self.logic.store, args)
+        return result
+
+    @staticmethod
+    def routes(name: str) -> bool:
+        """Whether the layer itself runs the tool (``set_variables``)."""
+        return name == SET_VARIABLES
+
+
+def _summary_problem(args: Mapping[str, Any]) -> str | None:
+    summary = args.get("summary")
+    if "summary" not in args or summary is None:
+        return "a summary is required and none was given"
+    if not isinstance(summary, str):
+        return f"the summary must be text, got {type(summary).__name__}"
+    if not summary.strip():
+        return "the summary is blank"
+    return None

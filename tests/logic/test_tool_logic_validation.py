@@ -1,0 +1,110 @@
+"""Publish-time checks of ``tool_logic:`` and ``builtin_tools:``: every problem with its location, the keys in
+``slotgraph schema --agent``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+
+from slotgraph.config import ConfigValidationError, agent_json_schema
+from slotgraph.logic import load_definition
+
+DAG = (
+    'slots:\n  - {name: party_size, source: user, ask: "How many?", setter: set_party_size}\n'
+    "  - {name: ref, source: 'task:Book'}\n"
+    "tasks:\n  - {name: Book, tool: book, inputs: [party_size], outputs: {ref: ref}, success_check: ok}\n"
+)
+TOOLS = (
+    "def set_party_size(party_size: int) -> dict:\n    return {'ok': True}\n\n\n"
+    "def lookup(id: str) -> dict:\n    return {}\n\n\n"
+    "def book(party_size: int) -> dict:\n    return {'ok': True, 'ref': 'R'}\n"
+)
+
+
+def _agent(tmp_path: Path, agent: str) -> Path:
+    (tmp_path / "agent.yaml").write_text(agent)
+    (tmp_path / "dag.yaml").write_text(DAG)
+    (tmp_path / "tools.py").write_text(TOOLS)
+    return tmp_path
+
+
+BROKEN = dedent(
+    """\
+    name: broken
+    dag: dag.yaml
+    variables:
+      - {name: caller, type: string, description: the caller's number, linked_to: caller_phone}
+      - {name: verified, type: boolean, description: verified, default: false}
+    tool_logic:
+      lookup:
+        available_when: "verified and"
+        capture: {caller: $.phone, verified: "$.a["}
+      no_such_tool:
+        available_when: verified
+      book:
+        available_when: verified
+      set_party_size:
+        bind: {party_size: {kind: literal, value: 2}}
+        merge_bind: {party_size: {kind: literal, value: {}}}
+      end_session:
+        bind: {reason: {kind: variable}}
+    builtin_tools:
+      end_session: {require_summary: maybe}
+    """
+)
+
+
+def test_every_tool_logic_error_is_reported_with_its_location(tmp_path: Path) -> None:
+    with pytest.raises(ConfigValidationError) as caught:
+        load_definition(_agent(tmp_path, BROKEN))
+    found = {(i.code, i.location, i.line) for i in caught.value.issues}
+    expected = {
+        ("bad_expression", "tool_logic.lookup.available_when", 8),
+        ("linked_write", "tool_logic.lookup.capture.caller", 9),
+        ("bad_path", "tool_logic.lookup.capture.verified", 9),
+        ("unknown_tool", "tool_logic.no_such_tool", 10),
+        ("executor_gate", "tool_logic.book", 12),
+        ("bind_conflict", "tool_logic.set_party_size.merge_bind.party_size", 16),
+    }
+    assert expected <= found, sorted(expected - found)
+    locations = {i.location for i in caught.value.issues}
+    assert any(loc.startswith("tool_logic.end_session.bind.reason") for loc in locations), locations
+    assert any(loc.startswith("builtin_tools.end_session.require_summary") for loc in locations), locations
+    assert all(i.fix for i in caught.value.issues)
+
+
+def test_a_valid_tool_logic_loads_and_reads_of_undeclared_bind_variables_warn(tmp_path: Path) -> None:
+    agent = dedent(
+        """\
+        name: ok
+        dag: dag.yaml
+        variables:
+          - {name: verified, type: boolean, description: verified, default: false}
+        tool_logic:
+          lookup:
+            available_when: verified
+            unavailable_message: Verify the caller first.
+            bind: {id: {kind: variable, name: verified_id}}
+            capture: {verified: $.ok}
+            progress_message: One moment.
+        builtin_tools:
+          end_session: {require_summary: true}
+        """
+    )
+    definition = load_definition(_agent(tmp_path, agent))
+    assert definition.agent is not None
+    assert definition.agent.builtin_tools.end_session.require_summary
+    assert definition.agent.tool_logic["lookup"].progress_message == "One moment."
+    warned = {(w.code, w.location) for w in definition.report.warnings}
+    assert ("undeclared_name", "tool_logic.lookup.bind.id.name") in warned
+
+
+def test_the_agent_schema_describes_tool_logic_and_builtin_tools() -> None:
+    schema = agent_json_schema()
+    assert {"tool_logic", "builtin_tools"} <= set(schema["properties"])
+    tool_logic = schema["$defs"]["ToolLogicConfig"]["properties"]
+    keys = {"available_when", "unavailable_message", "bind", "merge_bind", "capture", "progress_message"}
+    assert keys <= set(tool_logic)
+    assert all(prop.get("description") for prop in tool_logic.values())

@@ -1,0 +1,329 @@
+"""Tool gates in the turn loop: availability (fail closed, composed with the DAG's visibility), bound and
+merge-bound arguments, captures, progress messages, set_variables and required ending summaries — each
+refusal an ordinary tool result plus a typed RefusalEvent naming who refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from slotgraph.runtime import Agent, AgentLoadError, ScriptedModel, ScriptedStep, call
+from slotgraph.runtime.events import EndSessionEvent, RefusalEvent, TextEvent, ToolCallEvent
+from slotgraph.runtime.model import ToolResultMessage
+
+DAG: dict[str, Any] = {
+    "slots": [{"name": "topic", "source": "user", "setter": "set_topic", "ask": "What is it about?"}],
+    "tasks": [],
+}
+
+VARIABLES = [
+    {"name": "verified", "type": "boolean", "default": False, "description": "The caller passed the check."},
+    {"name": "order_id", "type": "string", "description": "The caller's verified order id."},
+    {"name": "refund_id", "type": "string", "description": "The id of the refund issued."},
+    {"name": "transfer_params", "type": "object", "description": "Verified transfer fields."},
+    {"name": "tier", "type": "string", "description": "Loyalty tier.", "linked_to": "tier"},
+]
+
+
+class Backend:
+    def __init__(self) -> None:
+        self.refunds: list[dict[str, Any]] = []
+        self.transfers: list[dict[str, Any]] = []
+
+    def tools(self) -> list[Any]:
+        def set_topic(topic: str) -> dict[str, Any]:
+            """Record what the call is about.
+
+            Args:
+                topic: What the caller wants.
+            """
+            return {"value": topic}
+
+        def refund(order_id: str, amount: float, note: str = "") -> dict[str, Any]:
+            """Refund an order.
+
+            Args:
+                order_id: The order to refund.
+                amount: How much.
+                note: Why.
+            """
+            self.refunds.append({"order_id": order_id, "amount": amount, "note": note})
+            return {"refund_id": f"R-{len(self.refunds)}", "status": "done", "empty": None}
+
+        def transfer(params: dict[str, Any], reason: str = "") -> dict[str, Any]:
+            """Transfer to a person.
+
+            Args:
+                params: Fields for the person who takes over.
+                reason: Why.
+            """
+            self.transfers.append({"params": params, "reason": reason})
+            return {"ok": True}
+
+        return [set_topic, refund, transfer]
+
+
+TOOL_LOGIC: dict[str, Any] = {
+    "refund": {
+        "available_when": "verified",
+        "unavailable_message": "Refunds need a verified caller: verify the caller first.",
+        "bind": {"order_id": {"kind": "variable", "name": "order_id"}},
+        "capture": {"refund_id": "$.refund_id", "order_id": "$.empty"},
+        "progress_message": "One moment while I issue the refund.",
+    },
+    "transfer": {"merge_bind": {"params": {"kind": "variable", "name": "transfer_params"}}},
+}
+
+
+def _agent(steps: list[ScriptedStep], backend: Backend, **kw: Any) -> tuple[Agent, ScriptedModel]:
+    model = ScriptedModel(steps)
+    agent = Agent.from_config(
+        DAG,
+        tools=backend.tools(),
+        model=model,
+        variables=kw.pop("variables", VARIABLES),
+        tool_logic=kw.pop("tool_logic", TOOL_LOGIC),
+        **kw,
+    )
+    return agent, model
+
+
+def _refusals(result: Any) -> list[RefusalEvent]:
+    return [e for e in result.events if isinstance(e, RefusalEvent)]
+
+
+def _results(session: Any, name: str) -> list[Any]:
+    return [m.result for m in session.history if isinstance(m, ToolResultMessage) and m.name == name]
+
+
+def test_a_closed_gate_hides_the_tool_and_refuses_a_call_with_its_message() -> None:
+    backend = Backend()
+    steps = [
+        ScriptedStep(tool_calls=(call("refund", amount=5.0),), expect_hidden=("refund",)),
+        ScriptedStep(text="Let me verify you first."),
+    ]
+    agent, model = _agent(steps, backend)
+    session = agent.session(variables={"order_id": "O-1"})
+    result = session.send("refund my order")
+    [refusal] = _refusals(result)
+    assert (refusal.refused, refusal.by) == ("gate_closed", "gate")
+    assert _results(session, "refund") == [
+        {
+            "error": True,
+            "refused": "gate_closed",
+            "message": "Refunds need a verified caller: verify the caller first.",
+        }
+    ]
+    assert backend.refunds == []
+    model.assert_complete()
+
+
+def test_a_gate_that_fails_to_evaluate_stays_closed() -> None:
+    backend = Backend()
+    logic = {"refund": {"available_when": "order_id + 1 > 0"}}
+    steps = [ScriptedStep(tool_calls=(call("refund", order_id="O-1", amount=5.0),)), ScriptedStep(text="ok")]
+    agent, _ = _agent(steps, backend, tool_logic=logic)
+    result = agent.session(variables={"order_id": "O-1"}).send("refund")
+    [refusal] = _refusals(result)
+    assert refusal.refused == "gate_closed"
+    assert refusal.message == "refund is not available right now."
+    assert backend.refunds == []
+
+
+def test_an_open_gate_binds_captures_and_says_its_progress_message_before_the_tool_runs() -> None:
+    backend = Backend()
+
+    def schema_without_bound(request: Any) -> bool:
+        [tool] = [t for t in request.tools if t.name == "refund"]
+        return "order_id" not in tool.parameters["properties"] and "order_id" not in tool.parameters.get(
+            "required", []
+        )
+
+    steps = [
+        # the model tries to refund another order: the bound, verified id wins
+        ScriptedStep(tool_calls=(call("refund", order_id="O-EVIL", amount=5.0),), check=schema_without_bound),
+        ScriptedStep(text="Done."),
+    ]
+    agent, model = _agent(steps, backend)
+    session = agent.session(variables={"order_id": "O-1", "verified": True})
+    result = session.send("refund my order")
+    assert backend.refunds == [{"order_id": "O-1", "amount": 5.0, "note": ""}]
+    assert session.variables["refund_id"] == "R-1"
+    assert session.variables["order_id"] == "O-1"  # a captured None never overwrites
+    kinds = [(type(e).__name__, getattr(e, "text", getattr(e, "name", ""))) for e in result.events]
+    progress = kinds.index(("TextEvent", "One moment while I issue the refund."))
+    assert kinds[progress - 1] == ("ToolCallEvent", "refund")
+    assert kinds[progress + 1][0] == "ToolResultEvent"
+    [sent] = [e for e in result.events if isinstance(e, ToolCallEvent) and e.name == "refund"]
+    assert sent.args == {"order_id": "O-1", "amount": 5.0}
+    assert next(e.origin for e in result.events if isinstance(e, TextEvent)) == "logic"
+    model.assert_complete()
+
+
+def test_a_bound_variable_that_is_not_set_refuses_the_call() -> None:
+    backend = Backend()
+    steps = [ScriptedStep(tool_calls=(call("refund", amount=5.0),)), ScriptedStep(text="ok")]
+    agent, _ = _agent(steps, backend)
+    result = agent.session(variables={"verified": True}).send("refund")
+    [refusal] = _refusals(result)
+    assert (refusal.refused, refusal.by) == ("bind_unresolved", "gate")
+    assert "'order_id'" in refusal.message
+    assert backend.refunds == []
+
+
+def test_merge_bind_keeps_the_applications_keys_over_the_models() -> None:
+    backend = Backend()
+    steps = [
+        ScriptedStep(
+            tool_calls=(call("transfer", params={"account": "FORGED", "EscalationReason": "billing"}),)
+        ),
+        ScriptedStep(tool_calls=(call("transfer", params="just do it"),)),
+        ScriptedStep(text="ok"),
+    ]
+    agent, _ = _agent(steps, backend)
+    session = agent.session(variables={"transfer_params": {"account": "A-7"}})
+    result = session.send("transfer me")
+    assert backend.transfers == [{"params": {"account": "A-7", "EscalationReason": "billing"}, "reason": ""}]
+    [refusal] = _refusals(result)
+    assert (refusal.refused, refusal.by) == ("merge_bind_refused", "gate")
+
+
+def test_a_tool_hidden_by_the_dag_is_refused_by_the_dag_even_when_its_gate_is_open() -> None:
+    backend = Backend()
+    logic = {"set_topic": {"available_when": "True"}}
+    dag = {**DAG, "slots": [{**DAG["slots"][0], "condition": "verified"}]}
+    steps = [ScriptedStep(tool_calls=(call("set_topic", topic="x"),)), ScriptedStep(text="ok")]
+    model = ScriptedModel(steps)
+    agent = Agent.from_config(dag, tools=backend.tools(), model=model, variables=VARIABLES, tool_logic=logic)
+    result = agent.session().send("hi")
+    [refusal] = _refusals(result)
+    assert (refusal.refused, refusal.by) == ("hidden_tool", "dag")
+
+
+def test_set_variables_writes_open_a_gate_within_the_same_turn_and_rejects_bad_names() -> None:
+    backend = Backend()
+
+    def schema_is_the_declarations(request: Any) -> bool:
+        [tool] = [t for t in request.tools if t.name == "set_variables"]
+        props = tool.parameters["properties"]
+        assert set(props) == {"verified", "order_id", "refund_id", "transfer_params"}  # not the linked one
+        described = {"description": "The caller passed the check.", "type": ["boolean", "null"]}
+        assert props["verified"] == described
+        assert not tool.parameters.get("required")
+        return True
+
+    steps = [
+        ScriptedStep(
+            tool_calls=(call("set_variables", verified=True, order_id="O-9", tier="gold", nope=1),),
+            check=schema_is_the_declarations,
+            expect_hidden=("refund",),
+        ),
+        ScriptedStep(tool_calls=(call("refund", amount=2.5),), expect_in_instruction=("verified",)),
+        ScriptedStep(text="Refunded."),
+    ]
+    agent, model = _agent(steps, backend, instruction="{{#when verified}}The caller is verified.{{/when}}")
+    session = agent.session()
+    session.send("I am verified, order O-9")
+    [saved] = _results(session, "set_variables")
+    assert saved["saved"] == {"verified": True, "order_id": "O-9"}
+    assert set(saved["rejected"]) == {"tier", "nope"}
+    assert "read-only" in saved["rejected"]["tier"]
+    assert "variables you can set" in saved["rejected"]["nope"]
+    assert backend.refunds == [{"order_id": "O-9", "amount": 2.5, "note": ""}]
+    model.assert_complete()
+
+
+def test_set_variables_rejects_a_value_of_the_wrong_type_in_its_result() -> None:
+    steps = [ScriptedStep(tool_calls=(call("set_variables", verified="yes"),)), ScriptedStep(text="ok")]
+    agent, _ = _agent(steps, Backend())
+    session = agent.session()
+    session.send("hi")
+    [saved] = _results(session, "set_variables")
+    assert saved["saved"] == {}
+    assert "expected a boolean" in saved["rejected"]["verified"]
+    assert session.variables["verified"] is False
+
+
+def test_an_agent_without_mutable_variables_has_no_set_variables() -> None:
+    agent = Agent.from_config(DAG, tools=Backend().tools(), variables=[VARIABLES[-1]])
+    assert "set_variables" not in agent.tools.names
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ({}, "none was given"),
+        ({"summary": "   "}, "blank"),
+        ({"summary": 42}, "must be text"),
+    ],
+)
+def test_a_required_summary_refuses_missing_blank_and_non_string_summaries(
+    args: dict[str, Any], problem: str
+) -> None:
+    def summary_is_required(request: Any) -> bool:
+        [tool] = [t for t in request.tools if t.name == "end_session"]
+        return "summary" in tool.parameters["required"]
+
+    steps = [
+        ScriptedStep(tool_calls=(call("end_session", reason="done", **args),), check=summary_is_required),
+        ScriptedStep(tool_calls=(call("end_session", reason="done", summary="Ada got her refund."),)),
+    ]
+    model = ScriptedModel(steps)
+    agent = Agent.from_config(
+        DAG,
+        tools=Backend().tools(),
+        model=model,
+        builtin_tools={"end_session": {"require_summary": True}},
+    )
+    session = agent.session()
+    result = session.send("bye")
+    [refusal] = _refusals(result)
+    assert (refusal.refused, refusal.by) == ("summary_required", "gate")
+    assert problem in refusal.message
+    [ended] = [e for e in result.events if isinstance(e, EndSessionEvent)]
+    assert ended.summary == "Ada got her refund."
+    assert session.ended
+    model.assert_complete()
+
+
+def test_without_require_summary_end_session_takes_no_summary() -> None:
+    agent = Agent.from_config(DAG, tools=Backend().tools())
+    tool = agent.tools.get("end_session")
+    assert tool is not None and "summary" not in tool.schema.parameters["properties"]
+
+
+def test_a_gate_binding_a_parameter_the_tool_lacks_does_not_load() -> None:
+    logic = {"refund": {"bind": {"order": {"kind": "literal", "value": "x"}}}}
+    with pytest.raises(AgentLoadError, match=r"tool_logic\.refund\.bind\.order: refund has no parameter"):
+        Agent.from_config(DAG, tools=Backend().tools(), variables=VARIABLES, tool_logic=logic)
+
+
+def test_a_parameter_in_both_binding_modes_does_not_load() -> None:
+    logic = {
+        "transfer": {
+            "bind": {"params": {"kind": "literal", "value": {}}},
+            "merge_bind": {"params": {"kind": "literal", "value": {}}},
+        }
+    }
+    with pytest.raises(AgentLoadError, match="both 'bind' and 'merge_bind'"):
+        Agent.from_config(DAG, tools=Backend().tools(), variables=VARIABLES, tool_logic=logic)
+
+
+def test_rule_tool_calls_go_through_the_gate_too() -> None:
+    backend = Backend()
+    rules = [
+        {
+            "name": "auto_refund",
+            "trigger": "user_message",
+            "actions": [{"run_tool": {"tool": "refund", "args": {"amount": "1.0"}}}],
+        }
+    ]
+    steps = [ScriptedStep(text="ok")]
+    agent, _ = _agent(steps, backend, rules=rules)
+    result = agent.session(variables={"order_id": "O-1"}).send("hello")
+    [refusal] = _refusals(result)
+    assert (refusal.refused, refusal.by) == ("gate_closed", "gate")
+    [rule] = [e for e in result.events if getattr(e, "kind", "") == "rule"]
+    assert not rule.ok and "verify the caller first" in (rule.error or "")
+    assert backend.refunds == []
