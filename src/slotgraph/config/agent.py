@@ -65,8 +65,8 @@ class AgentConfig(BaseModel):
     rules: list[RuleConfig] = Field(default_factory=list)
     """Deterministic lifecycle rules: trigger, optional condition, ordered actions."""
     tool_logic: dict[str, ToolLogicConfig] = Field(default_factory=dict)
-    """Per-tool gates and execution contracts, keyed by tool name: `available_when`, `bind`, `merge_bind`,
-    `capture`, `progress_message`, `idempotency`, `receipt`."""
+    """Per-tool gates, keyed by tool name: `available_when`, `unavailable_message`, `bind`, `merge_bind`,
+    `capture`, `progress_message`."""
     builtin_tools: BuiltinToolSettings = Field(default_factory=BuiltinToolSettings)
     """Settings of the built-in tools (`end_session.require_summary`)."""
 

@@ -283,8 +283,6 @@ def _check_tool_logic(checker: _Checker, raw: Any) -> None:
         for variable, path in config.capture.items():
             checker.write(variable, f"{at}.capture.{variable}", "capture")
             checker.path(path, f"{at}.capture.{variable}", f"capture {variable}")
-        if config.receipt is not None:
-            checker.tool(config.receipt.reader, f"{at}.receipt.reader", runs=False)
 
 
 def _valid_items(raw: Any, model: type[Any]) -> list[tuple[int, Any]]:

@@ -117,7 +117,7 @@ def _check_tool_logic(logic: AgentLogic, registry: ToolRegistry) -> None:
                         f"parameters: {known}) — fix the name or remove the binding"
                     )
         for key in ("idempotency", "receipt"):
-            contract = getattr(entry.config, key)
+            contract = getattr(entry.config, key, None)
             if contract is None:
                 continue
             params = (
