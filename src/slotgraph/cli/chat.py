@@ -35,7 +35,7 @@ from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, check_
 from slotgraph.config import ConfigError, ConfigValidationError
 from slotgraph.engine import format_line
 from slotgraph.engine.state import TERMINAL_STATUSES
-from slotgraph.logic import RuleEvent
+from slotgraph.logic import GuardEvent, RuleEvent
 from slotgraph.runtime import (
     Agent,
     AgentLoadError,
@@ -146,6 +146,10 @@ def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = Fal
             console.print(f"[dim]— session ended{escape(note)}: {escape(event.reason)}[/dim]")
         elif isinstance(event, TransferEvent):
             console.print(f"[dim]— handed over to a human: {escape(event.reason)}[/dim]")
+        elif isinstance(event, GuardEvent):
+            detail = f": {event.detail}" if event.detail else ""
+            what = f"{event.guard} ({event.check}): {event.action}{detail}"
+            console.print(f"[dim]— guard {escape(what)}[/dim]")
         elif isinstance(event, RuleEvent) and not event.ok:
             console.print(f"[yellow]rule {escape(event.rule)} failed:[/yellow] {escape(event.error or '')}")
         elif isinstance(event, RuleEvent):

@@ -18,12 +18,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
+    "GUARD_ACTIONS",
     "RESERVED_NAMES",
     "TRIGGERS",
     "VARIABLE_TYPES",
     "EndSessionAction",
     "EscalateAction",
+    "GuardAction",
+    "GuardCheckConfig",
     "InjectInstructionAction",
+    "ResponseGuardConfig",
     "RuleActionConfig",
     "RuleConfig",
     "RunToolAction",
@@ -228,3 +232,68 @@ class RuleConfig(_Strict):
     """An expression; the rule fires only when it is true (a condition that fails to evaluate: no fire)."""
     actions: list[RuleActionConfig] = Field(min_length=1)
     """What to do, in order."""
+
+
+GuardAction = Literal["replace", "redact", "regenerate", "suppress"]
+GUARD_ACTIONS: tuple[str, ...] = ("replace", "redact", "regenerate", "suppress")
+
+
+class GuardCheckConfig(_Strict):
+    """What a response guard looks for: exactly one of `pattern`, `code` or `llm`."""
+
+    pattern: str | None = Field(default=None, min_length=1)
+    """A regular expression (Python `re` syntax, searched in each sentence); a match is a violation."""
+    code: str | None = Field(default=None, min_length=1)
+    """An expression over the session's variables and `text` (the sentence); true is a violation."""
+    llm: str | None = Field(default=None, min_length=1)
+    """A judge prompt: one model call gets it with the sentence and answers ALLOW or DENY; DENY is a
+    violation."""
+    model: str | None = Field(default=None, min_length=1)
+    """For `llm`: the judge model as a "provider:model" string (default: the agent's model)."""
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> GuardCheckConfig:
+        given = [k for k in ("pattern", "code", "llm") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "a guard check has exactly one of pattern, code, llm"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        if self.model is not None and self.llm is None:
+            raise ValueError("'model' only applies to an llm check")
+        return self
+
+    @property
+    def kind(self) -> Literal["pattern", "code", "llm"]:
+        if self.pattern is not None:
+            return "pattern"
+        return "code" if self.code is not None else "llm"
+
+
+class ResponseGuardConfig(_Strict):
+    """A check on the assistant's text before the person sees it, and what to do on a violation."""
+
+    name: str | None = None
+    """A name for logs and events (default: `response_guards[<index>]`)."""
+    check: GuardCheckConfig
+    """What counts as a violation."""
+    on_violation: GuardAction = "replace"
+    """`replace` the sentence and the rest of the reply by `message`; `redact` the match (the whole sentence
+    for code and llm checks) with `redaction`; `regenerate` the reply (at most `max_regenerations` times, then
+    `message` if given, else suppress); `suppress` the sentence and the rest of the reply without
+    replacement."""
+    message: str | None = Field(default=None, min_length=1)
+    """The replacement text (`replace`, and `regenerate` once its attempts are used up)."""
+    redaction: str = "[redacted]"
+    """What `redact` puts in place of the match."""
+    max_regenerations: int = Field(default=1, ge=1, le=3)
+    """How many new replies `regenerate` asks the model for (1 to 3)."""
+    strict: bool = False
+    """Fail closed: a check that cannot decide (an expression that fails to evaluate, a judge that errs or
+    answers neither ALLOW nor DENY) counts as a violation. Default: it counts as a pass, with a warning."""
+
+    @model_validator(mode="after")
+    def _message_when_needed(self) -> ResponseGuardConfig:
+        if self.on_violation == "replace" and self.message is None:
+            raise ValueError("on_violation: replace needs a 'message' (the text said instead)")
+        return self

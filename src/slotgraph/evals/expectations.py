@@ -14,7 +14,7 @@ from typing import Any
 from slotgraph.evals.format import ConversationExpect, TextExpect, ToolCallExpect, TurnExpect
 from slotgraph.evals.matching import MISSING, find_mismatch, lookup_path, render
 from slotgraph.evals.results import Failure
-from slotgraph.logic import RuleEvent
+from slotgraph.logic import GuardEvent, RuleEvent
 from slotgraph.runtime import (
     EndSessionEvent,
     Event,
@@ -260,6 +260,14 @@ def _check_rules(wanted: Sequence[str], events: Iterable[Event], turn: int, base
     return [Failure(turn, base, f"rules {list(wanted)} fired", f"fired: {fired or 'none'}")]
 
 
+def _check_guards(wanted: Sequence[str], events: Iterable[Event], turn: int, base: str) -> list[Failure]:
+    acted = [e.guard for e in events if isinstance(e, GuardEvent) and e.action != "check_failed"]
+    missing = [name for name in wanted if name not in acted]
+    if not missing:
+        return []
+    return [Failure(turn, base, f"guards {list(wanted)} acted", f"acted: {acted or 'none'}")]
+
+
 def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]:
     """Every unmet expectation of one turn; ``base`` is the expectation's place (``turns[2].expect``)."""
     turn = facts.index
@@ -281,6 +289,7 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
         failures += _check_text(expect.text, facts.text, turn, f"{base}.text")
     failures += _check_state(expect.variables, [facts.variables], turn, f"{base}.variables")
     failures += _check_rules(expect.rules, facts.events, turn, f"{base}.rules")
+    failures += _check_guards(expect.guards, facts.events, turn, f"{base}.guards")
     if expect.instruction is not None:
         last = facts.instructions[-1].split(SENTINEL)[0] if facts.instructions else ""
         failures += _check_text(expect.instruction, last, turn, f"{base}.instruction")

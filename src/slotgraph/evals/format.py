@@ -165,6 +165,11 @@ class TurnExpect(_Strict):
     rules: list[str] = Field(
         default_factory=list, description="Rules (by name) that must have fired, without failing, this turn."
     )
+    guards: list[str] = Field(
+        default_factory=list,
+        description="Response guards (by name) that must have acted on the model's text this turn "
+        "(replaced, redacted, regenerated or suppressed).",
+    )
     instruction: str | TextExpect | None = Field(
         default=None,
         description="Checks on the agent's instruction (without the framework part) as the turn's last "

@@ -12,6 +12,8 @@ rules share one set of session variables (:class:`VariableStore`); every conditi
 * :mod:`~slotgraph.logic.rules` — lifecycle rules and their typed :class:`RuleEvent`.
 * :mod:`~slotgraph.logic.gates` — per-tool gates (``tool_logic:``): availability, bound arguments, captures.
 * :mod:`~slotgraph.logic.set_variables` — the ``set_variables`` built-in's schema and writes.
+* :mod:`~slotgraph.logic.guards` — response guards on the assistant's text, the decimal-safe sentence
+  buffer, and their typed :class:`GuardEvent`.
 * :mod:`~slotgraph.logic.session` — :class:`AgentLogic` (per agent) and :class:`LogicSession` (per session),
   the small interface a host drives.
 * :mod:`~slotgraph.logic.validation` — publish-time checks; :func:`load_definition` is
@@ -26,6 +28,14 @@ from slotgraph.config import Definition
 from slotgraph.config import load_definition as _load_definition
 from slotgraph.logic.errors import LogicError, VariableWriteError
 from slotgraph.logic.gates import CompiledToolLogic, GateRefusal, ToolGates, compile_tool_logic
+from slotgraph.logic.guards import (
+    GuardedReply,
+    GuardEvent,
+    GuardJudge,
+    SentenceBuffer,
+    guard_reply,
+    split_sentences,
+)
 from slotgraph.logic.render import Rendered, format_value, render_template
 from slotgraph.logic.rules import RuleEffects, RuleEngine, RuleEvent, compile_rules
 from slotgraph.logic.session import (
@@ -47,6 +57,9 @@ __all__ = [
     "AgentLogic",
     "CompiledToolLogic",
     "GateRefusal",
+    "GuardEvent",
+    "GuardJudge",
+    "GuardedReply",
     "LogicError",
     "LogicRecord",
     "LogicSession",
@@ -56,6 +69,7 @@ __all__ = [
     "RuleEngine",
     "RuleEvent",
     "RunCache",
+    "SentenceBuffer",
     "SlotFillingFacts",
     "Template",
     "TemplateIssue",
@@ -69,11 +83,13 @@ __all__ = [
     "compile_rules",
     "compile_tool_logic",
     "format_value",
+    "guard_reply",
     "load_definition",
     "logic_issues",
     "parse_template",
     "render_template",
     "set_variables_parameters",
+    "split_sentences",
     "variables_snapshot",
 ]
 

@@ -22,9 +22,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from slotgraph.config.logic import RuleConfig, VariableDeclaration
+from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, VariableDeclaration
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.logic.gates import CompiledToolLogic, ToolGates, compile_tool_logic
+from slotgraph.logic.guards import (
+    CompiledGuard,
+    GuardedReply,
+    GuardJudge,
+    Regenerate,
+    compile_guards,
+    guard_reply,
+)
 from slotgraph.logic.render import render_template
 from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile_rules
 from slotgraph.logic.templates import Template, parse_template
@@ -52,6 +60,7 @@ class AgentLogic:
     """The ``tool_logic:`` gates and contracts, by tool name."""
     builtin_tools: BuiltinToolSettings = field(default_factory=BuiltinToolSettings)
     """Settings of the built-in tools (``end_session.require_summary``)."""
+    guards: tuple[CompiledGuard, ...] = ()
 
     @classmethod
     def build(
@@ -63,6 +72,7 @@ class AgentLogic:
         budget: ProgramBudget | None = None,
         tool_logic: Mapping[str, ToolLogicConfig] | None = None,
         builtin_tools: BuiltinToolSettings | None = None,
+        guards: Sequence[ResponseGuardConfig] = (),
     ) -> AgentLogic:
         """Compile an agent's logic (run :func:`slotgraph.logic.validation.logic_issues` first for errors
         with locations; here a bad rule expression raises ExpressionSyntaxError)."""
@@ -73,6 +83,7 @@ class AgentLogic:
             budget or ProgramBudget(),
             compile_tool_logic(tool_logic or {}),
             builtin_tools or BuiltinToolSettings(),
+            compile_guards(guards),
         )
 
     @property
@@ -84,6 +95,7 @@ class AgentLogic:
             or self.template.has_logic
             or self.tool_logic
             or self.builtin_tools.end_session.require_summary
+            or self.guards
         )
 
     @property
@@ -205,6 +217,22 @@ class LogicSession:
             joined = "\n".join(f"- {line}" for line in self.injected)
             text = f"{text}\n\n<injected_instructions>\n{joined}\n</injected_instructions>".strip()
         return text
+
+    async def guard(
+        self,
+        text: str,
+        sm: Mapping[str, Any],
+        *,
+        judge: GuardJudge | None = None,
+        regenerate: Regenerate | None = None,
+    ) -> GuardedReply:
+        """``text`` checked by the agent's response guards (see :mod:`slotgraph.logic.guards`)."""
+        if not self.logic.guards:
+            return GuardedReply(text)
+        self._sync(sm)
+        return await guard_reply(
+            text, self.logic.guards, self.condition_variables(), judge=judge, regenerate=regenerate
+        )
 
     def condition_variables(self) -> dict[str, Any]:
         """What DAG slot and task conditions may read besides the filled slots: session metadata, then the

@@ -10,7 +10,8 @@ a ``run`` of a tool the agent does not have, or of a DAG task's executor (only t
 a ``tool_logic`` entry for a tool the agent does not have (``unknown_tool``) or for a DAG task's executor
 (``executor_gate``: gates apply to the model's and the logic layer's calls), an ``available_when`` that does
 not parse, a ``capture`` into a linked variable or with a bad path, a ``bind``/``merge_bind`` of the same
-parameter (``bind_conflict``).
+parameter (``bind_conflict``); a response guard's ``pattern`` that is not a regular expression or ``code``
+that does not parse.
 
 Warnings (the agent loads): a name that is read or written but neither declared nor provided by the
 runtime — session variables are sparse by design, so this is most often a typo, but not always.
@@ -21,6 +22,7 @@ runtime — session variables are sparse by design, so this is most often a typo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -28,7 +30,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from slotgraph.config import ConfigIssue
-from slotgraph.config.logic import RuleConfig, VariableDeclaration
+from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, VariableDeclaration
 from slotgraph.config.tool_logic import ToolLogicConfig
 from slotgraph.expr import ExpressionError, parse_output_path
 from slotgraph.logic.templates import (
@@ -285,6 +287,25 @@ def _check_tool_logic(checker: _Checker, raw: Any) -> None:
             checker.path(path, f"{at}.capture.{variable}", f"capture {variable}")
 
 
+def _check_guard(checker: _Checker, guard: ResponseGuardConfig, at: str) -> None:
+    check = guard.check
+    if check.pattern is not None:
+        try:
+            re.compile(check.pattern)
+        except re.error as err:
+            checker.error(
+                "bad_pattern",
+                f"{at}.check.pattern",
+                f"the guard's pattern {check.pattern!r:.80} is not a valid regular expression: {err}",
+                "fix the regular expression (Python re syntax; escape . ? ( with a backslash)",
+            )
+    if check.code is not None:
+        before = len(checker.reads)
+        checker.expression(check.code, f"{at}.check.code", "guard check")
+        # `text` (the sentence being checked) is the guard's own name, never a session variable
+        checker.reads[before:] = [read for read in checker.reads[before:] if read[0] != "text"]
+
+
 def _valid_items(raw: Any, model: type[Any]) -> list[tuple[int, Any]]:
     if not isinstance(raw, list):
         return []
@@ -324,6 +345,8 @@ def logic_issues(
     for index, rule in _valid_items(raw.get("rules"), RuleConfig):
         _check_rule(checker, rule, f"rules[{index}]")
     _check_tool_logic(checker, raw.get("tool_logic"))
+    for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):
+        _check_guard(checker, guard, f"response_guards[{index}]")
     for name in sorted(set(checker.declared) & set(slot_names)):
         checker.issues.append(
             ConfigIssue(

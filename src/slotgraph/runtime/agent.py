@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from slotgraph.config import AgentConfig, CompiledDag, compile_config
 from slotgraph.config.agent import Definition
-from slotgraph.config.logic import RuleConfig, VariableDeclaration
+from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, VariableDeclaration
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
@@ -149,6 +149,7 @@ def _logic(
     rules: Iterable[RuleConfig | Mapping[str, Any]],
     tool_logic: Mapping[str, ToolLogicConfig | Mapping[str, Any]],
     builtin_tools: BuiltinToolSettings | Mapping[str, Any] | None,
+    guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
 ) -> AgentLogic | None:
     """The agent logic of Python-given parts, checked like agent.yaml's (errors raise AgentLoadError)."""
     raw: dict[str, Any] = {
@@ -160,6 +161,10 @@ def _logic(
             else dict(c)
             for name, c in tool_logic.items()
         },
+        "response_guards": [
+            g.model_dump(exclude_defaults=True) if isinstance(g, ResponseGuardConfig) else dict(g)
+            for g in guards
+        ],
     }
     if builtin_tools is not None:
         raw["builtin_tools"] = (
@@ -180,6 +185,7 @@ def _logic(
         keys.rules,
         tool_logic=keys.tool_logic,
         builtin_tools=keys.builtin_tools,
+        guards=keys.response_guards,
     )
     return logic if logic.active else None
 
@@ -189,6 +195,7 @@ class _LogicKeys(BaseModel):
     rules: list[RuleConfig]
     tool_logic: dict[str, ToolLogicConfig]
     builtin_tools: BuiltinToolSettings = BuiltinToolSettings()
+    response_guards: list[ResponseGuardConfig]
 
 
 @dataclass(frozen=True)
@@ -235,6 +242,7 @@ class Agent:
             agent_cfg.rules if agent_cfg is not None else (),
             tool_logic=agent_cfg.tool_logic if agent_cfg is not None else None,
             builtin_tools=agent_cfg.builtin_tools if agent_cfg is not None else None,
+            guards=agent_cfg.response_guards if agent_cfg is not None else (),
         )
         try:
             registry = _registry([*functions, *external], logic if logic.active else None)
@@ -270,17 +278,18 @@ class Agent:
         rules: Iterable[RuleConfig | Mapping[str, Any]] = (),
         tool_logic: Mapping[str, ToolLogicConfig | Mapping[str, Any]] | None = None,
         builtin_tools: BuiltinToolSettings | Mapping[str, Any] | None = None,
+        response_guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
     ) -> Agent:
         """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
 
-        ``variables``, ``rules``, ``tool_logic`` and ``builtin_tools`` take the shapes of ``agent.yaml``'s
-        keys; the instruction may use
-        ``#when`` sections and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
+        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools`` and ``response_guards`` take the shapes
+        of ``agent.yaml``'s keys; the instruction may use ``#when`` sections and prompt programs. Problems
+        raise :class:`AgentLoadError` with every issue.
         ``model`` is a :class:`Model` or a ``"provider:model"`` spec (resolved when a session starts); without
         it the agent uses agent.yaml's default, the offline model.
         """
         compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
-        logic = _logic(instruction, variables, rules, tool_logic or {}, builtin_tools)
+        logic = _logic(instruction, variables, rules, tool_logic or {}, builtin_tools, response_guards)
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC
         return cls(name=name, dag=compiled, tools=_registry(tools, logic), instruction=instruction,
                    model=None if isinstance(model, str) else model, model_spec=spec,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from slotgraph.engine.actions import Reason
+from slotgraph.logic.guards import GuardEvent
 from slotgraph.logic.rules import RuleEvent
 from slotgraph.runtime.model import Usage
 
@@ -20,6 +21,7 @@ __all__ = [
     "EndSessionEvent",
     "ErrorEvent",
     "Event",
+    "GuardEvent",
     "ModelNoCallEvent",
     "PayloadEvent",
     "RefusalEvent",
@@ -179,6 +181,7 @@ Event = (
     | ErrorEvent
     | RuleEvent
     | ModelNoCallEvent
+    | GuardEvent
 )
 
 

@@ -64,6 +64,7 @@ from slotgraph.runtime.model import (
 )
 from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply
+from slotgraph.runtime.reply_guard import ModelJudge, regeneration_request
 from slotgraph.runtime.tool_execution import ToolRunner
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import ToolRegistry
@@ -305,9 +306,12 @@ async def _call_model(
     said = request.messages[-1] if request.messages else None
     if not response.tool_calls and response.no_call_reason and isinstance(said, UserMessage) and said.text:
         await out.emit(ModelNoCallEvent(response.no_call_reason, said.text))
-    if response.text:
-        await out.emit(TextEvent(response.text, origin="model"))
-        out.history.append(AssistantText(response.text))
+    text = response.text
+    if text and inputs.logic is not None and inputs.logic.logic.guards:
+        text = await _guarded(inputs, out, request, text)
+    if text:
+        await out.emit(TextEvent(text, origin="model"))
+        out.history.append(AssistantText(text))
     payload_events = stash_events(stash) if not response.tool_calls and not delivered else []
     await out.emit(*payload_events)
     if not response.tool_calls:
@@ -333,6 +337,24 @@ async def _call_model(
         if not outcome.refused:
             await _after_tool(inputs.logic, out, call.name, outcome.result)
     return True, False
+
+
+async def _guarded(inputs: TurnInputs, out: TurnOutput, request: ModelRequest, text: str) -> str:
+    """The model's ``text`` as the response guards release it; their events are emitted first."""
+    assert inputs.logic is not None
+    judge = ModelJudge(inputs.model)
+
+    async def regenerate(feedback: str) -> str | None:
+        response = _checked_response(await inputs.model.generate(regeneration_request(request, feedback)))
+        out.model_calls += 1
+        out.usage = out.usage + response.usage
+        return response.text
+
+    guarded = await inputs.logic.guard(text, out.sm, judge=judge, regenerate=regenerate)
+    for response in judge.responses:
+        out.usage = out.usage + response.usage
+    await out.emit(*guarded.events)
+    return guarded.text
 
 
 def _checked_response(response: object) -> ModelResponse:

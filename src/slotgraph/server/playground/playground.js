@@ -147,6 +147,8 @@
       case "transfer": return ["handed over", d.reason || ""];
       case "error": return ["error", (d.code ? d.code + ": " : "") + (d.message || d.detail || "")];
       case "model_no_call": return ["model made no call", d.reason || ""];
+      case "guard": return [d.action === "check_failed" ? "guard undecided" : "guard",
+        d.guard + " (" + d.check + "): " + d.action + " sentence " + (d.sentence + 1) + (d.detail ? " — " + d.detail : "")];
       default: return [kind.replace(/_/g, " "), short(d, 160)];
     }
   }

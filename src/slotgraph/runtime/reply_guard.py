@@ -1,0 +1,52 @@
+"""The runtime's side of response guards: the judge, the regeneration call, and where the reply is guarded.
+
+:func:`guarded_text` runs the agent's guards (:mod:`slotgraph.logic.guards`) on the model's text *before*
+it becomes a :class:`~slotgraph.runtime.events.TextEvent`, so the event sink — the SSE stream, the chat
+terminal — and the conversation history only ever get what the guards released. A rejected draft never
+enters the history: a regeneration asks the model again with the same conversation plus the guard's
+feedback in the system instruction, and no tools (only the text is regenerated; tool calls of the original
+response still run). The judge of an ``llm`` check is one tool-less model call: the guard's ``model``
+(resolved once per turn) or, by default, the agent's model. Judge and regeneration calls add to the turn's
+token usage; regenerations also count as model calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from slotgraph.runtime.model import Model, ModelRequest, ModelResponse, UserMessage
+from slotgraph.runtime.model_resolution import resolve_model
+
+__all__ = ["ModelJudge", "regeneration_request"]
+
+
+@dataclass(slots=True)
+class ModelJudge:
+    """A :class:`~slotgraph.logic.guards.GuardJudge` over models: ``default`` unless the guard names one."""
+
+    default: Model
+    responses: list[ModelResponse] = field(default_factory=list)
+    """Every judge response of the turn (the turn adds their usage)."""
+    _models: dict[str, Model] = field(default_factory=dict)
+
+    async def __call__(self, *, system: str, text: str, model: str | None) -> str:
+        backend = self.default
+        if model is not None:
+            if model not in self._models:
+                self._models[model] = resolve_model(model)
+            backend = self._models[model]
+        response = await backend.generate(
+            ModelRequest(system_instruction=system, messages=(UserMessage(text),), metadata={"judge": True})
+        )
+        self.responses.append(response)
+        return response.text if isinstance(response.text, str) else ""
+
+
+def regeneration_request(request: ModelRequest, feedback: str) -> ModelRequest:
+    """``request`` again, with the guard's feedback appended to the instruction and no tools."""
+    return ModelRequest(
+        system_instruction=f"{request.system_instruction}\n\n<response_guard>\n{feedback}\n</response_guard>",
+        messages=request.messages,
+        tools=(),
+        metadata={**request.metadata, "regeneration": True},
+    )
