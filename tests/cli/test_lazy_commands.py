@@ -25,7 +25,7 @@ try:
     main()
 except SystemExit:
     pass
-print("\\n" + json.dumps(sorted(name for name in sys.modules if name.startswith("slotgraph"))))
+print("\\n" + json.dumps(sorted(name for name in sys.modules if name.startswith(("slotgraph", "rich")))))
 """
 
 
@@ -42,15 +42,36 @@ def _modules_after(*args: str) -> set[str]:
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+def _slotgraph_modules_after(*args: str) -> set[str]:
+    return {name for name in _modules_after(*args) if name.startswith("slotgraph")}
+
+
 def test_help_imports_no_command_module() -> None:
-    loaded = _modules_after("--help")
+    loaded = _slotgraph_modules_after("--help")
     assert loaded <= {"slotgraph", "slotgraph.cli", "slotgraph.cli.main", "slotgraph.cli.help_texts"}, sorted(
         loaded
     )
 
 
+@pytest.mark.parametrize("args", [("--help",), ()], ids=["--help", "no arguments"])
+def test_root_help_does_not_load_rich(args: tuple[str, ...]) -> None:
+    # rich costs ~100 ms to import; the root help is drawn by click's plain formatter (subcommands keep rich)
+    loaded = _modules_after(*args)
+    assert not any(name == "rich" or name.startswith("rich.") for name in loaded), sorted(loaded)
+
+
+def test_root_help_lists_every_command_with_examples_in_plain_text() -> None:
+    result = CliRunner().invoke(create_app(), ["--help"], prog_name="slotgraph")
+    assert result.exit_code == 0, result.output
+    for command in COMMANDS:
+        assert f"  {command.name} " in result.output
+    assert "needs slotgraph[queue])" in result.output  # rich markup used to swallow "[queue]"
+    assert "slotgraph validate my_agent" in result.output and "Exit codes: 0 ok" in result.output
+    assert "[bold]" not in result.output and "[dim]" not in result.output
+
+
 def test_validate_imports_neither_the_server_nor_the_runtime() -> None:
-    loaded = _modules_after("validate", str(ROOT / "examples" / "bella_notte"))
+    loaded = _slotgraph_modules_after("validate", str(ROOT / "examples" / "bella_notte"))
     assert "slotgraph.cli.validate" in loaded
     assert not any(
         name.startswith(("slotgraph.server", "slotgraph.evals", "slotgraph.cli.chat")) for name in loaded

@@ -142,9 +142,31 @@ class _LazyGroup(TyperGroup):
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         self._listing = True
         try:
-            super().format_help(ctx, formatter)
+            if ctx.parent is None:
+                # The root help is drawn by click's plain formatter: drawing it with rich would import rich
+                # (~100 ms) for one screen, and `slotgraph --help` is the first thing a newcomer runs.
+                # Every command's own --help (which imports its module anyway) keeps the rich layout.
+                click.Command.format_help(self, ctx, formatter)
+            else:
+                super().format_help(ctx, formatter)
         finally:
             self._listing = False
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            # Typer prints a no-arguments help only when rich draws it; the root help is plain, so print it
+            # here (to stdout, exit code 2 as before: running `slotgraph` alone is a usage error).
+            typer.echo(ctx.get_help())
+            ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        if ctx.parent is not None:
+            super().format_epilog(ctx, formatter)
+            return
+        formatter.write_paragraph()
+        for line in MAIN_EPILOG.splitlines():
+            formatter.write(f"{line}\n" if line else "\n")
 
 
 def _print_version(value: bool) -> None:
