@@ -39,7 +39,7 @@ AGENT_FILE = "agent.yaml"
 class AgentConfig(BaseModel):
     """``agent.yaml``: who the agent is, which model it uses, where its DAG and tools are."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
     """The agent's name (shown in logs and the playground)."""

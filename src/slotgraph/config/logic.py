@@ -80,7 +80,7 @@ def type_problem(value: Any, type_: str) -> str | None:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class VariableDeclaration(_Strict):

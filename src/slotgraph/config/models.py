@@ -41,9 +41,7 @@ def _drop_extension_keys(data: Any) -> Any:
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -59,7 +57,7 @@ class ResponsePart(BaseModel):
     ``transfer``: ``{"type": "transfer", ...}``. Extra keys are kept verbatim (they are passed to the host).
     """
 
-    model_config = ConfigDict(extra="allow", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     type: Literal["text", "payload", "audio", "end_session", "transfer"]
     """The part type; other keys depend on it and are passed on verbatim."""

@@ -1,6 +1,7 @@
 """JSON Schemas of the DAG config and ``agent.yaml``, generated from the pydantic models.
 
-Editors use them to autocomplete and check YAML. Every object that refuses unknown keys also accepts keys
+Editors use them to autocomplete and check YAML. Field descriptions come from the models' attribute docstrings
+(:mod:`slotgraph.config.docstrings`). Every object that refuses unknown keys also accepts keys
 matching ``^x-`` (extension keys, ignored by the loader) through ``patternProperties``.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from slotgraph.config.agent import AgentConfig
+from slotgraph.config.docstrings import DocumentedJsonSchema
 from slotgraph.config.models import DagConfig
 
 __all__ = ["agent_json_schema", "dag_json_schema"]
@@ -41,7 +43,7 @@ def _allow_platform_spelling(node: Any) -> None:
 
 
 def _schema(model: type[DagConfig] | type[AgentConfig], title: str) -> dict[str, Any]:
-    schema = model.model_json_schema()
+    schema = model.model_json_schema(schema_generator=DocumentedJsonSchema)
     _allow_extensions(schema)
     _allow_platform_spelling(schema)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

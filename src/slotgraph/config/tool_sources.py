@@ -36,7 +36,7 @@ DEFAULT_MCP_TIMEOUT = 30.0
 class McpServerConfig(BaseModel):
     """One MCP server: a command started over stdio, or a Streamable-HTTP URL."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     command: str | None = None
     """The program that runs the server over stdio (e.g. "python", "npx", "uvx")."""
@@ -98,7 +98,7 @@ class HttpToolConfig(BaseModel):
     (:mod:`slotgraph.config.payloads`): only declared keys are sent, a missing required key fails closed
     before the call (the tool returns an error), a wrongly typed value too."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The tool name the DAG (a task's ``tool``) or the model uses."""
@@ -136,7 +136,7 @@ class HttpToolConfig(BaseModel):
 class ToolsConfig(BaseModel):
     """The mapping form of ``tools``: a Python module, MCP servers and/or HTTP tools."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     module: str | None = None
     """Python module with tool functions, relative to the agent directory (default: tools.py if present)."""
