@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 from pydantic import BaseModel, ConfigDict, Field
 
-from slotgraph.config import agent, logic, models, tool_sources
+import slotgraph.config
 from slotgraph.config.docstrings import DocumentedJsonSchema, attribute_docstrings
 
 
@@ -44,7 +47,11 @@ def test_the_schema_generator_fills_descriptions_by_alias_and_keeps_explicit_one
 def test_config_models_do_not_extract_docstrings_at_import() -> None:
     # pydantic's use_attribute_docstrings re-reads the source for every class while the module imports; the
     # schema generator does it only when a schema is asked for (slotgraph schema, editors)
-    for module in (agent, logic, models, tool_sources):
-        classes = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, BaseModel)]
-        for cls in classes:
-            assert not cls.model_config.get("use_attribute_docstrings"), cls
+    for info in pkgutil.walk_packages(slotgraph.config.__path__, "slotgraph.config."):
+        module = importlib.import_module(info.name)
+        for cls in vars(module).values():
+            if isinstance(cls, type) and issubclass(cls, BaseModel):
+                assert not cls.model_config.get("use_attribute_docstrings"), (
+                    f"{cls.__module__}.{cls.__qualname__}: drop use_attribute_docstrings=True from its "
+                    "model_config; slotgraph.config.docstrings.DocumentedJsonSchema documents the schema"
+                )
