@@ -46,7 +46,9 @@ def test_first_turn_on_bella_notte(raw: dict[str, Any]) -> None:
     assert action["preempt"] is False  # the welcome announce is guided (preempt: false)
     assert sm["filled"] == {"welcome": True}
     assert "set_reservation_basics" not in action["hide_tools"]
-    assert {"find_available_times", "book_reservation", "set_selected_time"} <= set(action["hide_tools"])
+    assert {"find_available_times", "book_reservation"} <= set(action["hide_tools"])
+    # the time is accepted early (accept_early): its setter is visible before the times are known
+    assert "set_selected_time" not in action["hide_tools"]
     assert "_debug_log" not in out
 
 

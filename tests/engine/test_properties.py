@@ -10,6 +10,9 @@ success/failure result. After every engine invocation the guarantees are checked
 * no corruption (§9.6): executors are always hidden, confirm/reject are hidden with nothing pending, a setter
   whose slots are all filled is hidden;
 * terminal (§9.5): ``complete``/``escalated`` are absorbing, and a terminal invocation changes nothing;
+* beyond the spec's limits (``changeable``, ``accept_early``, ``readback_together``, docs/engine.md): no task
+  fires while one of its inputs is being changed, and no slot is asked while an early answer or a held value
+  for it waits;
 * idempotency (§9.3): the same inputs give the same outputs; no entry point mutates its input state.
 """
 
@@ -43,6 +46,8 @@ def configs(draw: st.DrawFn) -> dict[str, Any]:
         requires = draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)) if earlier else []
         if requires:
             slot["requires"] = requires
+            if draw(st.booleans()):
+                slot["accept_early"] = True  # early answers: kept as candidates
         if draw(st.booleans()):
             slot["requires_readback"] = True
         condition = draw(st.sampled_from(CONDITIONS)) if i > 0 else None
@@ -69,6 +74,9 @@ def configs(draw: st.DrawFn) -> dict[str, Any]:
         }
         if j == n_tasks - 1 and draw(st.booleans()):
             task["terminal"] = True
+        if draw(st.integers(0, 3)) == 0:
+            task["readback_inputs"] = True
+            task["readback_together"] = draw(st.booleans())
         if draw(st.booleans()):
             task["on_failure"] = {
                 "retry_say": f"Retrying {j}.",
@@ -80,7 +88,19 @@ def configs(draw: st.DrawFn) -> dict[str, Any]:
             task["condition"] = CONDITIONS[1]
         tasks.append(task)
         slots.append({"name": f"o{j}", "source": f"task:T{j}"})
-    return {"slots": slots, "tasks": tasks}
+    if n_user > 2 and draw(st.booleans()):
+        # a slot that requires a task output and is checked against it (held after a change upstream)
+        slots.append(
+            {
+                "name": "late",
+                "setter": "set_late",
+                "ask": "Late?",
+                "requires": ["o0"],
+                "accept_early": draw(st.booleans()),
+                "validate_against": {"filled_slot": "o0", "error_code": "bad"},
+            }
+        )
+    return {"slots": slots, "tasks": tasks, "changeable": draw(st.booleans())}
 
 
 def limits(dag: CompiledDag) -> dict[str, int | None]:
@@ -111,12 +131,20 @@ def check_invocation(
     if not sm["pending"]:
         assert {"confirm_pending", "reject_pending"} <= hidden
     for tool, names in dag.setter_slots.items():
-        if all(n in sm["filled"] for n in names):
+        changeable = any(dag.slot_by_name[n].changeable for n in names)
+        if all(n in sm["filled"] for n in names) and not changeable:
             assert tool in hidden, f"{tool} visible although its slots are filled"
+    if action["reason"] == "next_question" and action["function_call"] is None:
+        asked = next((s for s in dag.slots if s.ask == action["message"]), None)
+        waiting = {**(sm.get("_candidates") or {}), **(sm.get("_held") or {})}
+        if asked is not None:
+            assert asked.name not in waiting, f"{asked.name} asked although a value for it waits"
     call = action["function_call"]
     if call is not None and call["name"] in dag.executor_tasks:
         task = dag.task_by_name[dag.executor_tasks[call["name"]]]
         filled = sm["filled"]
+        changing = set(sm.get("_changes") or {})
+        assert not changing & {*task.inputs, *task.requires}, f"{task.name} fired while an input changes"
         for name in (*task.inputs, *task.requires):
             active = dag.slot_by_name[name].is_active(filled)
             assert name in filled or not active, f"{task.name} fired without {name}"
@@ -132,6 +160,9 @@ def check_invocation(
             assert count <= bound, f"{key} failed {count} > {bound} times"
             if count == bound and not was_terminal:
                 assert sm["status"] == "escalated"
+    for key in ("_candidates", "_changes", "_held"):
+        if sm.get(key):
+            event(f"uses {key}")
     event(f"reason={action['reason']}")
     event(f"status={sm['status']}")
     return sm, action
@@ -167,11 +198,12 @@ def test_guarantees_hold_over_random_conversations(raw: dict[str, Any], data: st
             if call is not None:
                 before = copy.deepcopy(sm)
                 if call["name"] == "confirm_pending":
-                    sm = routed(confirm_pending(sm), before)
+                    sm = routed(confirm_pending(sm, dag), before)
                 elif call["name"] in dag.executor_tasks:
                     task = dag.task_by_name[dag.executor_tasks[call["name"]]]
                     success = data.draw(st.booleans(), label=f"{task.name} succeeds")
-                    outcome: dict[str, Any] = {"ok": success, "o": "x"} if success else {"ok": False}
+                    options = data.draw(st.sampled_from(["1, 2", "3"]), label="output")
+                    outcome: dict[str, Any] = {"ok": success, "o": options} if success else {"ok": False}
                     if success and data.draw(st.integers(0, 5)) == 0:
                         outcome = {"ok": True}  # missing output key: a failure
                     sm = routed(after_tool(sm, dag, call["name"], call["args"], outcome), before)
@@ -194,7 +226,7 @@ def test_guarantees_hold_over_random_conversations(raw: dict[str, Any], data: st
             for tool in chosen:
                 before = copy.deepcopy(sm)
                 if tool == "confirm_pending":
-                    sm = routed(confirm_pending(sm), before)
+                    sm = routed(confirm_pending(sm, dag), before)
                 elif tool == "reject_pending":
                     sm = routed(reject_pending(sm), before)
                 else:

@@ -41,7 +41,9 @@ def _opening(date: str = "2026-07-17") -> list[ScriptedStep]:
 def _time_and_name() -> list[ScriptedStep]:
     return [
         ScriptedStep(
-            tool_calls=(call("set_selected_time", time="19:30"),), expect_hidden={"set_reservation_basics"}
+            # the confirmed party size and date stay changeable (Bella Notte's `changeable: true`)
+            tool_calls=(call("set_selected_time", time="19:30"),),
+            expect_hidden={"find_available_times"},
         ),
         ScriptedStep(text="7:30 PM — is that right?", expect_in_instruction=["at 7:30 PM"]),
         # Grouped (deferred) readback, spec §7a: the name is noted silently, then both are confirmed together.

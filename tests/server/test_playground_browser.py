@@ -129,7 +129,7 @@ def test_chat_in_the_playground_updates_transcript_slots_tasks_and_dag(
         assert page.inner_text('#slots tr[data-slot="party_size"] td:last-child') == "4"
         assert "FindAvailableTimes" in page.inner_text("#tasks")
         assert page.get_attribute('#graph g[data-node="task:FindAvailableTimes"]', "data-state") == "fired"
-        assert "set_reservation_basics" in page.inner_text("#hidden-tools")
+        assert "find_available_times" in page.inner_text("#hidden-tools")
         assert agent_lines.last.inner_text().startswith("We have 17:30")
         assert "engine" in (agent_lines.last.get_attribute("class") or "")
         transcript = page.locator("#transcript .msg.user").all_inner_texts()

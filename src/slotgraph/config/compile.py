@@ -141,7 +141,7 @@ def _exhaust(block: ExhaustConfig | None) -> Exhaust | None:
     )
 
 
-def _slot(index: int, slot: SlotConfig) -> CompiledSlot:
+def _slot(index: int, slot: SlotConfig, changeable_default: bool = False) -> CompiledSlot:
     validation = None
     if slot.validation is not None:
         v = slot.validation
@@ -186,7 +186,16 @@ def _slot(index: int, slot: SlotConfig) -> CompiledSlot:
         else ValidateAgainst(against.response_field, against.filled_slot, against.error_code),
         validation=validation,
         responses=_responses(slot.response, slot.channel_responses),
+        accept_early=slot.accept_early,
+        changeable=_changeable(slot, changeable_default),
     )
+
+
+def _changeable(slot: SlotConfig, default: bool) -> bool:
+    """A slot's ``changeable``: explicit, else the DAG's default for user slots with a setter."""
+    if slot.changeable is not None:
+        return slot.changeable
+    return default and "user" in slot.sources and slot.setter is not None
 
 
 def _task(task: TaskConfig) -> CompiledTask:
@@ -209,6 +218,7 @@ def _task(task: TaskConfig) -> CompiledTask:
         success_check=task.success_check,
         terminal=task.terminal,
         readback_inputs=task.readback_inputs,
+        readback_together=task.readback_together,
         then_say=task.then_say,
         then_responses=_responses(task.then_response, task.channel_then_response),
         condition=None if task.condition is None else compile_condition(task.condition),
@@ -276,7 +286,7 @@ def _state_tables(
 
 
 def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
-    slots = tuple(_slot(i, s) for i, s in enumerate(config.slots))
+    slots = tuple(_slot(i, s, config.changeable) for i, s in enumerate(config.slots))
     tasks = tuple(_task(t) for t in config.tasks)
     setter_slots: dict[str, tuple[str, ...]] = {}
     multi: dict[str, dict[str, str]] = {}

@@ -178,6 +178,10 @@ class CompiledSlot:
     validate_against: ValidateAgainst | None = None
     validation: SlotValidation | None = None
     responses: Responses = NO_RESPONSES
+    accept_early: bool = False
+    """A value given before the slot is askable is kept as a candidate (``_candidates``)."""
+    changeable: bool = False
+    """A confirmed value may be changed through the setter (``_changes``, downstream recomputation)."""
 
     @property
     def is_user(self) -> bool:
@@ -232,6 +236,8 @@ class CompiledTask:
     success_check: str | None = None
     terminal: bool = False
     readback_inputs: bool = False
+    readback_together: bool = False
+    """The grouped readback of its inputs is confirmed only as a whole (no partial confirmation)."""
     then_say: str | None = None
     then_responses: Responses = NO_RESPONSES
     condition: CompiledCondition | None = None

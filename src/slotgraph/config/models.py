@@ -144,6 +144,12 @@ class SlotConfig(_Model):
     label: str | None = None
     validate_against: ValidateAgainstConfig | None = None
     """Cross-slot check of the setter result against a filled slot."""
+    accept_early: bool = False
+    """Keep a value the user gives before the slot can be asked (its ``requires`` unmet) as a candidate: the
+    setter stays visible, and the value is validated and read back once the slot becomes askable."""
+    changeable: bool | None = None
+    """The user may change the confirmed value (its setter stays visible once filled); downstream task
+    results are recomputed. Default: the DAG's ``changeable`` for user slots."""
     validation: SlotValidationConfig | None = None
     """Error messages by code, retry bound and exhaustion."""
     response: ResponseList | None = None
@@ -196,6 +202,9 @@ class TaskConfig(_Model):
     terminal: bool = False
     """Success ends the conversation."""
     readback_inputs: bool = False
+    readback_together: bool = False
+    """With ``readback_inputs``: the grouped readback is confirmed as a whole — a partial confirmation (some
+    values confirmed, others corrected) keeps every grouped value pending until all are confirmed together."""
     then_say: str | None = None
     """Said on success; {slot} placeholders allowed."""
     then_response: ResponseList | None = None
@@ -275,3 +284,6 @@ class DagConfig(_Model):
     """Legacy readback-stall detector; ``steer_back`` replaced it (see docs/migration.md)."""
     progress_stall: ProgressStallConfig | None = None
     """Legacy no-progress escalation; translated into ``steer_back`` when that is absent."""
+    changeable: bool = False
+    """Default of every user slot's ``changeable``: confirmed values may be changed later (see
+    docs/engine.md "Changing a confirmed value")."""

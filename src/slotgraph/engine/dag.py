@@ -3,7 +3,8 @@
 :func:`compute_dag_state` is a strict priority cascade over *copies it never mutates*:
 
 1. **fire** — the first task, in declaration order, that is active, has not succeeded, and whose *active*
-   ``inputs`` and ``requires`` are all in ``filled``; its ``args`` are the active inputs except announce slots
+   ``inputs`` and ``requires`` are all in ``filled`` (none of them being changed, ``changing``); its
+   ``args`` are the active inputs except announce slots
    (§12.3: an announce's completion bit is never a task argument);
 2. **awaiting readback** — ``pending`` is non-empty;
 3. **announce / next question** — the first slot, in declaration order, that is not in
@@ -17,7 +18,7 @@ task inputs and requires, and count as met when another slot requires them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -93,15 +94,20 @@ def compute_dag_state(
     deferred: Mapping[str, Any] = _EMPTY,
     task_results: Mapping[str, Any] = _EMPTY,
     activity: Activity | None = None,
+    changing: Collection[str] = frozenset(),
 ) -> DagAction:
     """Decide what happens next. Pure: the same arguments always give the same (equal) action.
 
     ``activity`` (an :class:`~slotgraph.engine.activity.Activity` over the same ``filled``) lets a caller
     share condition verdicts across calls; without it each call evaluates every condition at most once.
+    ``changing`` names slots whose confirmed value the user is changing (``_changes``): a task that reads one
+    does not fire until the change is confirmed or rejected.
     """
     act = activity or Activity(dag, filled)
     for task in dag.tasks:
         if act.task_active(task) and not task_succeeded(task, task_results) and act.task_ready(task):
+            if changing and any(name in changing for name in (*task.inputs, *task.requires)):
+                continue
             return _fire(dag, task, filled, act)
     if pending:
         order = [s.name for s in dag.slots if s.name in pending]

@@ -153,6 +153,8 @@ class Invocation:
     """The steer-back tier (``hard``/``escalate``) armed on this user invocation (§7.6, see steer_back)."""
     steer_yield: bool = False
     """This user turn is the yield after a hard steer-back: no tier applies (§7.6 step 3)."""
+    candidates_used: list[str] = field(default_factory=list)
+    """Early answers and held values used in this invocation (``_candidates``/``_held``)."""
     variables: Mapping[str, Any] = field(default_factory=dict)
     """The agent's session variables, which slot and task conditions may read (a filled slot wins)."""
     activity: Activity = field(init=False)

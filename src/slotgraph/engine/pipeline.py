@@ -44,6 +44,8 @@ from slotgraph.engine.errors import EngineInputError
 from slotgraph.engine.gate import gate_open
 from slotgraph.engine.invocation import Choose, Invocation, Reply, Trace
 from slotgraph.engine.stages.announce import cascade_announces, evaluate
+from slotgraph.engine.stages.candidates import resolve_candidates
+from slotgraph.engine.stages.changes import settle_changes
 from slotgraph.engine.stages.confirmation import apply_inline_confirm, try_auto_confirm
 from slotgraph.engine.stages.deactivation import deactivate_conditional_slots
 from slotgraph.engine.stages.decision import reply_for
@@ -164,10 +166,13 @@ def _run(inv: Invocation) -> Reply:
     if reply is not None:
         return reply
     apply_inline_confirm(inv)
+    if settle_changes(inv):
+        deactivate_conditional_slots(inv)  # a changed value may flip conditions
     for stage in (handle_slot_errors, apply_steer_back, handle_post_executor):
         reply = stage(inv)
         if reply is not None:
             return reply
+    resolve_candidates(inv)
     action = cascade_announces(inv, evaluate(inv))
     re_defer(inv, action)
     reply = reply_for(inv, action)

@@ -27,13 +27,15 @@ for the host.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from slotgraph.config.compiled import Bootstrap, CompiledDag, CompiledSlot
 from slotgraph.engine.dag import requires_met, task_result_ok
 from slotgraph.engine.errors import EngineInputError
 from slotgraph.engine.state import (
+    CANDIDATES_KEY,
+    CHANGES_KEY,
     IN_PROGRESS,
     TERMINAL_STATUSES,
     validate_state,
@@ -41,7 +43,14 @@ from slotgraph.engine.state import (
     working_copy,
 )
 
-__all__ = ["PREREQ_NOT_MET", "TRANSFER_KEY", "after_tool", "confirm_pending", "reject_pending"]
+__all__ = [
+    "PREREQ_NOT_MET",
+    "TRANSFER_KEY",
+    "after_tool",
+    "confirm_pending",
+    "holds_against",
+    "reject_pending",
+]
 
 PREREQ_NOT_MET = "prereq_not_met"
 TRANSFER_KEY = "_pending_transfer"
@@ -63,21 +72,59 @@ def _options(value: Any) -> set[str]:
     return {str(item).strip().lower() for item in items}
 
 
+def holds_against(slot: CompiledSlot, value: Any, filled: Mapping[str, Any]) -> bool:
+    """The ``validate_against`` check: ``value`` is one of the options of the referenced filled slot
+    (compared trimmed and case-insensitively); fails when that slot is not filled; a slot without the check
+    always holds."""
+    check = slot.validate_against
+    if check is None:
+        return True
+    allowed = _options(filled[check.filled_slot]) if check.filled_slot in filled else set()
+    return str(value).strip().lower() in allowed
+
+
+def _set_aside(sm: dict[str, Any], key: str, name: str, value: Any) -> None:
+    sm[key] = {**(sm.get(key) or {}), name: value}
+
+
 def _route_value(
     dag: CompiledDag, sm: dict[str, Any], slot: CompiledSlot, value: Any, response: Mapping[str, Any]
 ) -> None:
-    """Route one successfully set value: prerequisite check, cross-slot check, then ``pending``."""
+    """Route one successfully set value: prerequisite check, cross-slot check, then ``pending``.
+
+    An early answer (``accept_early``, requires unmet) is kept in ``_candidates``; a new value for a filled
+    ``changeable`` slot records the change in ``_changes`` (the same value again changes nothing)."""
     filled = sm["filled"]
     if not requires_met(dag, slot, filled):
+        if slot.accept_early and slot.name not in filled:
+            _set_aside(sm, CANDIDATES_KEY, slot.name, value)
+            return
         _slot_error(sm, slot.name, PREREQ_NOT_MET)
         return
     check = slot.validate_against
     if check is not None:
         candidate = response.get(check.response_field, value) if check.response_field != "value" else value
-        allowed = _options(filled[check.filled_slot]) if check.filled_slot in filled else set()
-        if str(candidate).strip().lower() not in allowed:
+        if not holds_against(slot, candidate, filled):
             _slot_error(sm, slot.name, check.error_code)
             return
+    if slot.changeable and slot.name in filled:
+        changes = sm.get(CHANGES_KEY) or {}
+        previous = changes.get(slot.name, filled[slot.name])
+        if value == previous:  # back to the confirmed value: nothing changes
+            sm["pending"].pop(slot.name, None)
+            sm["deferred"].pop(slot.name, None)
+            rest = {name: old for name, old in changes.items() if name != slot.name}
+            if rest:
+                sm[CHANGES_KEY] = rest
+            else:
+                sm.pop(CHANGES_KEY, None)
+            return
+        _set_aside(sm, CHANGES_KEY, slot.name, previous)
+    candidates = sm.get(CANDIDATES_KEY)
+    if candidates and slot.name in candidates:  # answered now: the early answer is superseded
+        sm[CANDIDATES_KEY] = {name: v for name, v in candidates.items() if name != slot.name}
+        if not sm[CANDIDATES_KEY]:
+            del sm[CANDIDATES_KEY]
     sm["pending"][slot.name] = value
 
 
@@ -193,27 +240,71 @@ def after_tool(
     return out
 
 
-def confirm_pending(sm: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``confirm_pending`` tool: every pending value moves to ``filled``; ``_readback_transition`` is set.
+def _confirmable(out: Mapping[str, Any], slots: Collection[str] | None) -> list[str]:
+    """The pending values a confirmation commits: those the user heard read back — equal to what was pending
+    when the previous engine invocation ended (``_last_state``); a value corrected since then is read back
+    first — and, when ``slots`` is given, only those. Without a previous readback (no ``_last_state``
+    pending) every pending value."""
+    pending: Mapping[str, Any] = out["pending"]
+    last = out.get("_last_state")
+    heard = last.get("pending") if isinstance(last, Mapping) else None
+    names = list(pending)
+    if isinstance(heard, Mapping) and heard:
+        names = [name for name in names if name in heard and heard[name] == pending[name]]
+    if slots is not None:
+        names = [name for name in names if name in slots]
+    return names
 
-    With nothing pending the state is returned unchanged (no transition is announced for nothing).
+
+def _keep_groups_together(dag: CompiledDag, out: Mapping[str, Any], names: list[str]) -> list[str]:
+    """``readback_together``: a grouped readback (values promoted from ``deferred``) is confirmed as a whole —
+    when any of a group's pending values is not confirmed now, none of them is."""
+    promoted = set(out.get("_promoted_from_deferred") or ())
+    pending = out["pending"]
+    keep = set(names)
+    for task in dag.tasks:
+        if not task.readback_together:
+            continue
+        group = {name for name in task.inputs if name in promoted and name in pending}
+        if group and not group <= keep:
+            keep -= group
+    return [name for name in names if name in keep]
+
+
+def confirm_pending(
+    sm: Mapping[str, Any], dag: CompiledDag | None = None, *, slots: Collection[str] | None = None
+) -> dict[str, Any]:
+    """The ``confirm_pending`` tool: pending values move to ``filled``; ``_readback_transition`` is set.
+
+    Partial readback: only the values the user heard read back are committed (see :func:`_confirmable`) —
+    "the date is right but make it 6 people" sets the party size and confirms, which commits the date and
+    keeps the new party size pending for its own readback; ``slots`` confirms only the named values. With
+    ``dag``, a task's ``readback_together`` keeps its grouped readback all-or-nothing. With nothing to commit
+    the state is returned unchanged (no transition is announced for nothing).
     """
     out = _prepare(sm)
-    if out["pending"]:
-        out["filled"].update(out["pending"])
-        out["pending"] = {}
+    if not out["pending"]:
+        return out
+    names = _confirmable(out, slots)
+    if dag is not None and len(names) < len(out["pending"]):
+        names = _keep_groups_together(dag, out, names)
+    if names:
+        for name in names:
+            out["filled"][name] = out["pending"].pop(name)
         out["_readback_transition"] = True
     return out
 
 
-def reject_pending(sm: Mapping[str, Any]) -> dict[str, Any]:
+def reject_pending(sm: Mapping[str, Any], *, slots: Collection[str] | None = None) -> dict[str, Any]:
     """The ``reject_pending`` tool: records the rejection (``_rejection_requested``, ``_rejection_snapshot``).
 
-    The values leave ``pending`` when the rejection is processed (next engine invocation or ``begin_turn``).
-    With nothing pending the state is returned unchanged.
+    The values leave ``pending`` when the rejection is processed (next engine invocation or ``begin_turn``);
+    ``slots`` rejects only the named values (the others stay pending). With nothing pending the state is
+    returned unchanged.
     """
     out = _prepare(sm)
-    if out["pending"]:
+    rejected = {n: v for n, v in out["pending"].items() if slots is None or n in slots}
+    if rejected:
         out["_rejection_requested"] = True
-        out["_rejection_snapshot"] = dict(out["pending"])
+        out["_rejection_snapshot"] = rejected
     return out

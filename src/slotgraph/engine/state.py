@@ -19,11 +19,15 @@ from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.errors import EngineStateError
 
 __all__ = [
+    "CANDIDATES_KEY",
+    "CHANGES_KEY",
     "COMPLETE",
     "CONFIRM_PENDING",
     "DICT_KEYS",
     "ESCALATED",
+    "HELD_KEY",
     "IN_PROGRESS",
+    "OPTIONAL_DICT_KEYS",
     "REJECT_PENDING",
     "STATUSES",
     "TERMINAL_STATUSES",
@@ -46,6 +50,20 @@ REJECT_PENDING: Final = "reject_pending"
 
 DICT_KEYS: Final = ("filled", "pending", "deferred", "task_results", "_retries", "_last_state")
 """Keys whose value is a dict, created empty when missing (§2.4)."""
+
+CANDIDATES_KEY: Final = "_candidates"
+"""``{slot: value}``: early answers — values given before their slot could be asked (its ``requires`` unmet),
+kept until the slot becomes askable, then validated and read back (``accept_early``)."""
+HELD_KEY: Final = "_held"
+"""``{slot: value}``: confirmed values set aside because something they depend on changed (a task output
+they require was invalidated, or the slot their ``validate_against`` reads changed); restored without a new
+readback when the slot is askable again and the value still holds, else the slot is asked again."""
+CHANGES_KEY: Final = "_changes"
+"""``{slot: previous value}``: a confirmed value the user is changing (``changeable``); the new value waits in
+``pending``/``deferred``. Tasks that read the slot do not fire until the change is confirmed or rejected."""
+OPTIONAL_DICT_KEYS: Final = (CANDIDATES_KEY, HELD_KEY, CHANGES_KEY)
+"""Dict keys written only while non-empty (absent otherwise, so states of configs that do not use them are
+unchanged)."""
 
 _BOOL_FLAGS: Final = (
     "_readback_transition",
@@ -141,6 +159,12 @@ def validate_state(sm: object) -> None:
         not isinstance(promoted, list) or not all(isinstance(n, str) for n in promoted)
     ):
         raise _fail("_promoted_from_deferred", f"expected a list of slot names, got {promoted!r}", "drop it")
+    for key in OPTIONAL_DICT_KEYS:
+        value = sm.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, Mapping) or not all(isinstance(name, str) for name in value):
+            raise _fail(key, f"expected a dict of slot name -> value, got {value!r:.80}", "drop it")
     count = sm.get("_invocation_count")
     if count is not None and (not _is_count(count) or count < 0):
         raise _fail("_invocation_count", f"expected a non-negative int, got {count!r}", "drop it (restarts)")
@@ -181,6 +205,10 @@ def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
     promoted = sm.get("_promoted_from_deferred")
     if promoted is not None:
         out["_promoted_from_deferred"] = list(promoted)
+    for key in OPTIONAL_DICT_KEYS:
+        value = sm.get(key)
+        if value is not None:
+            out[key] = dict(value)
     if isinstance(sm.get("_debug_log"), list):
         out["_debug_log"] = list(sm["_debug_log"])
     return out

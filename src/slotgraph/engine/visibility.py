@@ -7,7 +7,9 @@ A slot's setter is *wanted* when the slot is
 
 * unfilled, active and dependency-met (the model may capture it in any order), or
 * in ``pending``/``deferred`` (inline correction) — except while the pending is *fresh* (it appeared since the
-  previous invocation), when the setters of the pending slots are hidden so the model reads back first.
+  previous invocation), when the setters of the pending slots are hidden so the model reads back first, or
+* filled and ``changeable`` (the user may change it), or unfilled, active and ``accept_early`` even while
+  its requires are unmet (the value is kept as a candidate).
 
 A setter tool is visible when any of its slots wants it (a multi-slot setter is hidden only when every slot is
 filled, inactive, dependency-blocked or fresh-pending). Executors are always hidden: tasks fire only through
@@ -64,13 +66,13 @@ def compute_hidden_tools(
         for name in names:
             # The setter is wanted by slot ``name`` (see the module docstring).
             slot = slot_by_name.get(name)
-            if slot is None or name in filled or not act.slot_active(name):
+            if slot is None or not act.slot_active(name) or (name in filled and not slot.changeable):
                 continue
             if name in pending:
                 if fresh_pending:
                     continue
                 break
-            if name in deferred or act.requires_met(slot):
+            if name in filled or name in deferred or slot.accept_early or act.requires_met(slot):
                 break
         else:
             hidden.add(tool)

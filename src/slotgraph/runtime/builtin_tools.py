@@ -76,7 +76,8 @@ def readback_result(
     """Run a readback tool on ``sm``: ``(result, new state)``. The results say what the tool did, in the
     original platform's shapes: ``confirm_pending`` → ``{"committed": [slot names], "stored": True}``,
     ``reject_pending`` → ``{"rejected": [slot names], "stored": True}``; with nothing pending, ``{"error":
-    True, "error_code": "nothing_pending", "message": ...}`` and the state unchanged."""
+    True, "error_code": "nothing_pending", "message": ...}`` and the state unchanged. A partial confirmation
+    (a value corrected since the readback stays pending for its own readback) adds ``"still_pending"``."""
     waiting = sorted((sm.get("pending") or {}).keys())
     if name == CONFIRM_PENDING:
         new_sm = engine.confirm_pending(dag, sm)
@@ -89,6 +90,11 @@ def readback_result(
     if not waiting:
         message = "Nothing is waiting for confirmation."
         return {"error": True, "error_code": "nothing_pending", "message": message}, new_sm
+    if name == CONFIRM_PENDING:
+        still = sorted((new_sm.get("pending") or {}).keys())
+        if still:  # a partial confirmation: corrected values are read back before they are committed
+            done = [slot for slot in waiting if slot not in still]
+            return {key: done, "still_pending": still, "stored": True}, new_sm
     return {key: waiting, "stored": True}, new_sm
 
 

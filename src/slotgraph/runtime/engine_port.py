@@ -112,7 +112,7 @@ class DagEngine:
     def confirm_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
         from slotgraph import engine
 
-        return dict(engine.confirm_pending(dict(sm)))
+        return dict(engine.confirm_pending(dict(sm), dag))
 
     def reject_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
         from slotgraph import engine

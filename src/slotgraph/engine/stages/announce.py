@@ -17,6 +17,7 @@ from __future__ import annotations
 from slotgraph.engine.actions import Announce, DagAction
 from slotgraph.engine.dag import compute_dag_state
 from slotgraph.engine.invocation import Invocation, Segment
+from slotgraph.engine.stages.changes import changing
 from slotgraph.engine.text import render
 
 __all__ = ["cascade_announces", "evaluate"]
@@ -42,5 +43,11 @@ def cascade_announces(inv: Invocation, action: DagAction) -> DagAction:
 def evaluate(inv: Invocation) -> DagAction:
     sm = inv.sm
     return compute_dag_state(
-        inv.dag, sm["filled"], sm["pending"], sm["deferred"], sm["task_results"], activity=inv.activity
+        inv.dag,
+        sm["filled"],
+        sm["pending"],
+        sm["deferred"],
+        sm["task_results"],
+        activity=inv.activity,
+        changing=changing(sm),
     )

@@ -78,7 +78,10 @@ def _quiet_readback(inv: Invocation, lead: list[Segment]) -> bool:
 def reply_for(inv: Invocation, action: DagAction) -> Reply:
     lead = list(inv.messages)
     then_say = inv.then_say
-    preempt = inv.force_preempt or then_say is not None
+    if then_say is not None and inv.candidates_used and then_say.text.rstrip().endswith("?"):
+        # an early answer (or a held value) already answers the task's question: it is not asked
+        then_say = None
+    preempt = inv.force_preempt or inv.then_say is not None
     force = inv.force_preempt
     match action:
         case Fire():

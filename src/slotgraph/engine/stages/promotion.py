@@ -23,6 +23,7 @@ from slotgraph.config.compiled import CompiledDag, CompiledSlot
 from slotgraph.engine.actions import DagAction, Fire
 from slotgraph.engine.dag import task_succeeded
 from slotgraph.engine.invocation import Invocation
+from slotgraph.engine.state import CHANGES_KEY
 
 __all__ = ["PROMOTED_KEY", "auto_promote", "deferred_eligible", "re_defer", "route_deferred"]
 
@@ -85,10 +86,11 @@ def route_deferred(inv: Invocation) -> None:
     """Route eligible pending values to ``deferred``, then complete the groups that are complete (§7a.1–3)."""
     dag, sm = inv.dag, inv.sm
     promoted = set(_promoted(inv))
+    changing = sm.get(CHANGES_KEY) or {}
     for name in list(inv.pending):
         slot = dag.slot_by_name.get(name)
-        if slot is None or name in promoted or not inv.activity.slot_active(name):
-            continue
+        if slot is None or name in promoted or name in changing or not inv.activity.slot_active(name):
+            continue  # a change of a confirmed value is read back at once: what depends on it waits
         if deferred_eligible(dag, slot, sm["task_results"]):
             inv.deferred[name] = inv.pending.pop(name)
             inv.fresh_deferred.append(name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_affirmative", "is_declining", "is_negative"]
+__all__ = ["confirms_part", "is_affirmative", "is_declining", "is_negative"]
 
 _YES_RE = re.compile(
     r"^(?:yes|yeah|yea|yep|yup|ya|correct|right|sure|sounds good|sounds great|ok|okay|perfect|great|exactly|"
@@ -59,3 +59,17 @@ def is_affirmative(text: str) -> bool:
 def is_negative(text: str) -> bool:
     """True when the reply starts with a no ("no", "nope", "that's wrong", "nobody was hurt")."""
     return bool(_NO_RE.match(_lead(text)))
+
+
+# "the date is right but make it 6 people": part of a readback is confirmed while another part is corrected.
+_PART_YES_RE = re.compile(
+    r"\b(?:is|are|'s|'re)\s+(?:right|correct|fine|good|perfect|ok|okay)\b"
+    r"|\b(?:keep|leave)\s+the\s+\w+(?:\s+\w+)?\s+(?:as\s+it\s+is|as\s+is|the\s+same)\b",
+    re.I,
+)
+
+
+def confirms_part(text: str) -> bool:
+    """True when the reply confirms some of what was read back ("the date is right", "keep the name as is")
+    — said together with a correction of the rest."""
+    return bool(_PART_YES_RE.search(text))

@@ -25,7 +25,7 @@ from slotgraph.models.offline.choices import (
     match_number_choice,
     mentions_flag,
 )
-from slotgraph.models.offline.confirmation import is_affirmative, is_declining, is_negative
+from slotgraph.models.offline.confirmation import confirms_part, is_affirmative, is_declining, is_negative
 from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
 from slotgraph.models.offline.dates import find_date_range, find_dates, parse_date_fallback
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
@@ -798,6 +798,9 @@ def plan_turn(
     asked = asked_params(directive, params)
     values = _extract(user_text, params, asked, directive, now, region, readback, agent_said)
     calls = _calls(setters, values)
+    if readback and calls and CONFIRM_TOOL in names and confirms_part(user_text):
+        # a correction plus "the rest is right": the engine commits only the values read back unchanged
+        calls = (*calls, (CONFIRM_TOOL, {}))
     if readback and not calls:
         if is_negative(user_text) and REJECT_TOOL in names:
             calls = ((REJECT_TOOL, {}),)
