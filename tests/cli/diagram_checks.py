@@ -47,6 +47,10 @@ def assert_dot_is_sane(dot: str) -> None:
             DOT_NODE.match(line)
             or DOT_EDGE.match(line)
             or re.match(r"^\s*(rankdir=LR|node \[.*\]|edge \[.*\]);$", line)
+            or re.match(r"^\s*subgraph cluster_\w+ \{$", line)  # a parallel group
+            or re.match(r'^\s*label="[^"]*"; style=dashed; color="#[0-9a-f]{6}";$', line)
+            or re.match(r'^\s*"\w+";$', line)
+            or line.strip() == "}"
         ), f"unexpected DOT line: {line!r}"
     nodes = dot_nodes(dot)
     for src, dst, _ in dot_edges(dot):
@@ -92,8 +96,14 @@ def assert_mermaid_is_sane(mermaid: str) -> None:
             or MERMAID_EDGE.match(line)
             or re.match(r"^\s*classDef \w+ \S.*$", line)
             or re.match(r"^\s*class [\w,]+ \w+$", line)
+            or re.match(r'^\s*subgraph \w+\["[^"]*"\]$', line)  # a parallel group
+            or re.match(r"^\s*\w+$", line)  # a member of the group (a declared node, checked below)
         ), f"unexpected Mermaid line: {line!r}"
     nodes = mermaid_nodes(mermaid)
+    for line in lines[1:]:
+        member = re.match(r"^\s*(\w+)$", line)
+        if member and member[1] != "end":
+            assert member[1] in nodes, f"subgraph member {member[1]!r} is not a node"
     for src, _, _, dst in mermaid_edges(mermaid):
         assert src in nodes and dst in nodes, (src, dst)
     for node_id in mermaid_classes(mermaid):

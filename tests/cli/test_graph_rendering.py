@@ -257,3 +257,48 @@ def test_bella_notte_dot(bella_notte: DagConfig) -> None:
     assert ("task_BookReservation", "slot_confirmation_number", "") in edges
     assert sum(1 for _, dst, _ in edges if dst == "task_FindAvailableTimes") == 2
     assert "grouped readback of inputs" in dot_nodes(text)["task_BookReservation"][0]
+
+
+TRIP_QUOTE_DAG = Path(__file__).resolve().parents[2] / "examples" / "trip_quote" / "dag.yaml"
+
+
+def test_parallel_tasks_are_drawn_as_one_group() -> None:
+    dag = DagConfig.model_validate(yaml.safe_load(TRIP_QUOTE_DAG.read_text(encoding="utf-8")))
+    mermaid, dot = render_mermaid(dag), render_dot(dag)
+    assert_mermaid_is_sane(mermaid)
+    assert_dot_is_sane(dot)
+    group = (
+        'subgraph parallel_1["parallel: fire together"]\n        task_FlightQuote\n        task_HotelQuote\n'
+    )
+    assert group + "    end" in mermaid
+    assert '"task_FlightQuote";\n        "task_HotelQuote";\n    }' in dot
+    assert "subgraph cluster_parallel_1 {" in dot
+    assert "parallel" in mermaid_nodes(mermaid)["task_HotelQuote"][0]
+    assert "BookTrip" not in mermaid.split("subgraph")[1].split("end")[0]  # terminal: never parallel
+
+
+def test_dependent_parallel_tasks_are_not_grouped() -> None:
+    from slotgraph.config.graph import parallel_groups
+
+    raw = {
+        "slots": [
+            {"name": "a", "setter": "set_a", "ask": "A?"},
+            {"name": "x", "source": "task:First"},
+            {"name": "y", "source": "task:Second"},
+            {"name": "z", "source": "task:Third"},
+        ],
+        "tasks": [
+            {"name": "First", "tool": "first", "inputs": ["a"], "outputs": {"x": "x"}, "parallel": True},
+            {
+                "name": "Second",
+                "tool": "second",
+                "inputs": ["a", "x"],
+                "outputs": {"y": "y"},
+                "parallel": True,
+            },
+            {"name": "Third", "tool": "third", "inputs": ["a"], "outputs": {"z": "z"}, "parallel": True},
+        ],
+    }
+    dag = DagConfig.model_validate(raw)
+    assert parallel_groups(dag) == [["First", "Third"]]
+    assert_mermaid_is_sane(render_mermaid(dag))

@@ -10,9 +10,10 @@ success/failure result. After every engine invocation the guarantees are checked
 * no corruption (§9.6): executors are always hidden, confirm/reject are hidden with nothing pending, a setter
   whose slots are all filled is hidden;
 * terminal (§9.5): ``complete``/``escalated`` are absorbing, and a terminal invocation changes nothing;
-* beyond the spec's limits (``changeable``, ``accept_early``, ``readback_together``, docs/engine.md): no task
-  fires while one of its inputs is being changed, and no slot is asked while an early answer or a held value
-  for it waits;
+* beyond the spec's limits (``changeable``, ``accept_early``, ``readback_together``, ``parallel``,
+  docs/engine.md): no task fires while one of its inputs is being changed, no slot is asked while an early
+  answer or a held value for it waits, and a parallel fire holds only opted-in, non-terminal tasks that do
+  not read each other's outputs, each complete (§9.2);
 * idempotency (§9.3): the same inputs give the same outputs; no entry point mutates its input state.
 """
 
@@ -74,6 +75,8 @@ def configs(draw: st.DrawFn) -> dict[str, Any]:
         }
         if j == n_tasks - 1 and draw(st.booleans()):
             task["terminal"] = True
+        if draw(st.booleans()):
+            task["parallel"] = True
         if draw(st.integers(0, 3)) == 0:
             task["readback_inputs"] = True
             task["readback_together"] = draw(st.booleans())
@@ -139,7 +142,35 @@ def check_invocation(
         waiting = {**(sm.get("_candidates") or {}), **(sm.get("_held") or {})}
         if asked is not None:
             assert asked.name not in waiting, f"{asked.name} asked although a value for it waits"
-    call = action["function_call"]
+    for key, count in sm["_retries"].items():
+        bound = limits(dag).get(key)
+        if bound is not None:
+            assert count <= bound, f"{key} failed {count} > {bound} times"
+            if count == bound and not was_terminal:
+                assert sm["status"] == "escalated"
+    for key in ("_candidates", "_changes", "_held"):
+        if sm.get(key):
+            event(f"uses {key}")
+    event(f"reason={action['reason']}")
+    event(f"status={sm['status']}")
+    fired = [action["function_call"], *action.get("parallel_calls", ())]
+    if len(fired) > 1:
+        names = [dag.executor_tasks[c["name"]] for c in fired]
+        assert len(set(names)) == len(names), "a task fired twice in one decision"
+        for name in names:
+            task = dag.task_by_name[name]
+            assert task.parallel and not task.terminal, f"{name} fired in parallel without opting in"
+            others = [dag.task_by_name[n] for n in names if n != name]
+            writes = {slot for other in others for slot in other.outputs.values()}
+            assert writes.isdisjoint({*task.inputs, *task.requires}), f"{name} reads a sibling's output"
+        event("parallel fire")
+    for call in fired:
+        check_fire(dag, sm, call)
+    return sm, action
+
+
+def check_fire(dag: CompiledDag, sm: dict[str, Any], call: dict[str, Any] | None) -> None:
+    """Completeness of one fired task (§9.2), and no fire while one of its inputs is being changed."""
     if call is not None and call["name"] in dag.executor_tasks:
         task = dag.task_by_name[dag.executor_tasks[call["name"]]]
         filled = sm["filled"]
@@ -154,18 +185,6 @@ def check_invocation(
             if n in filled and dag.slot_by_name[n].is_active(filled) and not dag.slot_by_name[n].is_announce
         }
         assert call["args"] == expected
-    for key, count in sm["_retries"].items():
-        bound = limits(dag).get(key)
-        if bound is not None:
-            assert count <= bound, f"{key} failed {count} > {bound} times"
-            if count == bound and not was_terminal:
-                assert sm["status"] == "escalated"
-    for key in ("_candidates", "_changes", "_held"):
-        if sm.get(key):
-            event(f"uses {key}")
-    event(f"reason={action['reason']}")
-    event(f"status={sm['status']}")
-    return sm, action
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -200,13 +219,16 @@ def test_guarantees_hold_over_random_conversations(raw: dict[str, Any], data: st
                 if call["name"] == "confirm_pending":
                     sm = routed(confirm_pending(sm, dag), before)
                 elif call["name"] in dag.executor_tasks:
-                    task = dag.task_by_name[dag.executor_tasks[call["name"]]]
-                    success = data.draw(st.booleans(), label=f"{task.name} succeeds")
-                    options = data.draw(st.sampled_from(["1, 2", "3"]), label="output")
-                    outcome: dict[str, Any] = {"ok": success, "o": options} if success else {"ok": False}
-                    if success and data.draw(st.integers(0, 5)) == 0:
-                        outcome = {"ok": True}  # missing output key: a failure
-                    sm = routed(after_tool(sm, dag, call["name"], call["args"], outcome), before)
+                    # a parallel fire: every call runs on the same state, each result is routed in order
+                    for each in (call, *action.get("parallel_calls", ())):
+                        task = dag.task_by_name[dag.executor_tasks[each["name"]]]
+                        success = data.draw(st.booleans(), label=f"{task.name} succeeds")
+                        options = data.draw(st.sampled_from(["1, 2", "3"]), label="output")
+                        outcome: dict[str, Any] = {"ok": success, "o": options} if success else {"ok": False}
+                        if success and data.draw(st.integers(0, 5)) == 0:
+                            outcome = {"ok": True}  # missing output key: a failure
+                        before = copy.deepcopy(sm)
+                        sm = routed(after_tool(sm, dag, each["name"], each["args"], outcome), before)
                 else:
                     break  # an exhaustion call (escalate): the host hands over
                 action = invoke("")

@@ -241,9 +241,11 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
 
 
 def action_dict(action: EngineAction) -> dict[str, Any]:
-    """The spec's action dict (§3) of a typed engine action — the one place the dict is made."""
+    """The spec's action dict (§3) of a typed engine action — the one place the dict is made. A parallel fire
+    adds ``parallel_calls`` (a list of ``{"name", "args"}``); a host that runs only ``function_call`` gets
+    the other tasks fired one by one on the following invocations."""
     call = action.function_call
-    return {
+    out = {
         "hide_tools": list(action.hidden_tools),
         "preempt": action.preempt,
         "force_preempt": action.force_preempt,
@@ -259,6 +261,9 @@ def action_dict(action: EngineAction) -> dict[str, Any]:
         "gate_open": action.gate_open,
         "recheck_after_model": action.recheck_after_model,
     }
+    if action.parallel_calls:
+        out["parallel_calls"] = [parallel.as_dict() for parallel in action.parallel_calls]
+    return out
 
 
 def after_tool(

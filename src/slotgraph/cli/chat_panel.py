@@ -21,7 +21,8 @@ from rich.table import Table
 
 from slotgraph.config import CompiledDag
 from slotgraph.engine import Ask, AwaitReadback, compute_dag_state, compute_hidden_tools
-from slotgraph.engine.state import TERMINAL_STATUSES
+from slotgraph.engine.stages.changes import changing
+from slotgraph.engine.state import CANDIDATES_KEY, CHANGES_KEY, HELD_KEY, TERMINAL_STATUSES
 from slotgraph.runtime import Event, RefusalEvent, ToolCallEvent, ToolResultEvent
 
 __all__ = ["ToolStep", "TurnSummary", "state_panel", "turn_summary"]
@@ -59,6 +60,12 @@ class TurnSummary:
     directive: str | None = None
     variables: Mapping[str, Any] | None = None
     """The agent's logic variables (agents with a ``logic`` block), else None."""
+    early: Mapping[str, Any] = field(default_factory=dict)
+    """Early answers waiting for their slot (``_candidates``)."""
+    changing: Mapping[str, Any] = field(default_factory=dict)
+    """Confirmed values being changed: slot → the confirmed value (``_changes``)."""
+    held: Mapping[str, Any] = field(default_factory=dict)
+    """Confirmed values set aside after a change upstream (``_held``)."""
 
 
 def _steps(events: Iterable[Event]) -> tuple[ToolStep, ...]:
@@ -112,7 +119,7 @@ def turn_summary(
     asking = None
     if not terminal:
         try:
-            action = compute_dag_state(dag, filled, pending, deferred, results)
+            action = compute_dag_state(dag, filled, pending, deferred, results, changing=changing(state))
         except Exception:  # a state the engine refuses asks nothing; the turn itself reported why
             action = None
         if isinstance(action, Ask):
@@ -139,6 +146,9 @@ def turn_summary(
         tasks=_task_outcomes(dag, results),
         directive=directive,
         variables=variables,
+        early=state.get(CANDIDATES_KEY) or {},
+        changing=state.get(CHANGES_KEY) or {},
+        held=state.get(HELD_KEY) or {},
     )
 
 
@@ -184,6 +194,14 @@ def state_panel(summary: TurnSummary) -> Panel:
     table.add_row("filled", _values(summary.filled))
     table.add_row("pending", _values(summary.pending))
     table.add_row("deferred", _values(summary.deferred))
+    if summary.early:
+        table.add_row("early answers", _values(summary.early) + " [dim](used once askable)[/dim]")
+    if summary.changing:
+        table.add_row(
+            "changing", _values(summary.changing) + " [dim](confirmed value, until the change is)[/dim]"
+        )
+    if summary.held:
+        table.add_row("held", _values(summary.held) + " [dim](re-checked after a change)[/dim]")
     table.add_row("tasks", _names(f"{name} {'✓' if ok else '✗'}" for name, ok in summary.tasks.items()))
     table.add_row("hidden tools", _names(summary.hidden_next) + " [dim](when you answer)[/dim]")
     table.add_row("directive", escape(summary.directive or "—"))

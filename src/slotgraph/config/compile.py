@@ -219,6 +219,7 @@ def _task(task: TaskConfig) -> CompiledTask:
         terminal=task.terminal,
         readback_inputs=task.readback_inputs,
         readback_together=task.readback_together,
+        parallel=task.parallel and not task.terminal,
         then_say=task.then_say,
         then_responses=_responses(task.then_response, task.channel_then_response),
         condition=None if task.condition is None else compile_condition(task.condition),

@@ -236,6 +236,8 @@ class CompiledTask:
     success_check: str | None = None
     terminal: bool = False
     readback_inputs: bool = False
+    parallel: bool = False
+    """May fire in one decision with other ready, independent ``parallel`` tasks (never when terminal)."""
     readback_together: bool = False
     """The grouped readback of its inputs is confirmed only as a whole (no partial confirmation)."""
     then_say: str | None = None

@@ -4,7 +4,8 @@ The picture is the spec's §2.3 DAG made explicit:
 
 - every slot is a node, shaped and styled by its source (user, event, event→user fallback lists, announce,
   task-sourced); readback slots and conditions are written into the node's label;
-- every task is a distinct node showing its tool; terminal tasks are marked;
+- every task is a distinct node showing its tool; terminal and ``parallel`` tasks are marked, and tasks that
+  may fire in one decision (:func:`parallel_groups`) are drawn inside one "parallel" subgraph/cluster;
 - input slot → task and task → output slot edges are solid (an output edge is labelled with the result key
   when it differs from the slot name); ``requires`` edges (slot → slot, slot → task) are dashed;
 - a name referenced but not declared (a config that failed cross-reference validation) still gets a node,
@@ -23,7 +24,7 @@ from typing import Literal
 
 from slotgraph.config.models import DagConfig, SlotConfig, TaskConfig
 
-__all__ = ["NodeKind", "render_dot", "render_mermaid", "slot_kind"]
+__all__ = ["NodeKind", "parallel_groups", "render_dot", "render_mermaid", "slot_kind"]
 
 NodeKind = Literal["user", "event", "event_user", "announce", "task_sourced", "task", "terminal", "missing"]
 
@@ -50,6 +51,8 @@ class _Edge:
 class _Graph:
     nodes: tuple[_Node, ...]
     edges: tuple[_Edge, ...]
+    groups: tuple[tuple[str, ...], ...] = ()
+    """Node ids of the tasks that may fire together (``parallel`` groups of two or more)."""
 
 
 class _Ids:
@@ -107,9 +110,34 @@ def _task_node(task: TaskConfig, node_id: str) -> _Node:
         lines.append("grouped readback of inputs")
     if task.terminal:
         lines.append("terminal")
+    elif task.parallel:
+        lines.append("parallel")
     if task.condition:
         lines.append(_condition_text(task.condition))
     return _Node(node_id, "terminal" if task.terminal else "task", tuple(lines))
+
+
+def _independent(a: TaskConfig, b: TaskConfig) -> bool:
+    reads_a, reads_b = {*a.inputs, *a.requires}, {*b.inputs, *b.requires}
+    writes_a, writes_b = set(a.outputs.values()), set(b.outputs.values())
+    return reads_a.isdisjoint(writes_b) and reads_b.isdisjoint(writes_a) and writes_a.isdisjoint(writes_b)
+
+
+def parallel_groups(dag: DagConfig) -> list[list[str]]:
+    """The task names that may fire in one decision: ``parallel``, non-terminal tasks, grouped in declaration
+    order with every task of the group they are independent of (neither reads what the other writes) — the
+    engine's own rule (``compute_dag_state``) for tasks that become ready at the same moment."""
+    groups: list[list[TaskConfig]] = []
+    for task in dag.tasks:
+        if not task.parallel or task.terminal:
+            continue
+        for group in groups:
+            if all(_independent(task, other) for other in group):
+                group.append(task)
+                break
+        else:
+            groups.append([task])
+    return [[task.name for task in group] for group in groups if len(group) > 1]
 
 
 def _build(dag: DagConfig) -> _Graph:
@@ -150,7 +178,8 @@ def _build(dag: DagConfig) -> _Graph:
                 edges.append(_Edge(task_ref(task_name), slot_ref(slot.name)))
         for name in slot.requires:
             edges.append(_Edge(slot_ref(name), slot_ref(slot.name), label="requires", dashed=True))
-    return _Graph(tuple(nodes), tuple(edges))
+    groups = tuple(tuple(ids.get("task", name) for name in group) for group in parallel_groups(dag))
+    return _Graph(tuple(nodes), tuple(edges), groups)
 
 
 # --- Mermaid -------------------------------------------------------------------------------------------
@@ -203,6 +232,10 @@ def render_mermaid(dag: DagConfig) -> str:
         opening, closing = _MERMAID_SHAPES[node.kind]
         label = "<br/>".join(_mermaid_escape(line) for line in node.lines)
         out.append(f'    {node.id}{opening}"{label}"{closing}')
+    for index, group in enumerate(graph.groups, start=1):
+        out.append(f'    subgraph parallel_{index}["parallel: fire together"]')
+        out.extend(f"        {node_id}" for node_id in group)
+        out.append("    end")
     for edge in graph.edges:
         arrow = "-.->" if edge.dashed else "-->"
         label = f"|{_mermaid_escape(edge.label)}|" if edge.label else ""
@@ -246,6 +279,11 @@ def render_dot(dag: DagConfig) -> str:
     for node in graph.nodes:
         label = "\\n".join(_dot_escape(line) for line in node.lines)
         out.append(f'    "{node.id}" [label="{label}", {_DOT_STYLES[node.kind]}];')
+    for index, group in enumerate(graph.groups, start=1):
+        out.append(f"    subgraph cluster_parallel_{index} {{")
+        out.append('        label="parallel: fire together"; style=dashed; color="#555555";')
+        out.extend(f'        "{node_id}";' for node_id in group)
+        out.append("    }")
     for edge in graph.edges:
         attrs = []
         if edge.label:

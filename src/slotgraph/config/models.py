@@ -202,6 +202,9 @@ class TaskConfig(_Model):
     terminal: bool = False
     """Success ends the conversation."""
     readback_inputs: bool = False
+    parallel: bool = False
+    """May fire together with the other ``parallel`` tasks that become ready at the same moment and do not
+    depend on each other (one engine decision, several calls, run concurrently). Terminal tasks never do."""
     readback_together: bool = False
     """With ``readback_inputs``: the grouped readback is confirmed as a whole — a partial confirmation (some
     values confirmed, others corrected) keeps every grouped value pending until all are confirmed together."""

@@ -34,12 +34,21 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Fire:
-    """A task's active inputs and requires are all filled and it has not succeeded: call its tool."""
+    """A task's active inputs and requires are all filled and it has not succeeded: call its tool.
+
+    ``parallel``: other ``parallel`` tasks ready at the same moment and independent of this one (and of each
+    other) — fired in the same decision, their calls run concurrently (docs/engine.md "Parallel tasks")."""
 
     task: str
     tool: str
     args: Mapping[str, Any] = field(default_factory=dict)
     kind: Literal["fire"] = "fire"
+    parallel: tuple[Fire, ...] = ()
+
+    @property
+    def group(self) -> tuple[Fire, ...]:
+        """This fire and its parallel ones, in task declaration order."""
+        return (self, *self.parallel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +136,10 @@ class EngineAction:
     """The reply's text: said verbatim when preempting, else relayed by the model (``<system_directive>``)."""
     function_call: FunctionCall | None = None
     """A tool the host runs for the engine (a task fire, ``confirm_pending``, an ``on_exhaust.then``)."""
+    parallel_calls: tuple[FunctionCall, ...] = ()
+    """Task calls fired in the same decision as :attr:`function_call` (``parallel`` tasks): the host runs them
+    all concurrently and routes each result (``after_tool``) before the next invocation. A host that runs
+    only ``function_call`` still works: the others fire on the following invocations."""
     preempt: bool = False
     """Speak instead of the model — on the first call of a session only with :attr:`force_preempt`."""
     force_preempt: bool = False

@@ -5,7 +5,9 @@
 1. **fire** — the first task, in declaration order, that is active, has not succeeded, and whose *active*
    ``inputs`` and ``requires`` are all in ``filled`` (none of them being changed, ``changing``); its
    ``args`` are the active inputs except announce slots
-   (§12.3: an announce's completion bit is never a task argument);
+   (§12.3: an announce's completion bit is never a task argument). When that task is ``parallel``, every
+   later ``parallel`` task that is ready too and independent of the group (neither reads what the other
+   writes) fires in the same decision (``Fire.parallel``);
 2. **awaiting readback** — ``pending`` is non-empty;
 3. **announce / next question** — the first slot, in declaration order, that is not in
    ``filled``/``pending``/``deferred``, is active, has its requires met, and is an announce slot or a user
@@ -74,6 +76,14 @@ def task_ready(
     return (activity or Activity(dag, filled)).task_ready(task)
 
 
+def _independent(a: CompiledTask, b: CompiledTask) -> bool:
+    """Neither task reads (``inputs``/``requires``) a slot the other one writes (``outputs``), and they do not
+    write the same slot: running them in either order, or at once, gives the same state."""
+    reads_a, reads_b = {*a.inputs, *a.requires}, {*b.inputs, *b.requires}
+    writes_a, writes_b = set(a.outputs.values()), set(b.outputs.values())
+    return reads_a.isdisjoint(writes_b) and reads_b.isdisjoint(writes_a) and writes_a.isdisjoint(writes_b)
+
+
 def _fire(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any], activity: Activity) -> Fire:
     """An input is passed to the tool when it is filled and active — and not an announce slot, whose value
     (a completion bit) "is never consumed as a task argument" (§12.3); it still gates the fire."""
@@ -104,11 +114,25 @@ def compute_dag_state(
     does not fire until the change is confirmed or rejected.
     """
     act = activity or Activity(dag, filled)
-    for task in dag.tasks:
-        if act.task_active(task) and not task_succeeded(task, task_results) and act.task_ready(task):
-            if changing and any(name in changing for name in (*task.inputs, *task.requires)):
-                continue
-            return _fire(dag, task, filled, act)
+
+    def ready(task: CompiledTask) -> bool:
+        if not (act.task_active(task) and not task_succeeded(task, task_results) and act.task_ready(task)):
+            return False
+        return not (changing and any(name in changing for name in (*task.inputs, *task.requires)))
+
+    for index, task in enumerate(dag.tasks):
+        if ready(task):
+            fire = _fire(dag, task, filled, act)
+            if not task.parallel:
+                return fire
+            group = [task]
+            for other in dag.tasks[index + 1 :]:
+                if other.parallel and ready(other) and all(_independent(other, t) for t in group):
+                    group.append(other)
+            if len(group) == 1:
+                return fire
+            others = tuple(_fire(dag, other, filled, act) for other in group[1:])
+            return Fire(task=fire.task, tool=fire.tool, args=fire.args, parallel=others)
     if pending:
         order = [s.name for s in dag.slots if s.name in pending]
         extra = sorted(name for name in pending if name not in dag.slot_by_name)

@@ -69,6 +69,8 @@ class Reply:
 
     message: str | None = None
     function_call: FunctionCall | None = None
+    parallel_calls: tuple[FunctionCall, ...] = ()
+    """Task calls fired in the same decision as ``function_call`` (parallel tasks)."""
     preempt: bool = False
     force_preempt: bool = False
     reason: Reason = Reason.DONE
@@ -136,8 +138,8 @@ class Invocation:
     force_preempt: bool = False
     then_say: Segment | None = None
     """The rendered ``then_say`` of a non-terminal task that just succeeded (leads the next reply)."""
-    retrying: RetryLead | None = None
-    """A failed task to fire again at once (same inputs, attempts left, §5): its ``retry_say`` leads."""
+    retrying: list[RetryLead] = field(default_factory=list)
+    """Failed tasks to fire again at once (same inputs, attempts left, §5): their ``retry_say`` leads."""
     messages: list[Segment] = field(default_factory=list)
     """Segments earlier stages produced that lead the final reply (announce texts)."""
     fresh_deferred: list[str] = field(default_factory=list)

@@ -93,6 +93,7 @@ def _action(reply: Reply, hidden: Sequence[str], **extra: Any) -> EngineAction:
         force_preempt=reply.force_preempt,
         message=reply.message,
         function_call=reply.function_call,
+        parallel_calls=reply.parallel_calls,
         **extra,
     )
 
@@ -139,6 +140,8 @@ def _invoke_data(
     }
     if reply.function_call is not None:
         data["fired"] = reply.function_call.name
+        if reply.parallel_calls:
+            data["parallel"] = [call.name for call in reply.parallel_calls]
     elif reply.reason is Reason.READBACK:
         data["rb"] = sorted(inv.pending)
     elif reply.reason in (Reason.NEXT_QUESTION, Reason.STEER_BACK_HARD):

@@ -37,6 +37,7 @@ from slotgraph.engine.state import (
     CANDIDATES_KEY,
     CHANGES_KEY,
     IN_PROGRESS,
+    PARALLEL_COMPLETED_KEY,
     TERMINAL_STATUSES,
     validate_state,
     with_defaults,
@@ -192,7 +193,12 @@ def _route_executor(dag: CompiledDag, sm: dict[str, Any], tool: str, result: Any
     if task_result_ok(task, stored):
         for key, slot_name in task.outputs.items():
             sm["filled"][slot_name] = stored[key]
-    sm["_task_just_completed"] = task.name
+    first = sm.get("_task_just_completed")
+    if first is None or first == task.name:
+        sm["_task_just_completed"] = task.name
+    elif task.name not in (sm.get(PARALLEL_COMPLETED_KEY) or ()):
+        # a task fired in parallel: every result of the decision is judged by the next invocation
+        sm[PARALLEL_COMPLETED_KEY] = [*(sm.get(PARALLEL_COMPLETED_KEY) or ()), task.name]
 
 
 def _route_bootstrap(boot: Bootstrap, sm: dict[str, Any], result: Any) -> None:

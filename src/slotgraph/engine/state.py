@@ -28,6 +28,7 @@ __all__ = [
     "HELD_KEY",
     "IN_PROGRESS",
     "OPTIONAL_DICT_KEYS",
+    "PARALLEL_COMPLETED_KEY",
     "REJECT_PENDING",
     "STATUSES",
     "TERMINAL_STATUSES",
@@ -62,6 +63,9 @@ CHANGES_KEY: Final = "_changes"
 """``{slot: previous value}``: a confirmed value the user is changing (``changeable``); the new value waits in
 ``pending``/``deferred``. Tasks that read the slot do not fire until the change is confirmed or rejected."""
 OPTIONAL_DICT_KEYS: Final = (CANDIDATES_KEY, HELD_KEY, CHANGES_KEY)
+PARALLEL_COMPLETED_KEY: Final = "_parallel_completed"
+"""List of task names: results of parallel tasks routed after ``_task_just_completed`` and before the next
+engine invocation (a parallel fire); the post-executor judges each. Absent when empty."""
 """Dict keys written only while non-empty (absent otherwise, so states of configs that do not use them are
 unchanged)."""
 
@@ -154,11 +158,10 @@ def validate_state(sm: object) -> None:
     payloads = sm.get("_pending_payloads")
     if payloads is not None and not isinstance(payloads, list):
         raise _fail("_pending_payloads", f"expected a list, got {type(payloads).__name__}", "store a list")
-    promoted = sm.get("_promoted_from_deferred")
-    if promoted is not None and (
-        not isinstance(promoted, list) or not all(isinstance(n, str) for n in promoted)
-    ):
-        raise _fail("_promoted_from_deferred", f"expected a list of slot names, got {promoted!r}", "drop it")
+    for key in ("_promoted_from_deferred", PARALLEL_COMPLETED_KEY):
+        names = sm.get(key)
+        if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
+            raise _fail(key, f"expected a list of names, got {names!r}", "drop it")
     for key in OPTIONAL_DICT_KEYS:
         value = sm.get(key)
         if value is None:
@@ -202,9 +205,10 @@ def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
     payloads = sm.get("_pending_payloads")
     if payloads is not None:
         out["_pending_payloads"] = list(payloads)
-    promoted = sm.get("_promoted_from_deferred")
-    if promoted is not None:
-        out["_promoted_from_deferred"] = list(promoted)
+    for key in ("_promoted_from_deferred", PARALLEL_COMPLETED_KEY):
+        names = sm.get(key)
+        if names is not None:
+            out[key] = list(names)
     for key in OPTIONAL_DICT_KEYS:
         value = sm.get(key)
         if value is not None:

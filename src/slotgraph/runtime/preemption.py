@@ -26,13 +26,15 @@ def should_preempt(action: EngineAction | None, *, conversation_length: int) -> 
 
 @dataclass(frozen=True, slots=True)
 class EngineReply:
-    """What a preempted call produces: events for the person and at most one tool call to execute."""
+    """What a preempted call produces: events for the person and the tool call(s) to execute."""
 
     events: tuple[Event, ...]
     text: str
     function_call: FunctionCall | None = None
     ends_session: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
+    parallel_calls: tuple[FunctionCall, ...] = ()
+    """Task calls of the same decision as ``function_call``, run concurrently with it."""
 
 
 def part_events(parts: Sequence[Mapping[str, Any]]) -> list[Event]:
@@ -65,4 +67,4 @@ def engine_reply(action: EngineAction) -> EngineReply:
         events = [TextEvent(message, origin="engine")] if message else []
     text = " ".join(e.text for e in events if isinstance(e, TextEvent))
     ends = any(isinstance(e, EndSessionEvent | TransferEvent) for e in events)
-    return EngineReply(tuple(events), text, action.function_call, ends)
+    return EngineReply(tuple(events), text, action.function_call, ends, parallel_calls=action.parallel_calls)

@@ -35,6 +35,7 @@ results answer calls by id); a response with neither text nor tool calls adds an
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from datetime import datetime
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.actions import EngineAction
+from slotgraph.engine.actions import EngineAction, FunctionCall
 from slotgraph.logic import LogicSession
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import ModelResponseError
@@ -266,6 +267,8 @@ async def _play_engine_reply(
     call_spec = reply.function_call
     if call_spec is None or out.ended:
         return False
+    if reply.parallel_calls:
+        return await _play_parallel(runner, out, logic, (call_spec, *reply.parallel_calls))
     call = ToolCall(_next_call_id(out), call_spec.name, dict(call_spec.args))
     outcome = await runner.run(call, out.sm, origin="engine")
     out.sm = outcome.sm
@@ -274,6 +277,25 @@ async def _play_engine_reply(
     out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
     out.ended = out.ended or outcome.ended
     await _after_tool(logic, out, call.name, outcome.result)
+    return True
+
+
+async def _play_parallel(
+    runner: ToolRunner, out: TurnOutput, logic: LogicSession | None, specs: Sequence[FunctionCall]
+) -> bool:
+    """The task calls of one parallel fire: executed concurrently on the same state, then each result is
+    routed in order (``after_tool``), so every task's result — success or failure — reaches the next engine
+    invocation, which judges each with its own retries."""
+    calls = [ToolCall(f"{_next_call_id(out)}_{index}", s.name, dict(s.args)) for index, s in enumerate(specs)]
+    start = out.sm
+    outcomes = await asyncio.gather(*(runner.run(call, start, origin="engine") for call in calls))
+    out.history.append(AssistantToolCalls(tuple(calls)))
+    for call, outcome in zip(calls, outcomes, strict=True):
+        out.sm = runner.engine.after_tool(runner.dag, out.sm, call.name, dict(call.args), outcome.result)
+        await out.emit(*outcome.events)
+        out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
+        out.ended = out.ended or outcome.ended
+        await _after_tool(logic, out, call.name, outcome.result)
     return True
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from slotgraph.config import CompiledDag
 from slotgraph.config.compiled import condition_env
 from slotgraph.engine import Ask, compute_dag_state
+from slotgraph.engine.state import CANDIDATES_KEY, CHANGES_KEY, HELD_KEY
 from slotgraph.runtime import Event, StateSnapshotEvent, ToolResultEvent, event_to_json
 
 __all__ = [
@@ -144,13 +145,17 @@ def session_view(
     variables: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """What the playground shows: slots by state, tasks fired, the slot asked, inactive slots, hidden tools,
-    directive."""
+    directive — and the values waiting beside the slots: early answers (``candidates``), confirmed values
+    being changed (``changes``: slot → the confirmed value) and values held after a change (``held``)."""
     state = public_state(sm)
     return {
         "status": str(sm.get("status", "in_progress")),
         "filled": state.get("filled") or {},
         "pending": state.get("pending") or {},
         "deferred": state.get("deferred") or {},
+        "candidates": state.get(CANDIDATES_KEY) or {},
+        "changes": state.get(CHANGES_KEY) or {},
+        "held": state.get(HELD_KEY) or {},
         "tasks": _tasks(dag, sm),
         "asking": _asking(dag, sm),
         "inactive": _inactive(dag, sm, variables),

@@ -1,7 +1,8 @@
 """Turn the DAG's decision into the invocation's reply (spec §3.1–3.3, §7.1–7.4, §8.2).
 
 * **fire** — a preempting ``function_call`` ``{name: tool, args: {input: value}}`` for the task (its messages,
-  if any, lead; a same-input retry's ``retry_say`` leads its re-fire, reason ``task_retry``) — except right
+  if any, lead; a same-input retry's ``retry_say`` leads its re-fire, reason ``task_retry``), plus
+  ``parallel_calls`` for the tasks fired with it (``Fire.parallel``) — except right
   after an inline confirm, when the fire is held so the model can first call setters for what else the user
   said (§7.3a step 3).
 * **awaiting readback** — the readback sentence of every pending value, relayed by the model (not preempted,
@@ -49,10 +50,12 @@ def _reply(
     preempt: bool,
     force_preempt: bool,
     function_call: FunctionCall | None = None,
+    parallel_calls: tuple[FunctionCall, ...] = (),
 ) -> Reply:
     return Reply(
         message=join([seg.text for seg in lead]),
         function_call=function_call,
+        parallel_calls=parallel_calls,
         preempt=preempt,
         force_preempt=force_preempt,
         reason=reason,
@@ -90,16 +93,21 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
                 return _reply(lead, preempt=inv.force_preempt, force_preempt=force, reason=Reason.FIRE_HELD)
             if then_say:
                 lead.append(then_say)
-            retry = inv.retrying is not None and inv.retrying.task == action.task
-            if inv.retrying is not None and retry:
-                lead.append(inv.retrying.say)
-            inv.trace.emit("fire", task=action.task, tool=action.tool)
+            fired = {fire.task for fire in action.group}
+            retried = [lead_ for lead_ in inv.retrying if lead_.task in fired]
+            lead.extend(lead_.say for lead_ in retried)
+            for fire in action.group:
+                if action.parallel:
+                    inv.trace.emit("fire", task=fire.task, tool=fire.tool, group=sorted(fired))
+                else:
+                    inv.trace.emit("fire", task=fire.task, tool=fire.tool)
             return _reply(
                 lead,
                 function_call=FunctionCall(action.tool, dict(action.args)),
+                parallel_calls=tuple(FunctionCall(fire.tool, dict(fire.args)) for fire in action.parallel),
                 preempt=True,
                 force_preempt=force,
-                reason=Reason.TASK_RETRY if retry else Reason.FIRE,
+                reason=Reason.TASK_RETRY if retried else Reason.FIRE,
             )
         case AwaitReadback():
             if _quiet_readback(inv, lead):

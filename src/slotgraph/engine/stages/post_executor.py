@@ -1,6 +1,7 @@
 """Task results (spec §3.2, §5): what happens after an executor ran.
 
-``_task_just_completed`` (set by tool-result routing) is consumed. The task succeeded when its
+``_task_just_completed`` (set by tool-result routing) is consumed — with ``_parallel_completed``, the other
+tasks of a parallel fire, each judged on its own. The task succeeded when its
 ``success_check`` key is truthy (no check: success) and every declared output key is present.
 
 * **Success** — ``_retries[task]`` is cleared and ``then_say``/``then_response`` rendered from the filled
@@ -33,16 +34,42 @@ from slotgraph.engine.actions import Reason
 from slotgraph.engine.dag import task_result_ok
 from slotgraph.engine.invocation import Invocation, Reply, RetryLead, Segment
 from slotgraph.engine.stages.exhaustion import exhaust
-from slotgraph.engine.state import COMPLETE
+from slotgraph.engine.state import COMPLETE, PARALLEL_COMPLETED_KEY
 from slotgraph.engine.text import DEFAULT_RETRY_MESSAGE, render
 
 __all__ = ["handle_post_executor"]
 
 
 def handle_post_executor(inv: Invocation) -> Reply | None:
-    name = inv.sm.pop("_task_just_completed", None)
-    if name is None:
-        return None
+    """Judge the result of the task that just ran — of every task of a parallel fire
+    (``_parallel_completed``), each with its own retries and failure handling. An exhaustion or a terminal
+    outcome ends the invocation at once; a re-collect retry's reply is returned after the others are judged;
+    the ``then_say`` of several successes lead the next reply together."""
+    first = inv.sm.pop("_task_just_completed", None)
+    more = inv.sm.pop(PARALLEL_COMPLETED_KEY, None) or []
+    names = [first, *more] if first is not None else list(more)
+    recollect: Reply | None = None
+    for name in names:
+        reply = _judge(inv, name)
+        if reply is None:
+            continue
+        if reply.reason is not Reason.TASK_RETRY:
+            return reply  # exhaustion, completion, loop: nothing else may decide after it
+        recollect = recollect or reply
+    return recollect
+
+
+def _lead_with(inv: Invocation, segment: Segment) -> None:
+    """Add a success's ``then_say`` to the next reply's lead (joined when parallel tasks succeeded)."""
+    if inv.then_say is None:
+        inv.then_say = segment
+        return
+    text = f"{inv.then_say.text} {segment.text}".strip()
+    responses = inv.then_say.responses if not inv.then_say.responses.empty else segment.responses
+    inv.then_say = Segment(text, responses, values={**(inv.then_say.values or {}), **(segment.values or {})})
+
+
+def _judge(inv: Invocation, name: str) -> Reply | None:
     task = inv.dag.task_by_name.get(name)
     if task is None:
         inv.trace.emit("task_unknown", name=name)
@@ -81,7 +108,8 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
                 reason=Reason.TASK_COMPLETE,
                 segments=(segment,) if segment is not None else (),
             )
-        inv.then_say = segment
+        if segment is not None:
+            _lead_with(inv, segment)
         return None
     count = inv.retries.get(name, 0) + 1
     inv.retries[name] = count
@@ -101,5 +129,5 @@ def handle_post_executor(inv: Invocation) -> Reply | None:
     inv.trace.emit("task_retry", name=name, attempt=count + 1, of=attempts, refire=not failure.clear_slots)
     if failure.clear_slots:
         return Reply(message=message, preempt=True, reason=Reason.TASK_RETRY, segments=(segment,))
-    inv.retrying = RetryLead(name, segment)  # the DAG fires the task again; the retry message leads it
+    inv.retrying.append(RetryLead(name, segment))  # the DAG fires the task again; the retry message leads
     return None

@@ -88,6 +88,8 @@
     if (name in view.pending) return "pending";
     if (name in view.deferred) return "deferred";
     if ((view.inactive || []).includes(name)) return "inactive";
+    if (view.candidates && name in view.candidates) return "early";
+    if (view.held && name in view.held) return "held";
     if (view.asking === name) return "asking";
     return "empty";
   }
@@ -107,7 +109,8 @@
     body.replaceChildren();
     const slots = ui.graph ? ui.graph.nodes.filter((n) => n.type === "slot") : [];
     for (const slot of slots) {
-      const state = slotState(slot.name, view);
+      let state = slotState(slot.name, view);
+      if (state === "filled" && view && view.changes && slot.name in view.changes) state = "changing";
       const row = document.createElement("tr");
       row.dataset.slot = slot.name;
       row.dataset.state = state;
@@ -115,8 +118,10 @@
       if (slot.condition) name.title = "only when: " + slot.condition;
       const stateCell = node("td");
       stateCell.appendChild(node("span", "state " + state, state));
-      const source = view ? (view.filled[slot.name] ?? view.pending[slot.name] ?? view.deferred[slot.name]) : undefined;
-      row.append(name, stateCell, node("td", "", source === undefined ? "" : show(source)));
+      let source = view ? (view.filled[slot.name] ?? view.pending[slot.name] ?? view.deferred[slot.name]) : undefined;
+      if (view && source === undefined) source = (view.candidates || {})[slot.name] ?? (view.held || {})[slot.name];
+      if (state === "changing") source = show(view.changes[slot.name]) + " → " + show(view.pending[slot.name] ?? view.deferred[slot.name]);
+      row.append(name, stateCell, node("td", "", source === undefined ? "" : (state === "changing" ? source : show(source))));
       body.appendChild(row);
     }
     drawGraph();
