@@ -31,6 +31,7 @@ FULL: dict[str, list[str]] = {
     "offline_accuracy.py": [],
     "sgd_replay.py": [],
     "expr_fuzz.py": [],
+    "parallel_tasks.py": [],
 }
 QUICK: dict[str, list[str]] = {
     "engine.py": ["--quick"],
@@ -41,6 +42,7 @@ QUICK: dict[str, list[str]] = {
     "offline_accuracy.py": [],
     "sgd_replay.py": ["--limit", "4"],
     "expr_fuzz.py": ["--cases", "200"],
+    "parallel_tasks.py": ["--turns", "2", "--latency-ms", "5"],
 }
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,
