@@ -333,3 +333,26 @@ def test_the_api_docs_page_works_offline(browser: Browser, page: Any) -> None:
         page.wait_for_selector(".opblock-summary-path:has-text('/v1/sessions')", state="attached")
     assert outside == []
     assert browser.errors == []
+
+
+def test_the_slot_table_shows_early_answers_and_changes(browser: Browser, page: Any) -> None:
+    """An early answer is listed as ``early`` with its value; a confirmed value being changed as ``changing``
+    with the confirmed and the new value (docs/engine.md "Beyond the spec's known limitations")."""
+    with live_server(app_for()) as base:
+        page.goto(base + "/")
+        page.wait_for_selector('body[data-ready="true"]', state="attached")
+        _send(page, "Hi", 1)
+        _send(page, "4 people on July 17th at 7pm under Chen", 2)
+        row = '#slots tr[data-slot="selected_time"]'
+        assert page.get_attribute(row, "data-state") == "early"
+        assert page.inner_text(f"{row} td:last-child") == "19:00"
+        node = '#graph g[data-node="slot:selected_time"]'
+        assert page.get_attribute(node, "data-state") == "early"
+        _send(page, "yes", 3)
+        assert page.get_attribute(row, "data-state") == "pending"
+        _send(page, "yes", 4)
+        _send(page, "actually make it 6 people", 5)
+        party = '#slots tr[data-slot="party_size"]'
+        assert page.get_attribute(party, "data-state") == "changing"
+        assert page.inner_text(f"{party} td:last-child") == "4 → 6"
+    assert not browser.errors, browser.errors

@@ -79,6 +79,17 @@ class SessionView(BaseModel):
     variables: dict[str, Any] = Field(
         default_factory=dict, description="The agent's session variables (empty without agent logic)."
     )
+    candidates: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Early answers waiting until their slot can be asked (`_candidates`).",
+    )
+    changes: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Confirmed values being changed: slot → the confirmed value; the new one is pending.",
+    )
+    held: dict[str, Any] = Field(
+        default_factory=dict, description="Confirmed values re-checked after a change upstream (`_held`)."
+    )
 
 
 class TurnReply(BaseModel):

@@ -176,7 +176,8 @@
   }
 
   const COLOURS = { filled: ["#d9f2e3", "#2e8b57"], pending: ["#fdf0d5", "#c98a14"], deferred: ["#efe5fb", "#7b4bb7"],
-                    asking: ["#e1ebfd", "#2f6fd6"], empty: ["#fff", "#98a2b3"], inactive: ["#f2f3f5", "#c4c9d2"] };
+                    asking: ["#e1ebfd", "#2f6fd6"], empty: ["#fff", "#98a2b3"], inactive: ["#f2f3f5", "#c4c9d2"],
+                    early: ["#eef0f3", "#8a8f98"], held: ["#eef0f3", "#8a8f98"] };
 
   function nodeLook(n) {
     const view = ui.view;
@@ -346,7 +347,8 @@
     else if (kind === "error") showError((data.detail || data.title || "the turn failed") + (data.code ? " [" + data.code + "]" : ""));
     else if (kind === "state_snapshot" && ui.view) {
       renderView({ ...ui.view, filled: data.state.filled || {}, pending: data.state.pending || {},
-                   deferred: data.state.deferred || {} });
+                   deferred: data.state.deferred || {}, candidates: data.state._candidates || {},
+                   changes: data.state._changes || {}, held: data.state._held || {} });
     } else if (kind === "turn") {
       renderView(data.view);
       if (data.ended || (data.view && data.view.status !== "in_progress")) setFinished(true, data.view ? data.view.status : "");
