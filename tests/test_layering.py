@@ -15,28 +15,31 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "slotgraph"
 
 # layer -> the slotgraph layers it may import (itself included). Edges may import everything.
 ALLOWED: dict[str, set[str]] = {
+    # The error root (SlotgraphError, with code and fix) sits below every layer; every layer may import it.
+    "errors": {"errors"},
     "expr": {"expr"},
     "config": {"expr", "config"},
     "engine": {"expr", "config", "engine"},
     # The runtime resolves "provider:model" specs through slotgraph.models (lazily, inside a function);
-    # backends import only the runtime's protocol types (slotgraph.runtime.model).
+    # backends import only the runtime's protocol types (slotgraph.models.protocol).
     "runtime": {"expr", "config", "engine", "logic", "runtime", "models", "mcp_tools", "tracing"},
     # Agent logic: variables, #when sections, prompt programs, rules; the runtime drives it.
     "logic": {"expr", "config", "engine", "logic"},
     # MCP servers as a tool source: the runtime loads them lazily when an agent names one.
-    "mcp_tools": {"expr", "config", "runtime", "mcp_tools"},
+    "mcp_tools": {"expr", "config", "models", "runtime", "mcp_tools"},
     # OpenTelemetry spans around the runtime's model, engine and tools (loaded lazily when tracing is on).
-    "tracing": {"expr", "config", "runtime", "tracing"},
-    "models": {"expr", "config", "runtime", "models"},
-    "stores": {"expr", "config", "engine", "runtime", "stores"},
+    "tracing": {"expr", "config", "models", "runtime", "tracing"},
+    # The model protocol, ScriptedModel and the backends: never the runtime (the runtime depends on them).
+    "models": {"expr", "config", "models"},
+    "stores": {"expr", "config", "engine", "models", "runtime", "stores"},
     # Workflows: expr, config, models and the stores protocol. "runtime" is here only for the model
-    # protocol (slotgraph.runtime.model) and the store errors, which still live there; the agent loop is
+    # protocol (slotgraph.models.protocol) and the store errors, which still live there; the agent loop is
     # reached through the AgentPort the edges provide (see WORKFLOW_RUNTIME_MODULES below).
     "workflow": {"expr", "config", "models", "stores", "runtime", "workflow"},
 }
 EDGES = {"server", "cli", "evals", "adapters", "__main__", "__init__"}
 # The only runtime modules the workflow package may import: never the agent loop itself.
-WORKFLOW_RUNTIME_MODULES = {"slotgraph.runtime.model", "slotgraph.runtime.errors"}
+WORKFLOW_RUNTIME_MODULES = {"slotgraph.models.protocol", "slotgraph.runtime.errors"}
 
 # Modules the pure engine (and the layers below it) must never import: I/O, clocks, randomness, processes.
 IO_MODULES = {
@@ -108,7 +111,7 @@ def test_imports_point_downwards(path: Path) -> None:
         if parts[0] != "slotgraph" or len(parts) < 2:
             continue
         target = parts[1]
-        assert target in allowed, (
+        assert target in allowed | {"errors"}, (
             f"{path.relative_to(SRC)}:{lineno} imports {name}: layer {layer!r} may only import "
             f"{sorted(allowed)} (see DESIGN.md)"
         )
@@ -147,6 +150,24 @@ def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
     bad.write_text("import os\nfrom slotgraph.runtime import x\n\ndef f():\n    import slotgraph.cli\n")
     names = [name for _, name in _imports(bad)]
     assert names == ["os", "slotgraph.runtime", "slotgraph.cli"]
+
+
+def test_models_never_import_the_runtime() -> None:
+    """The model protocol, ScriptedModel and every backend live below the runtime (issue 13)."""
+    assert "runtime" not in ALLOWED["models"]
+    found = [
+        f"{path.relative_to(SRC)}:{lineno} imports {name}"
+        for path in _modules()
+        if _layer(path) == "models"
+        for lineno, name in _imports(path)
+        if name == "slotgraph.runtime" or name.startswith("slotgraph.runtime.")
+    ]
+    assert found == []
+
+
+def test_the_error_root_imports_nothing_of_slotgraph() -> None:
+    names = [name for _, name in _imports(SRC / "errors.py")]
+    assert not [name for name in names if name.split(".")[0] == "slotgraph"]
 
 
 def test_top_level_exports_resolve_lazily() -> None:

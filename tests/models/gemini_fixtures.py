@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     ModelRequest,

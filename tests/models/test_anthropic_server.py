@@ -28,8 +28,8 @@ from slotgraph.models.errors import (
     ModelResponseError,
     ModelTimeoutError,
 )
+from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolSchema, Usage, UserMessage
 from slotgraph.models.retry import RetryPolicy
-from slotgraph.runtime.model import ModelRequest, ModelResponse, ToolSchema, Usage, UserMessage
 
 from .loopback import LoopbackServer, Reply
 

@@ -15,8 +15,7 @@ from slotgraph.models.anthropic_wire import (
     wire_id,
 )
 from slotgraph.models.errors import ModelResponseError
-from slotgraph.models.tool_arguments import is_unparsable
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     ModelRequest,
@@ -26,6 +25,7 @@ from slotgraph.runtime.model import (
     Usage,
     UserMessage,
 )
+from slotgraph.models.tool_arguments import is_unparsable
 
 FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
 WHERE = "anthropic model 'm' at http://x/v1/messages"

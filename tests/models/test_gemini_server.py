@@ -17,8 +17,8 @@ from slotgraph.models.errors import (
     ModelTimeoutError,
 )
 from slotgraph.models.gemini import GeminiModel
+from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall, Usage
 from slotgraph.models.retry import RetryPolicy
-from slotgraph.runtime.model import ModelRequest, ModelResponse, ToolCall, Usage
 
 from .gemini_fixtures import TOOL_TURN, fixture
 from .loopback import LoopbackServer, Reply

@@ -10,7 +10,7 @@ import pytest
 from slotgraph.models.errors import ModelResponseError
 from slotgraph.models.gemini_schema import to_gemini_schema
 from slotgraph.models.gemini_wire import MalformedFunctionCall, request_body, response_from_body
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     ModelRequest,

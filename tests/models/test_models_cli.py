@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from slotgraph.cli.models import models_app, provider_rows
 from slotgraph.models import ProviderRegistry
+from slotgraph.models.protocol import Model
 from slotgraph.models.registry import default_registry
-from slotgraph.runtime.model import Model
 
 
 def _app() -> typer.Typer:

@@ -17,8 +17,8 @@ from slotgraph.models.errors import (
     ModelTimeoutError,
 )
 from slotgraph.models.openai import OpenAIChatModel
+from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall, ToolSchema, Usage, UserMessage
 from slotgraph.models.retry import RetryPolicy
-from slotgraph.runtime.model import ModelRequest, ModelResponse, ToolCall, ToolSchema, Usage, UserMessage
 
 from .loopback import LoopbackServer, Reply
 from .openai_bodies import completion, tool_call

@@ -8,8 +8,7 @@ import pytest
 
 from slotgraph.models.errors import ModelResponseError
 from slotgraph.models.openai_wire import request_body, response_from_body
-from slotgraph.models.tool_arguments import INVALID_ARGUMENTS_PREFIX, is_unparsable, parse_arguments
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     ModelRequest,
@@ -19,6 +18,7 @@ from slotgraph.runtime.model import (
     Usage,
     UserMessage,
 )
+from slotgraph.models.tool_arguments import INVALID_ARGUMENTS_PREFIX, is_unparsable, parse_arguments
 
 from .openai_bodies import completion, tool_call
 

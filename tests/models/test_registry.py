@@ -20,9 +20,9 @@ from slotgraph.models import (
 )
 from slotgraph.models.offline import OfflineModel
 from slotgraph.models.openai import OpenAIChatModel
+from slotgraph.models.protocol import Model, ModelRequest, ModelResponse
 from slotgraph.models.providers import BUILTIN_PROVIDERS, http_settings
 from slotgraph.runtime import ModelNotAvailableError, ScriptedModel, resolve_model
-from slotgraph.runtime.model import Model, ModelRequest, ModelResponse
 
 
 class EchoModel:

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
+from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall
 from slotgraph.runtime import Agent, ErrorEvent, ModelResponseError, RefusalEvent, ToolResultEvent
-from slotgraph.runtime.model import ModelRequest, ModelResponse, ToolCall
 from slotgraph.stores import SQLiteStore
 
 DAG = {

@@ -17,8 +17,8 @@ from slotgraph.runtime import (
     call,
 )
 from slotgraph.runtime.events import event_to_json
-from slotgraph.runtime.model import AssistantText
-from slotgraph.runtime.testing import estimate_prompt_tokens
+from slotgraph.models.protocol import AssistantText
+from slotgraph.models.scripted import estimate_prompt_tokens
 
 from .toy_agent import Backend, clock, toy_dag
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from slotgraph.models.protocol import ToolResultMessage
 from slotgraph.runtime import Agent, AgentLoadError, ScriptedModel, ScriptedStep, call
 from slotgraph.runtime.events import EndSessionEvent, RefusalEvent, TextEvent, ToolCallEvent
-from slotgraph.runtime.model import ToolResultMessage
 
 DAG: dict[str, Any] = {
     "slots": [{"name": "topic", "source": "user", "setter": "set_topic", "ask": "What is it about?"}],

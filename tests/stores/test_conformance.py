@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from slotgraph.runtime import ModelRequest, ModelResponse, ScriptedModel, ScriptedStep
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
+from slotgraph.runtime import ModelRequest, ModelResponse, ScriptedModel, ScriptedStep
 from slotgraph.stores import (
     CURRENT_SCHEMA,
     StoreConflictError,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     ToolCall,

@@ -12,8 +12,8 @@ import pytest
 from slotgraph import Agent, ScriptedModel
 from slotgraph.config import ConfigValidationError
 from slotgraph.config.tool_sources import HttpToolConfig
+from slotgraph.models.scripted import ScriptedStep, call
 from slotgraph.runtime.http_tools import HttpToolError, http_tool
-from slotgraph.runtime.testing import ScriptedStep, call
 from slotgraph.runtime.tools import ToolContext
 
 from .conftest import EchoServer

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from slotgraph import ScriptedModel
-from slotgraph.runtime.testing import ScriptedStep, call
+from slotgraph.models.scripted import ScriptedStep, call
 from slotgraph.stores.runs import InMemoryRunStore
 from slotgraph.workflow import (
     AgentOutcome,

@@ -46,10 +46,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from slotgraph.engine import EngineAction
-from slotgraph.runtime.agent import Agent
-from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
-from slotgraph.runtime.errors import SlotgraphRuntimeError
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     Message,
@@ -60,6 +57,9 @@ from slotgraph.runtime.model import (
     ToolSchema,
     UserMessage,
 )
+from slotgraph.runtime.agent import Agent
+from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
+from slotgraph.runtime.errors import SlotgraphRuntimeError
 from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply, should_preempt
 from slotgraph.runtime.tool_execution import ToolRunner

@@ -35,6 +35,7 @@ from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, check_
 from slotgraph.config import ConfigError, ConfigValidationError
 from slotgraph.engine import format_line
 from slotgraph.engine.state import TERMINAL_STATUSES
+from slotgraph.errors import SlotgraphError
 from slotgraph.logic import GuardEvent, RuleEvent
 from slotgraph.runtime import (
     Agent,
@@ -46,7 +47,6 @@ from slotgraph.runtime import (
     RefusalEvent,
     ScriptedModel,
     Session,
-    SlotgraphRuntimeError,
     TextEvent,
     TransferEvent,
     TurnResult,
@@ -275,7 +275,7 @@ def chat(
             out.print(f"[bold cyan]you>[/bold cyan] {escape(text)}")
         try:
             result = session.send(text)
-        except SlotgraphRuntimeError as err:
+        except SlotgraphError as err:
             code = ExitCode.INVALID_CONFIG
             _fail(out, f"turn {turn} failed: {err}", code)
             break

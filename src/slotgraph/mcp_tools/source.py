@@ -31,8 +31,8 @@ from pydantic import ValidationError
 
 from slotgraph.config.tool_sources import McpServerConfig
 from slotgraph.mcp_tools.results import McpToolError, result_value
+from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.errors import AgentLoadError
-from slotgraph.runtime.model import ToolSchema
 from slotgraph.runtime.tools import Tool, ToolContext
 
 __all__ = ["McpTool", "McpToolSource", "load_mcp_tools"]

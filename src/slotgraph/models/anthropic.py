@@ -33,8 +33,8 @@ from slotgraph.models.errors import (
     ModelTimeoutError,
 )
 from slotgraph.models.http_status import raise_for_status
+from slotgraph.models.protocol import ModelRequest, ModelResponse
 from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries
-from slotgraph.runtime.model import ModelRequest, ModelResponse
 
 if TYPE_CHECKING:
     import httpx

@@ -26,8 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from slotgraph.models.errors import ModelResponseError
-from slotgraph.models.tool_arguments import parse_arguments
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     Message,
@@ -39,6 +38,7 @@ from slotgraph.runtime.model import (
     Usage,
     UserMessage,
 )
+from slotgraph.models.tool_arguments import parse_arguments
 
 __all__ = ["DEFAULT_MAX_TOKENS", "request_body", "response_from_body", "tool_json", "wire_id"]
 

@@ -1,14 +1,16 @@
 """Errors of the model backends.
 
-Hierarchy (every class carries a stable ``code``; all are runtime errors, so ``slotgraph chat`` and the
-server report them as messages)::
+Hierarchy (every class carries a stable ``code`` and inherits :class:`slotgraph.errors.SlotgraphError`, so
+``slotgraph chat`` and the server report them as messages)::
 
-    SlotgraphRuntimeError (slotgraph.runtime)
-    ├── ModelNotAvailableError (slotgraph.runtime)     a spec string names no backend we can build
+    SlotgraphError (slotgraph.errors)
+    ├── ModelNotAvailableError                         a spec string names no backend we can build
     │   └── ModelSpecError                             ... because of the spec, a key or a missing SDK
     │       ├── UnknownProviderError                   "provider:" is not registered (with "did you mean")
     │       ├── MissingCredentialsError                the provider's API key variable is unset
     │       └── MissingDependencyError                 the provider's SDK is not installed (with the extra)
+    ├── ScriptedModelError (also an AssertionError)    a ScriptedModel got a call it did not expect, or a
+    │                                                  step of its script was not played
     └── ModelError                                     a call to a backend failed
         ├── ModelAuthError                             401/403: the key is wrong or lacks access
         ├── ModelNotFoundError                         404: no such model (or wrong base URL)
@@ -23,7 +25,7 @@ Errors say what failed, where (provider, URL or model) and how to fix it.
 
 from __future__ import annotations
 
-from slotgraph.runtime.errors import ModelNotAvailableError, SlotgraphRuntimeError
+from slotgraph.errors import SlotgraphError
 
 __all__ = [
     "MissingCredentialsError",
@@ -32,13 +34,27 @@ __all__ = [
     "ModelAuthError",
     "ModelConnectionError",
     "ModelError",
+    "ModelNotAvailableError",
     "ModelNotFoundError",
     "ModelRateLimitError",
     "ModelResponseError",
     "ModelSpecError",
     "ModelTimeoutError",
+    "ScriptedModelError",
     "UnknownProviderError",
 ]
+
+
+class ModelNotAvailableError(SlotgraphError):
+    """A model spec string does not name a backend this installation can build."""
+
+    code = "model_not_available"
+
+
+class ScriptedModelError(AssertionError, SlotgraphError):
+    """A :class:`~slotgraph.models.scripted.ScriptedModel` got an unexpected call or was not used up."""
+
+    code = "scripted_model_mismatch"
 
 
 class ModelSpecError(ModelNotAvailableError):
@@ -65,7 +81,7 @@ class MissingDependencyError(ModelSpecError):
     code = "missing_dependency"
 
 
-class ModelError(SlotgraphRuntimeError):
+class ModelError(SlotgraphError):
     """A call to a model backend failed. ``status`` is the HTTP status when there was one; ``retry_after``
     the seconds the server asked to wait (its ``Retry-After``) when it said so."""
 

@@ -29,8 +29,8 @@ from slotgraph.models.errors import (
     ModelTimeoutError,
 )
 from slotgraph.models.gemini_wire import MalformedFunctionCall, request_body, response_from_body
+from slotgraph.models.protocol import AssistantToolCalls, ModelRequest, ModelResponse
 from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries, parse_retry_after
-from slotgraph.runtime.model import AssistantToolCalls, ModelRequest, ModelResponse
 
 __all__ = ["GeminiModel"]
 

@@ -24,8 +24,7 @@ from typing import Any
 
 from slotgraph.models.errors import ModelResponseError
 from slotgraph.models.gemini_schema import to_gemini_schema
-from slotgraph.models.tool_arguments import parse_arguments
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     ModelRequest,
@@ -36,6 +35,7 @@ from slotgraph.runtime.model import (
     Usage,
     UserMessage,
 )
+from slotgraph.models.tool_arguments import parse_arguments
 
 __all__ = ["MalformedFunctionCall", "function_declaration", "request_body", "response_from_body"]
 

@@ -32,8 +32,8 @@ from slotgraph.models.errors import (
 )
 from slotgraph.models.http_status import raise_for_status
 from slotgraph.models.openai_wire import request_body, response_from_body
+from slotgraph.models.protocol import AssistantToolCalls, ModelRequest, ModelResponse
 from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries
-from slotgraph.runtime.model import AssistantToolCalls, ModelRequest, ModelResponse
 
 if TYPE_CHECKING:
     import httpx

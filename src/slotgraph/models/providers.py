@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from slotgraph.models.errors import MissingCredentialsError, ModelSpecError
+from slotgraph.models.protocol import Model
 from slotgraph.models.registry import ProviderInfo
 from slotgraph.models.retry import RetryPolicy
-from slotgraph.runtime.model import Model
 
 __all__ = [
     "ANTHROPIC_BASE_URL_ENV",
@@ -80,7 +80,7 @@ def _scripted(rest: str, env: Mapping[str, str]) -> Model:
         raise ModelSpecError(
             "model 'scripted' needs a script file: use 'scripted:FILE.json' (a JSON list of steps)"
         )
-    from slotgraph.runtime.testing import ScriptedModel
+    from slotgraph.models.scripted import ScriptedModel
 
     return ScriptedModel.from_file(rest)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 
 from slotgraph.models.errors import MissingDependencyError, ModelSpecError, UnknownProviderError
-from slotgraph.runtime.model import Model
+from slotgraph.models.protocol import Model
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -17,6 +17,20 @@ terminal and gate handling), :mod:`~slotgraph.runtime.instructions` (the phase s
 order of all of these), :mod:`~slotgraph.runtime.session` (wiring: store, clock, sync facade).
 """
 
+from slotgraph.models.protocol import (
+    AssistantText,
+    AssistantToolCalls,
+    Message,
+    Model,
+    ModelRequest,
+    ModelResponse,
+    ToolCall,
+    ToolResultMessage,
+    ToolSchema,
+    Usage,
+    UserMessage,
+)
+from slotgraph.models.scripted import ScriptedModel, ScriptedStep, call, estimate_prompt_tokens
 from slotgraph.runtime.agent import Agent
 from slotgraph.runtime.builtin_tools import readback_result
 from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
@@ -50,23 +64,9 @@ from slotgraph.runtime.events import (
 )
 from slotgraph.runtime.instructions import SENTINEL, build_phase_suffix, inject_suffix
 from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation
-from slotgraph.runtime.model import (
-    AssistantText,
-    AssistantToolCalls,
-    Message,
-    Model,
-    ModelRequest,
-    ModelResponse,
-    ToolCall,
-    ToolResultMessage,
-    ToolSchema,
-    Usage,
-    UserMessage,
-)
 from slotgraph.runtime.model_resolution import resolve_model
 from slotgraph.runtime.session import Session
 from slotgraph.runtime.store import InMemoryStore, SessionStore
-from slotgraph.runtime.testing import ScriptedModel, ScriptedStep, call, estimate_prompt_tokens
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry, load_tools_module, tool_from_function
 from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink
 

@@ -23,6 +23,7 @@ from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.logic import AgentLogic, load_definition, logic_issues
+from slotgraph.models.protocol import Model
 from slotgraph.runtime.builtin_tools import (
     END_SESSION,
     builtin_tools,
@@ -31,7 +32,6 @@ from slotgraph.runtime.builtin_tools import (
 )
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import AgentLoadError, ModelNotAvailableError
-from slotgraph.runtime.model import Model
 from slotgraph.runtime.model_resolution import resolve_model
 from slotgraph.runtime.session import Clock, Session
 from slotgraph.runtime.store import SessionStore

@@ -25,8 +25,8 @@ from slotgraph.logic.set_variables import (
     set_variables_description,
     set_variables_parameters,
 )
+from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.engine_port import Engine
-from slotgraph.runtime.model import ToolSchema
 from slotgraph.runtime.tools import Tool, readback_tool, tool_from_function
 
 __all__ = [

@@ -1,13 +1,11 @@
 """Errors of the runtime layer.
 
-Hierarchy (every class carries a stable ``code``)::
+Hierarchy (every class carries a stable ``code`` and inherits :class:`slotgraph.errors.SlotgraphError`)::
 
     SlotgraphRuntimeError                 base of everything raised by slotgraph.runtime
     ├── AgentLoadError                    the agent directory / YAML / tools module cannot be loaded
     │   └── ToolDefinitionError           a tool function cannot be turned into a schema
-    ├── ModelNotAvailableError            a model spec string names no backend we can build
     ├── ModelResponseError                a model's generate() returned something that is not a ModelResponse
-    ├── ScriptedModelError                a ScriptedModel got a call it did not expect / was not fully used
     ├── SessionError                      misuse of a session (sync call inside a running loop, ended session)
     └── StoreError                        a session store failed (slotgraph.stores raises these too)
         ├── StoreConflictError            a store's version moved under a save (another writer won)
@@ -16,11 +14,17 @@ Hierarchy (every class carries a stable ``code``)::
         ├── LedgerError                   the execution ledger was misused or holds a damaged entry
         └── StoreConfigError              a store URL / path / driver / server cannot be used
 
+The model errors (``ModelNotAvailableError``, ``ScriptedModelError``, ``ModelError`` and its kinds) live with
+the models in :mod:`slotgraph.models.errors`; this module re-exports the first two.
+
 Refusals of model tool calls and failures of tools are *not* exceptions: they become tool results the
 model can read and events on the turn (see :mod:`slotgraph.runtime.tool_execution`).
 """
 
 from __future__ import annotations
+
+from slotgraph.errors import SlotgraphError
+from slotgraph.models.errors import ModelNotAvailableError, ScriptedModelError
 
 __all__ = [
     "AgentLoadError",
@@ -39,7 +43,7 @@ __all__ = [
 ]
 
 
-class SlotgraphRuntimeError(Exception):
+class SlotgraphRuntimeError(SlotgraphError):
     """Base of the runtime's errors."""
 
     code = "runtime_error"
@@ -57,23 +61,11 @@ class ToolDefinitionError(AgentLoadError):
     code = "tool_definition_error"
 
 
-class ModelNotAvailableError(SlotgraphRuntimeError):
-    """A model spec string does not name a backend this installation can build."""
-
-    code = "model_not_available"
-
-
 class ModelResponseError(SlotgraphRuntimeError):
     """A model backend answered with something the runtime cannot use (not a ModelResponse, a text that is
     not a string, a tool call without a string id or name). The turn is not saved, like a model exception."""
 
     code = "model_response_invalid"
-
-
-class ScriptedModelError(AssertionError, SlotgraphRuntimeError):
-    """A :class:`~slotgraph.runtime.testing.ScriptedModel` got an unexpected call or was not used up."""
-
-    code = "scripted_model_mismatch"
 
 
 class SessionError(SlotgraphRuntimeError):

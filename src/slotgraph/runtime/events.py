@@ -15,7 +15,7 @@ from typing import Any, Literal
 from slotgraph.engine.actions import Reason
 from slotgraph.logic.guards import GuardEvent
 from slotgraph.logic.rules import RuleEvent
-from slotgraph.runtime.model import Usage
+from slotgraph.models.protocol import Usage
 
 __all__ = [
     "EndSessionEvent",

@@ -17,7 +17,7 @@ from typing import Any
 from slotgraph.config.json_schemas import CompiledSchema
 from slotgraph.config.payloads import PayloadProblem, assemble_payload
 from slotgraph.config.tool_sources import HttpToolConfig
-from slotgraph.runtime.model import ToolSchema
+from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.tools import Tool, ToolContext
 
 __all__ = ["HttpTool", "HttpToolError", "http_tool"]

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from slotgraph.logic import RuleEffects, ToolRun
+from slotgraph.models.protocol import ToolCall
 from slotgraph.runtime.events import RefusalEvent, ToolCallEvent, ToolResultEvent
-from slotgraph.runtime.model import ToolCall
 from slotgraph.runtime.tool_execution import ToolRunner, refusal_result
 
 if TYPE_CHECKING:

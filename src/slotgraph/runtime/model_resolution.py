@@ -1,4 +1,4 @@
-"""Turning a model spec string into a :class:`~slotgraph.runtime.model.Model` — the single seam for backends.
+"""Turning a model spec string into a :class:`~slotgraph.models.Model` — the single seam for backends.
 
 :func:`resolve_model` delegates to :mod:`slotgraph.models.registry` (imported inside the function, so the
 runtime loads no backend until a spec is resolved): ``"offline"``, ``"scripted:FILE.json"``,
@@ -10,7 +10,7 @@ runtime loads no backend until a spec is resolved): ``"offline"``, ``"scripted:F
 
 from __future__ import annotations
 
-from slotgraph.runtime.model import Model
+from slotgraph.models.protocol import Model
 
 __all__ = ["resolve_model"]
 

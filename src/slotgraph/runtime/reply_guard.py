@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from slotgraph.runtime.model import Model, ModelRequest, ModelResponse, UserMessage
+from slotgraph.models.protocol import Model, ModelRequest, ModelResponse, UserMessage
 from slotgraph.runtime.model_resolution import resolve_model
 
 __all__ = ["ModelJudge", "regeneration_request"]

@@ -25,11 +25,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from slotgraph.logic import RECORD_KEY, LogicRecord, LogicSession, RunCache, variables_snapshot
+from slotgraph.models.protocol import Message, Model, UserMessage
 from slotgraph.runtime.engine_port import DagEngine, Engine
 from slotgraph.runtime.errors import SessionError, StorePayloadError
 from slotgraph.runtime.events import TurnResult
 from slotgraph.runtime.instructions import fill_current_date
-from slotgraph.runtime.model import Message, Model, UserMessage
 from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.runtime.tracing_port import TurnTracer
 from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink, TurnInputs, run_turn

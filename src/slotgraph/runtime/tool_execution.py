@@ -38,6 +38,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.models.protocol import ToolCall, ToolSchema
 from slotgraph.runtime.builtin_tools import (
     CONFIRM_PENDING,
     END_SESSION,
@@ -60,7 +61,6 @@ from slotgraph.runtime.events import (
     TransferEvent,
 )
 from slotgraph.runtime.json_values import tool_result_json
-from slotgraph.runtime.model import ToolCall, ToolSchema
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import ToolContext, ToolRegistry
 

@@ -24,9 +24,9 @@ from typing import Any
 
 from slotgraph.logic import LogicSession
 from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables
+from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.builtin_tools import END_SESSION
 from slotgraph.runtime.events import RefusalReason, RefusedBy
-from slotgraph.runtime.model import ToolSchema
 from slotgraph.runtime.tools import Tool, ToolRegistry
 
 __all__ = ["GateDecision", "GateLayer"]

@@ -1,6 +1,6 @@
 """Tools: plain Python functions the model (or the engine) can call.
 
-A :class:`Tool` wraps a function with the :class:`~slotgraph.runtime.model.ToolSchema` derived from its
+A :class:`Tool` wraps a function with the :class:`~slotgraph.models.protocol.ToolSchema` derived from its
 signature and docstring (:mod:`slotgraph.runtime.tool_schema`) and an argument validator. A synchronous
 function runs in a worker thread (``asyncio.to_thread``), so a slow or blocking tool never stalls the event
 loop — in the server, the other sessions of the worker and the store's lock renewal go on meanwhile; an
@@ -30,8 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.errors import AgentLoadError, ToolDefinitionError
-from slotgraph.runtime.model import ToolSchema
 from slotgraph.runtime.tool_schema import parse_docstring, parse_signature
 
 __all__ = ["Tool", "ToolContext", "ToolKind", "ToolRegistry", "load_tools_module", "tool_from_function"]

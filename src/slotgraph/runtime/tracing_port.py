@@ -11,8 +11,8 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol
 
+from slotgraph.models.protocol import Model, UserMessage
 from slotgraph.runtime.engine_port import Engine
-from slotgraph.runtime.model import Model, UserMessage
 from slotgraph.runtime.tools import ToolRegistry
 
 if TYPE_CHECKING:

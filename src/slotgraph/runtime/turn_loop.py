@@ -24,7 +24,7 @@ The order, and why:
       the task fires, or the question is asked, this turn instead of after the user speaks again.
 
 What a model answers is checked before anything of it is kept, so a misbehaving backend cannot leave a
-history the stores cannot read back: a response that is not a :class:`~slotgraph.runtime.model.ModelResponse`
+history the stores cannot read back: a response that is not a :class:`~slotgraph.models.ModelResponse`
 (or whose text is not a string, or a tool call whose id or name is not a string) raises
 :class:`~slotgraph.runtime.errors.ModelResponseError` — the turn is not saved, as for a model exception. A
 tool call whose arguments are not a JSON object is refused (``bad_arguments``) and kept with ``{}`` as its
@@ -45,13 +45,7 @@ from typing import Any
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.actions import EngineAction, FunctionCall
 from slotgraph.logic import LogicSession
-from slotgraph.runtime.engine_port import Engine
-from slotgraph.runtime.errors import ModelResponseError
-from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, StepPhase, TextEvent, TurnStep
-from slotgraph.runtime.instructions import replace_base
-from slotgraph.runtime.json_values import json_problem
-from slotgraph.runtime.logic_bridge import LogicTools
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     Message,
@@ -63,6 +57,12 @@ from slotgraph.runtime.model import (
     Usage,
     UserMessage,
 )
+from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.errors import ModelResponseError
+from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, StepPhase, TextEvent, TurnStep
+from slotgraph.runtime.instructions import replace_base
+from slotgraph.runtime.json_values import json_problem
+from slotgraph.runtime.logic_bridge import LogicTools
 from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply
 from slotgraph.runtime.reply_guard import ModelJudge, regeneration_request
@@ -381,7 +381,7 @@ async def _guarded(inputs: TurnInputs, out: TurnOutput, request: ModelRequest, t
 
 def _checked_response(response: object) -> ModelResponse:
     """``response`` if it is a usable :class:`ModelResponse`, else :class:`ModelResponseError`."""
-    fix = "fix the model backend's generate() (see slotgraph.runtime.model)"
+    fix = "fix the model backend's generate() (see slotgraph.models.protocol)"
     if not isinstance(response, ModelResponse):
         raise ModelResponseError(
             f"the model returned a {type(response).__name__}, not a ModelResponse; nothing of this turn was "

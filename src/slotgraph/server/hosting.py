@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 from slotgraph.config import ConfigError, ConfigValidationError
 from slotgraph.config.graph import render_mermaid
+from slotgraph.errors import SlotgraphError
 from slotgraph.logic import load_definition
-from slotgraph.runtime import Agent, Model, ModelNotAvailableError, SlotgraphRuntimeError, resolve_model
+from slotgraph.runtime import Agent, Model, ModelNotAvailableError, resolve_model
 from slotgraph.server.errors import ServerConfigError
 
 __all__ = ["HostedAgent", "hosted", "load_hosted_agents", "resolve_server_model"]
@@ -73,12 +74,12 @@ def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> Hosted
         raise ServerConfigError(
             f"{where}: invalid agent ({issues})", fix=f"run `slotgraph validate {where}`"
         ) from None
-    except (ConfigError, SlotgraphRuntimeError) as err:
+    except (ConfigError, SlotgraphError) as err:
         raise ServerConfigError(f"{where}: cannot load the agent ({err})") from None
     spec = model if isinstance(model, str) else (agent.model_spec or "offline")
     try:
         resolved = agent.model if agent.model is not None else resolve_server_model(spec)
-    except SlotgraphRuntimeError as err:
+    except SlotgraphError as err:
         raise ServerConfigError(f"{where}: {err}", fix="pass --model with a model you can use") from None
     description = (definition.agent.description or "") if definition.agent is not None else ""
     return HostedAgent(

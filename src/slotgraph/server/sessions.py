@@ -20,9 +20,10 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from slotgraph.errors import SlotgraphError
 from slotgraph.logic import RECORD_KEY, LogicRecord, variables_snapshot
 from slotgraph.models.errors import ModelError
-from slotgraph.runtime import EventSink, Session, SessionStore, SlotgraphRuntimeError, TurnResult
+from slotgraph.runtime import EventSink, Session, SessionStore, TurnResult
 from slotgraph.runtime.errors import ModelResponseError, StorePayloadError
 from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation
 from slotgraph.runtime.session import Clock
@@ -237,7 +238,7 @@ class SessionService:
         )
         try:
             result = await session.asend(text, on_event=on_event)
-        except SlotgraphRuntimeError as err:
+        except SlotgraphError as err:
             translated = _translated(session_id, err, ended=session.ended)
             if translated is err:
                 raise
@@ -257,7 +258,7 @@ def _unreadable(session_id: str) -> SessionUnreadableError:
     )
 
 
-def _translated(session_id: str, err: SlotgraphRuntimeError, *, ended: bool) -> Exception:
+def _translated(session_id: str, err: SlotgraphError, *, ended: bool) -> Exception:
     """The server error for a runtime error a client can act on; anything else stays internal."""
     if isinstance(err, StorePayloadError):
         return _unreadable(session_id)

@@ -1,6 +1,6 @@
 """The history codec and the versioned payload: a session record ↔ ``{"schema": N, "record": ...}`` JSON.
 
-The runtime's record holds frozen message dataclasses (:mod:`slotgraph.runtime.model`) in ``history``; a
+The runtime's record holds frozen message dataclasses (:mod:`slotgraph.models.protocol`) in ``history``; a
 durable store saves JSON. Each message becomes an object tagged with its ``kind``::
 
     {"kind": "user", "text": "hi", "event": null}
@@ -22,8 +22,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from slotgraph.runtime.errors import StorePayloadError
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     Message,
@@ -31,6 +30,7 @@ from slotgraph.runtime.model import (
     ToolResultMessage,
     UserMessage,
 )
+from slotgraph.runtime.errors import StorePayloadError
 from slotgraph.stores.migrations import CURRENT_SCHEMA, upgrade
 
 __all__ = ["decode_payload", "encode_payload", "message_from_json", "message_to_json"]

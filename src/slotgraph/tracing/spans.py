@@ -31,9 +31,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from slotgraph.models.protocol import Model, ModelRequest, ModelResponse, UserMessage
 from slotgraph.runtime.engine_port import Engine, EngineOutcome
 from slotgraph.runtime.events import TurnResult
-from slotgraph.runtime.model import Model, ModelRequest, ModelResponse, UserMessage
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
 from slotgraph.tracing.settings import capture_content, configure_from_env, import_otel
 

@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     Message,

@@ -26,8 +26,8 @@ from urllib.parse import urljoin
 from pydantic import ValidationError
 
 from slotgraph.expr import ExpressionError
+from slotgraph.models.protocol import Model
 from slotgraph.runtime.errors import StoreConflictError
-from slotgraph.runtime.model import Model
 from slotgraph.stores.runs import InMemoryRunStore, RunStore
 from slotgraph.workflow.config import (
     AgentStageConfig,

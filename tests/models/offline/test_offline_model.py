@@ -7,7 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 from slotgraph.models.offline import OfflineModel
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     Model,

@@ -16,7 +16,7 @@ from slotgraph.models.offline.entities import find_entity_name, offered_names
 from slotgraph.models.offline.gazetteer import normalise_city
 from slotgraph.models.offline.places import find_place_names
 from slotgraph.models.offline.schema import read_setters, value_notes
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantToolCalls,
     ModelRequest,
     ToolCall,

@@ -23,7 +23,7 @@ from typing import Any
 
 from slotgraph.models.offline.directive import without_directive
 from slotgraph.models.offline.planner import plan_turn, relay_text
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     Message,
