@@ -8,6 +8,8 @@ import asyncio
 import json
 from typing import Any
 
+from slotgraph.models.protocol import AssistantText
+from slotgraph.models.scripted import estimate_prompt_tokens
 from slotgraph.runtime import (
     Agent,
     GuardEvent,
@@ -17,8 +19,6 @@ from slotgraph.runtime import (
     call,
 )
 from slotgraph.runtime.events import event_to_json
-from slotgraph.models.protocol import AssistantText
-from slotgraph.models.scripted import estimate_prompt_tokens
 
 from .toy_agent import Backend, clock, toy_dag
 
