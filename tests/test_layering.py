@@ -31,6 +31,8 @@ ALLOWED: dict[str, set[str]] = {
     "tracing": {"expr", "config", "models", "runtime", "tracing"},
     # The model protocol, ScriptedModel and the backends: never the runtime (the runtime depends on them).
     "models": {"expr", "config", "models"},
+    # Multi-agent apps: app.yaml read and checked, its agents loaded and given their routing tools.
+    "apps": {"expr", "config", "logic", "models", "runtime", "apps"},
     "stores": {"expr", "config", "engine", "models", "runtime", "stores"},
     # Workflows: expr, config, models and the stores protocol. "runtime" is here only for the model
     # protocol (slotgraph.models.protocol) and the store errors, which still live there; the agent loop is

@@ -3,6 +3,7 @@ and tool tests; unsupported pieces are reported and kept; re-running is idempote
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import re
@@ -10,13 +11,16 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from slotgraph.adapters.platform_export import PlatformExportError, read_export
 from slotgraph.adapters.platform_import import import_app
 from slotgraph.adapters.platform_tools import PlatformFunction, as_platform_numbers
+from slotgraph.apps import load_app
 from slotgraph.cli.main import create_app
 from slotgraph.config import load_definition
+from slotgraph.runtime import AgentTransferEvent
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "platform_app" / "harbor_dental"
 
@@ -60,15 +64,15 @@ def test_the_report_accounts_for_every_tool_callback_and_evaluation(tmp_path: Pa
     for evaluation in app.evaluations:
         assert evaluation in sources, evaluation
     unmapped = {(row.kind, row.name) for row in report.unmapped}
-    assert ("callback", "Harbor_Host before_model") in unmapped
-    assert ("child agents", "Harbor_Host") in unmapped
-    assert ("tool", "validate_dag_config") in unmapped
+    assert unmapped == {("tool", "validate_dag_config")}  # the framework's own validator, kept below
+    status = {(row.kind, row.name): row.status for row in report.rows}
+    assert status[("callback", "Harbor_Host before_model")] == "replaced"  # by the app's routing
+    assert status[("callback", "Harbor_Host after_tool")] == "replaced"
+    assert status[("child agents", "Harbor_Host")] == "mapped"
+    assert status[("routing tool", "set_active_flow")] == "translated"
+    assert status[("multi-agent app", app.name)] == "translated"
     # what could not be mapped is kept
-    assert (
-        tmp_path
-        / "_platform"
-        / "agents/Harbor_Host/after_tool_callbacks/after_tool_callbacks_01/python_code.py"
-    ).is_file()
+    assert (tmp_path / "_platform" / "tools/validate_dag_config/python_function/python_code.py").is_file()
     assert (tmp_path / "_platform" / "evaluationExpectations").is_dir()
     translated = {row.name for row in report.rows if row.status == "translated"}
     assert {
@@ -77,6 +81,36 @@ def test_the_report_accounts_for_every_tool_callback_and_evaluation(tmp_path: Pa
         "readback_fmt prefix (text)",
         "options_from chips",
     } <= translated
+
+
+def test_a_host_and_its_desks_become_a_multi_agent_app(tmp_path: Path) -> None:
+    """CONFIG_KEYS: the host's routing tool, `bootstrap`, a gate value set by the host."""
+    import_app(SAMPLE, tmp_path)
+    app = yaml.safe_load((tmp_path / "app.yaml").read_text(encoding="utf-8"))
+    assert app["root"] == "Harbor_Host"
+    assert sorted(entry["path"] for entry in app["agents"]) == [
+        "Billing_Agent",
+        "Booking_Agent",
+        "Harbor_Host",
+    ]
+    assert app["routing"] == [
+        {
+            "tool": "set_active_flow",
+            "param": "flow",
+            "values": {"booking": "Booking_Agent", "billing": "Billing_Agent"},
+        }
+    ]
+    described = {entry["path"]: entry.get("description", "") for entry in app["agents"]}
+    assert described["Booking_Agent"].startswith("appointments; Reason for the visit (cleaning, checkup")
+    assert "Which desk" not in described["Billing_Agent"]  # the gate slot's hint names both desks: left out
+    assert sorted(p.name for p in (tmp_path / "evaluations").iterdir() if p.is_dir())[0].startswith("Event")
+    root = load_app(tmp_path)
+    session = root.session(clock=lambda: datetime.datetime(2030, 4, 1, 12, 0))
+    first = session.send("Hi, I have a question about a bill I got")  # the offline model routes
+    assert first.agent == "Billing_Agent" and first.state["filled"]["active_flow"] == "billing"
+    assert [e.to_agent for e in first.events if isinstance(e, AgentTransferEvent)] == ["Billing_Agent"]
+    flow = session.agent_states["Billing_Agent"]["filled"]
+    assert flow == {"active_flow": "billing", "welcome": True}
 
 
 def test_relative_paths_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,7 +140,8 @@ def test_the_cli_prints_the_table_and_exits_by_strictness(tmp_path: Path) -> Non
     runner = CliRunner()
     result = runner.invoke(create_app(), ["import", str(SAMPLE), str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
-    assert re.search(r"not mapped\s+callback\s+Harbor_Host before_model", result.output)
+    assert re.search(r"replaced\s+callback\s+Harbor_Host before_model", result.output)
+    assert re.search(r"not mapped\s+tool\s+validate_dag_config", result.output)
     assert "imported 3 agents" in result.output
     strict = runner.invoke(create_app(), ["import", str(SAMPLE), str(tmp_path / "out"), "--strict"])
     assert strict.exit_code == 1

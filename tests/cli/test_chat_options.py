@@ -68,3 +68,14 @@ def test_a_completed_booking_ends_the_chat() -> None:
     assert "Your reservation is confirmed!" in output
     assert "you> more?" not in output  # nothing is sent after the session is over
     assert output.rstrip().endswith("── session over: completed after 8 turns ──")
+
+
+def test_a_multi_agent_app_chats_and_prints_each_hand_over() -> None:
+    team = str(REPO_ROOT / "examples" / "bella_notte_team")
+    stdin = "Hi, I'd like to book a table\n4 guests\nyes\nCould I order takeout?\n"
+    result = CliRunner().invoke(create_app(), ["chat", team, "--today", "2026-07-10"], input=stdin)
+    assert result.exit_code == 0, result.output
+    assert "— host hands over to reservations" in result.output
+    assert "— reservations hands over to takeout" in result.output
+    assert "— guard no_guarantees (pattern): replace" in result.output
+    assert "guaranteed" not in result.output

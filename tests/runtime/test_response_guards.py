@@ -140,3 +140,27 @@ def test_guards_from_agent_yaml(tmp_path: Any) -> None:
     agent = Agent.load(tmp_path, model=model)
     assert agent.logic is not None and [g.name for g in agent.logic.guards] == ["no_discounts"]
     assert agent.session(clock=clock).send("hi").text == "Prices are fixed."
+
+
+def test_the_engines_own_text_is_guarded_too_and_never_regenerated() -> None:
+    """A preempted reply (the engine speaks, the model is not called) goes through the guards as well; a
+    regenerate guard cannot ask the engine again, so it falls back on its message."""
+    guard = {"name": "no_dates", "check": {"pattern": "date"}, "on_violation": "regenerate", "message": "Ok."}
+    model = ScriptedModel(
+        [
+            ScriptedStep(tool_calls=(call("set_num_guests", count=2),)),
+            ScriptedStep(text="Noted."),
+        ]
+    )
+    agent = Agent.from_config(
+        toy_dag(readback=True), tools=Backend().tools(), model=model, response_guards=[guard]
+    )
+    session = agent.session(clock=clock)
+    session.send("two")  # pending: the model reads it back
+    result = session.send("yes")  # the engine confirms and asks the next question itself (preempted)
+    assert result.preempted
+    assert "date" not in result.text and result.text.endswith("Ok.")
+    events = [(e.guard, e.action, e.detail) for e in result.events if isinstance(e, GuardEvent)]
+    assert events == [("no_dates", "replace", "the host cannot regenerate")]
+    assert "date" not in _texts(session.history)[-1]
+    assert model.remaining == 0

@@ -355,4 +355,31 @@ def test_the_slot_table_shows_early_answers_and_changes(browser: Browser, page: 
         party = '#slots tr[data-slot="party_size"]'
         assert page.get_attribute(party, "data-state") == "changing"
         assert page.inner_text(f"{party} td:last-child") == "4 → 6"
+
+
+def test_a_multi_agent_app_shows_the_active_agent_and_every_agents_slots(
+    browser: Browser, tmp_path: Path
+) -> None:
+    from slotgraph.models.offline import OfflineModel
+    from slotgraph.server import load_hosted_agents
+
+    from .support import ROOT
+
+    team = load_hosted_agents([ROOT / "examples" / "bella_notte_team"], model=OfflineModel())
+    with live_server(app_for(team)) as base:
+        page = browser.tab()
+        page.goto(base + "/")
+        page.wait_for_selector('body[data-ready="true"]', state="attached")
+        assert page.input_value("#agent") == "bella_notte_team"
+        _send(page, "Hi, I'd like to book a table", 1)
+        assert page.inner_text("#active-agent") == "reservations"
+        _send(page, "4 guests", 2)
+        _send(page, "yes", 3)
+        _send(page, "Could I order takeout?", 4)
+        assert page.inner_text("#active-agent") == "takeout"
+        kept = page.locator('#slots tr[data-agent="reservations"][data-slot="party_size"]')
+        assert kept.get_attribute("data-state") == "filled" and "4" in kept.inner_text()
+        assert page.locator("#slots tr.agent-row.active").inner_text().startswith("takeout (active)")
+        assert page.locator('#events li[data-kind="agent_transfer"]').count() >= 1
+        page.screenshot(path=str(tmp_path / "team.png"), full_page=True)
     assert not browser.errors, browser.errors

@@ -37,6 +37,7 @@ import yaml
 
 from slotgraph.adapters.platform_export import PlatformAgent, PlatformApp, PlatformExportError, read_export
 from slotgraph.config import validate_dag
+from slotgraph.config.agent import APP_FILE
 
 __all__ = [
     "CONFIG_TIMEOUT_SECONDS",
@@ -474,7 +475,12 @@ def _settings_row(app: PlatformApp, report: ImportReport) -> None:
 
 
 def _evaluations(
-    app: PlatformApp, folders: Mapping[str, Path], agent_tools: Mapping[str, set[str]], report: ImportReport
+    app: PlatformApp,
+    folders: Mapping[str, Path],
+    agent_tools: Mapping[str, set[str]],
+    report: ImportReport,
+    *,
+    multi_agent: bool = False,
 ) -> None:
     settings = golden_settings_of(app)
     settings_text = (
@@ -491,6 +497,24 @@ def _evaluations(
         name = str(data.get("displayName") or source.stem) if isinstance(data, Mapping) else source.stem
         transfers = _transfers(data) if isinstance(data, Mapping) else []
         targets = list(dict.fromkeys(getattr(app.agent(t), "name", t) for _, t in transfers))
+        kind = "scenario" if isinstance(data, Mapping) and "scenario" in data else "golden"
+        if multi_agent:  # the whole app runs it, from its root, transfers and all
+            target = report.out / "evaluations" / source.parent.name / source.name
+            _copy(source, target)
+            _write(report.out / "evaluations" / "slotgraph.yaml", settings_text)
+            detail = f"copied to {target.relative_to(report.out).as_posix()}; runs against the app (app.yaml)"
+            if kind == "scenario":
+                detail += "; runs with a user model (skipped otherwise)"
+            report.add("copied", kind, name, relative, detail)
+            for turn, other in transfers:
+                report.add(
+                    "mapped",
+                    "agent transfer",
+                    name,
+                    f"{relative} turn {turn}",
+                    f"expects a transfer to {other}: checked against the app's agent_transfer event",
+                )
+            continue
         owner = _owner(app, data, targets, agent_tools)
         if owner is None or owner.name not in folders:
             report.add("not mapped", "evaluation", name, relative, "no imported agent to run it against")
@@ -498,7 +522,6 @@ def _evaluations(
         target = folders[owner.name] / "evaluations" / source.parent.name / source.name
         _copy(source, target)
         _write(folders[owner.name] / "evaluations" / "slotgraph.yaml", settings_text)
-        kind = "scenario" if isinstance(data, Mapping) and "scenario" in data else "golden"
         detail = f"copied to {target.relative_to(report.out).as_posix()}"
         if kind == "scenario":
             detail += "; runs with a user model (skipped otherwise)"
@@ -579,11 +602,168 @@ def _tool_tests(
             )
 
 
+# ── the multi-agent app ────────────────────────────────────────────────────────────────────────────────
+
+_TRY_VALUES = """
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("_platform_routing_tool", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+function = getattr(module, sys.argv[2])
+out = []
+for value in json.loads(sys.argv[4]):
+    try:
+        out.append(function(**{sys.argv[3]: value}))
+    except Exception as err:
+        out.append({"error": repr(err)})
+sys.stdout.write(json.dumps(out, default=str))
+"""
+_QUOTED = re.compile(r"['\"]([A-Za-z][\w-]*)['\"]")
+
+
+def _try_values(code: Path, function: str, param: str, values: list[str]) -> list[Any]:
+    """Call a routing tool once per candidate value (a separate Python process, as for config tools)."""
+    code = code.resolve()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-c", _TRY_VALUES, str(code), function, param, json.dumps(values)],
+            capture_output=True,
+            text=True,
+            timeout=CONFIG_TIMEOUT_SECONDS,
+            check=False,
+            cwd=code.parent,
+        )
+        results = json.loads(done.stdout) if done.returncode == 0 else None
+    except (subprocess.TimeoutExpired, json.JSONDecodeError):
+        results = None
+    return results if isinstance(results, list) and len(results) == len(values) else []
+
+
+def _routing_values(app: PlatformApp, name: str, report: ImportReport) -> tuple[str, dict[str, str]] | None:
+    """The parameter of routing tool ``name`` and its values → the agent each leads to: the quoted words of
+    its description and docstring, kept when calling the tool with one returns a ``target_agent``."""
+    tool = app.tools.get(name)
+    if tool is None or not tool.code:
+        report.add("not mapped", "routing tool", name, "tools/", "not a python tool of the app")
+        return None
+    node = _function_def((app.root / tool.code).read_text(encoding="utf-8"), tool.function)
+    params = [a.arg for a in node.args.args] if node is not None else []
+    if node is None or len(params) != 1:
+        report.add("not mapped", "routing tool", name, tool.code, "it does not take exactly one parameter")
+        return None
+    said = f"{tool.description}\n{ast.get_docstring(node) or ''}"
+    candidates = list(dict.fromkeys(_QUOTED.findall(said)))
+    values: dict[str, str] = {}
+    for value, result in zip(
+        candidates, _try_values(app.root / tool.code, tool.function, params[0], candidates), strict=False
+    ):
+        target = result.get("target_agent") if isinstance(result, Mapping) else None
+        agent = app.agent(target) if isinstance(target, str) else None
+        if agent is not None:
+            values[value] = agent.folder
+    if not values:
+        report.add(
+            "not mapped",
+            "routing tool",
+            name,
+            tool.code,
+            f"none of the values its description names ({', '.join(candidates) or 'none'}) returned a "
+            "target_agent; declare its routing in app.yaml by hand",
+        )
+        return None
+    return params[0], values
+
+
+def _target_description(tool_text: str, value: str, config: Mapping[str, Any]) -> str:
+    """What a routing value's target does: the words in parentheses after the value in the routing tool's
+    description ("'booking' (appointments)"), then the hints of the target's slots but its gate slot."""
+    said = re.search(rf"['\"]{re.escape(value)}['\"]\s*\(([^)]*)\)", tool_text)
+    gate = config.get("gate_slot")  # holds the routing value itself, not what the desk does
+    slots = [s for s in config.get("slots") or [] if isinstance(s, Mapping) and s.get("name") != gate]
+    hints = [str(slot["hint"]) for slot in slots if slot.get("hint")]
+    parts = [said.group(1).strip()] if said else []
+    return "; ".join([*parts, *hints]) or value
+
+
+def _app_file(
+    app: PlatformApp,
+    root: PlatformAgent,
+    configs: Mapping[str, Mapping[str, Any]],
+    folders: Mapping[str, Path],
+    report: ImportReport,
+) -> None:
+    """``OUT/app.yaml``: the agents, the root, and the routing tools (the DAGs' ``bootstrap`` tools)."""
+    boot_tools = sorted(
+        {
+            str(boot["tool"])
+            for config in configs.values()
+            if isinstance(boot := config.get("bootstrap"), Mapping) and isinstance(boot.get("tool"), str)
+        }
+    )
+    routing: list[dict[str, Any]] = []
+    described: dict[str, str] = {}
+    for name in boot_tools:
+        found = _routing_values(app, name, report)
+        if found is None:
+            continue
+        param, values = found
+        tool = app.tools[name]
+        routing.append({"tool": name, "param": param, "values": values})
+        by_folder = {a.folder: a.name for a in app.agents.values()}
+        for value, folder in values.items():
+            described.setdefault(
+                folder, _target_description(tool.description, value, configs.get(by_folder[folder], {}))
+            )
+        report.add(
+            "translated",
+            "routing tool",
+            name,
+            tool.code or "tools/",
+            "its result's target_agent hands the conversation over (app.yaml routing: "
+            + ", ".join(f"{v} → {f}" for v, f in values.items())
+            + "); the model sees the values enumerated with what each desk does",
+        )
+    agents: list[dict[str, Any]] = []
+    for agent in app.agents.values():
+        if agent.name not in folders:
+            continue
+        entry: dict[str, Any] = {"path": agent.folder}
+        if agent.folder in described:
+            entry["description"] = described[agent.folder]
+        agents.append(entry)
+    data: dict[str, Any] = {
+        "name": _slug(app.name),
+        "description": f"The platform app {app.name}, imported by `slotgraph import`.",
+        "root": root.folder,
+        "agents": agents,
+    }
+    if routing:
+        data["routing"] = routing
+    _write(report.out / APP_FILE, "# A multi-agent app imported by `slotgraph import`.\n" + _yaml(data))
+    report.add(
+        "translated",
+        "multi-agent app",
+        app.name,
+        "app.json rootAgent",
+        f"{len(agents)} agents, root {root.folder}: written to {APP_FILE} (serve, chat, test it as one app)",
+    )
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_") or "app"
+
+
 # ── agents ─────────────────────────────────────────────────────────────────────────────────────────────
 
 
 def _callbacks(
-    app: PlatformApp, agent: PlatformAgent, slot_filling: bool, folder: Path, out: Path, report: ImportReport
+    app: PlatformApp,
+    agent: PlatformAgent,
+    slot_filling: bool,
+    out: Path,
+    report: ImportReport,
+    *,
+    multi_agent: bool = False,
 ) -> None:
     is_host = not slot_filling and agent.name == app.root_agent
     for callback in agent.callbacks:
@@ -594,6 +774,15 @@ def _callbacks(
                 f"{agent.name} {callback.kind}",
                 callback.code,
                 "framework callback: replaced by Slotgraph's runtime (turn loop, engine, stash)",
+            )
+        elif is_host and callback.kind in HOST_CALLBACKS and multi_agent:
+            report.add(
+                "replaced",
+                "callback",
+                f"{agent.name} {callback.kind}",
+                callback.code,
+                "host routing callback: replaced by the multi-agent app's routing (app.yaml: a routing "
+                "tool's target_agent hands the conversation over within the turn)",
             )
         elif is_host and callback.kind in HOST_CALLBACKS:
             report.add(
@@ -618,7 +807,14 @@ def _callbacks(
 
 
 def _agent(
-    app: PlatformApp, agent: PlatformAgent, config_map: Mapping[str, str], out: Path, report: ImportReport
+    app: PlatformApp,
+    agent: PlatformAgent,
+    config_map: Mapping[str, str],
+    out: Path,
+    report: ImportReport,
+    *,
+    multi_agent: bool = False,
+    configs: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[Path, set[str]] | None:
     folder = out / agent.folder
     config_tool = _config_tool(app, agent, config_map)
@@ -663,8 +859,18 @@ def _agent(
             "not a slot-filling agent (no config tool): imported with an empty DAG",
         )
     slot_filling = config_tool is not None
-    _callbacks(app, agent, slot_filling, folder, out, report)
-    if agent.child_agents:
+    if configs is not None:
+        configs[agent.name] = config
+    _callbacks(app, agent, slot_filling, out, report, multi_agent=multi_agent)
+    if agent.child_agents and multi_agent:
+        report.add(
+            "mapped",
+            "child agents",
+            agent.name,
+            agent.source,
+            f"routes to {', '.join(agent.child_agents)}: agents of the multi-agent app (app.yaml)",
+        )
+    elif agent.child_agents:
         report.add(
             "not mapped",
             "child agents",
@@ -787,11 +993,18 @@ def import_app(source: str | Path, out: str | Path) -> ImportReport:
     config_map = app.config_map()
     folders: dict[str, Path] = {}
     agent_tools: dict[str, set[str]] = {}
+    configs: dict[str, dict[str, Any]] = {}
+    root = app.agent(app.root_agent) if app.root_agent else None
+    multi_agent = root is not None and len(app.agents) > 1
     for agent in app.agents.values():
-        result = _agent(app, agent, config_map, out_dir, report)
+        result = _agent(app, agent, config_map, out_dir, report, multi_agent=multi_agent, configs=configs)
         if result is not None:
             folders[agent.name], agent_tools[agent.name] = result
             report.agents.append(result[0])
+    if multi_agent and root is not None and root.name in folders:
+        _app_file(app, root, configs, folders, report)
+    else:
+        multi_agent = False
     for name, config_id in config_map.items():
         if app.agent(name) is None:
             report.add(
@@ -812,7 +1025,7 @@ def import_app(source: str | Path, out: str | Path) -> ImportReport:
                 _copy(app.root / tool.code, out_dir / "_platform" / tool.code)
     if app.evaluations:
         _settings_row(app, report)
-    _evaluations(app, folders, agent_tools, report)
+    _evaluations(app, folders, agent_tools, report, multi_agent=multi_agent)
     _tool_tests(app, agent_tools, folders, report)
     for relative in (*app.datasets, *app.expectations, "app.json"):
         _copy(app.root / relative, out_dir / "_platform" / relative)

@@ -28,6 +28,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from slotgraph.apps import load_agent
 from slotgraph.cli.chat_panel import state_panel, turn_summary
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import print_issue, stdout_console
@@ -38,8 +39,8 @@ from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.errors import SlotgraphError
 from slotgraph.logic import GuardEvent, RuleEvent
 from slotgraph.runtime import (
-    Agent,
     AgentLoadError,
+    AgentTransferEvent,
     EndSessionEvent,
     ModelNoCallEvent,
     ModelNotAvailableError,
@@ -146,6 +147,8 @@ def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = Fal
             console.print(f"[dim]— session ended{escape(note)}: {escape(event.reason)}[/dim]")
         elif isinstance(event, TransferEvent):
             console.print(f"[dim]— handed over to a human: {escape(event.reason)}[/dim]")
+        elif isinstance(event, AgentTransferEvent):
+            console.print(f"[dim]— {escape(event.from_agent)} hands over to {escape(event.to_agent)}[/dim]")
         elif isinstance(event, GuardEvent):
             detail = f": {event.detail}" if event.detail else ""
             what = f"{event.guard} ({event.check}): {event.action}{detail}"
@@ -236,7 +239,7 @@ def chat(
             )
         data = parsed
     try:
-        agent = Agent.load(path, model=model)
+        agent = load_agent(path, model=model)
         session = agent.session(event_data=data, debug=debug, clock=clock, seed=seed)
     except ConfigValidationError as err:
         out.print(f"[red]error:[/red] {escape(str(path))}: invalid agent")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from slotgraph.config import ConfigError, ConfigIssue, ConfigValidationError, Definition
-from slotgraph.config.agent import AGENT_FILE
+from slotgraph.config.agent import AGENT_FILE, APP_FILE
 from slotgraph.config.suggest import closest
 from slotgraph.logic import load_definition
 
@@ -60,13 +60,14 @@ def _agents_inside(path: Path) -> list[Path]:
 
 
 def check_path_usage(path: Path) -> None:
-    """Raise :class:`PathUsageError` if ``path`` is missing or is a directory without ``agent.yaml``.
+    """Raise :class:`PathUsageError` if ``path`` is missing or is a directory without ``agent.yaml`` (or a
+    multi-agent app's ``app.yaml``).
 
     A mistyped last part gets a did-you-mean; a directory of agents lists the agents in it.
     """
     if not path.exists():
         raise PathUsageError(f"{path}: no such file or directory{_near_miss(path)}", f"pass {PATH_HELP}")
-    if path.is_dir() and not (path / AGENT_FILE).is_file():
+    if path.is_dir() and not (path / AGENT_FILE).is_file() and not (path / APP_FILE).is_file():
         inside = _agents_inside(path)
         if inside:
             listed = ", ".join(str(p) for p in inside[:_MAX_LISTED]) + (

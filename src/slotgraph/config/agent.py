@@ -31,9 +31,19 @@ from slotgraph.config.tool_sources import HttpToolConfig, McpServerConfig, Tools
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 
-__all__ = ["AGENT_FILE", "AgentCheck", "AgentConfig", "Definition", "discover_tool_names", "load_definition"]
+__all__ = [
+    "AGENT_FILE",
+    "APP_FILE",
+    "AgentCheck",
+    "AgentConfig",
+    "Definition",
+    "discover_tool_names",
+    "load_definition",
+]
 
 AGENT_FILE = "agent.yaml"
+APP_FILE = "app.yaml"
+"""A multi-agent app's file (read by :mod:`slotgraph.apps`); named here so the edges can recognise one."""
 
 
 class AgentConfig(BaseModel):

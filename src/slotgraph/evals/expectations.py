@@ -16,6 +16,7 @@ from slotgraph.evals.matching import MISSING, find_mismatch, lookup_path, render
 from slotgraph.evals.results import Failure
 from slotgraph.logic import GuardEvent, RuleEvent
 from slotgraph.runtime import (
+    AgentTransferEvent,
     EndSessionEvent,
     Event,
     PayloadEvent,
@@ -45,6 +46,8 @@ class TurnFacts:
     """The agent's session variables after the turn."""
     instructions: tuple[str, ...] = ()
     """The system instruction of each model call of the turn."""
+    agent: str = ""
+    """The agent the conversation is with after the turn (a multi-agent app)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +306,7 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
     if expect.transfer_to is not None:
         targets = [
             str(e.details.get("agent")) for e in facts.events if isinstance(e, TransferEvent) and e.details
-        ]
+        ] + [e.to_agent for e in facts.events if isinstance(e, AgentTransferEvent)]
         if expect.transfer_to not in targets:
             failures.append(
                 Failure(
@@ -313,6 +316,10 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
                     f"handed over to: {targets}" if targets else "no hand-over to an agent",
                 )
             )
+    if expect.agent is not None and expect.agent != facts.agent:
+        failures.append(
+            Failure(turn, f"{base}.agent", f"with agent {expect.agent}", f"with agent {facts.agent or '?'}")
+        )
     if expect.transfer_requested is not None:
         asked = _transfer_requests(facts.events)
         if expect.transfer_requested not in asked:

@@ -125,7 +125,13 @@ class TurnExpect(_Strict):
         "anything.",
     )
     transfer_to: str | None = Field(
-        default=None, description="The conversation was handed over to this agent in the turn."
+        default=None,
+        description="The conversation was handed over to this agent in the turn (a transfer out of the "
+        "session naming it, or a multi-agent app's transfer to that agent).",
+    )
+    agent: str | None = Field(
+        default=None,
+        description="A multi-agent app: the agent the conversation is with after the turn (by name).",
     )
     transfer_requested: str | None = Field(
         default=None,

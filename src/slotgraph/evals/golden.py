@@ -14,7 +14,8 @@ too). Each step is a ``userInput`` — ``text``, ``variables`` (``event_data``) 
 Goldens run with the replay model (:mod:`slotgraph.evals.replay`), fed each turn's expected tool calls.
 Goldens carry dates, so the session clock is set from ``--today`` or from an optional
 ``evaluations/slotgraph.yaml`` (``agent``, ``today``, ``channel``, ``seed``) next to them. Without ``--agent``
-the agent is the settings file's ``agent`` or the nearest directory above holding an ``agent.yaml``.
+the agent is the settings file's ``agent`` or the nearest directory above holding an ``agent.yaml`` (or a
+multi-agent app's ``app.yaml``: then an ``agentTransfer`` is checked against the app's transfers).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class GoldenSettings:
 
 def _nearest_agent(start: Path) -> Path | None:
     for folder in [start, *start.parents]:
-        if (folder / "agent.yaml").is_file():
+        if (folder / "agent.yaml").is_file() or (folder / "app.yaml").is_file():
             return folder
     return None
 

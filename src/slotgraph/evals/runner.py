@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from slotgraph.apps import load_agent
 from slotgraph.evals.expectations import ConversationFacts, TurnFacts, check_conversation, check_turn
 from slotgraph.evals.format import Scenario, Turn
 from slotgraph.evals.loader import Case, LoadFailure
@@ -167,7 +168,7 @@ class CaseRunner:
 
     def agent(self, path: Path) -> Agent:
         if path not in self._agents:
-            self._agents[path] = Agent.load(path)
+            self._agents[path] = load_agent(path)
         return self._agents[path]
 
     def clock(self, scenario: Scenario) -> Clock | None:
@@ -344,6 +345,7 @@ class CaseRunner:
             visible,
             variables=result.variables,
             instructions=tuple(step.instruction for step in model_steps),
+            agent=result.agent,
         )
         failures = check_turn(turn.expect, facts, f"turns[{index}].expect")
         if isinstance(inner, TurnScriptModel):

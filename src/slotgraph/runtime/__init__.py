@@ -45,6 +45,7 @@ from slotgraph.runtime.errors import (
     ToolDefinitionError,
 )
 from slotgraph.runtime.events import (
+    AgentTransferEvent,
     EndSessionEvent,
     ErrorEvent,
     Event,
@@ -75,6 +76,7 @@ __all__ = [
     "SENTINEL",
     "Agent",
     "AgentLoadError",
+    "AgentTransferEvent",
     "AssistantText",
     "AssistantToolCalls",
     "DagEngine",

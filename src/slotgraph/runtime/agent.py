@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -24,6 +24,7 @@ from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.logic import AgentLogic, load_definition, logic_issues
 from slotgraph.models.protocol import Model
+from slotgraph.runtime.agent_team import AgentTeam
 from slotgraph.runtime.builtin_tools import (
     END_SESSION,
     builtin_tools,
@@ -217,6 +218,11 @@ class Agent:
     logic: AgentLogic | None = None
     """The agent's logic (``variables:``, ``rules:``, ``#when`` sections and prompt programs in the
     instruction); None when it uses none, and then the instruction is sent verbatim."""
+    description: str = ""
+    """One line about what the agent does (agent.yaml ``description``)."""
+    team: AgentTeam | None = field(default=None, compare=False, repr=False)
+    """The multi-agent app this agent belongs to (``slotgraph.apps`` sets it); a session started on the
+    app's root can move between its agents (:mod:`slotgraph.runtime.agent_team`)."""
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
@@ -262,6 +268,7 @@ class Agent:
             tool_sources=tuple(sources),
             tracing=agent_cfg.tracing if agent_cfg is not None else False,
             logic=logic if logic.active else None,
+            description=(agent_cfg.description or "") if agent_cfg is not None else "",
         )
 
     @classmethod

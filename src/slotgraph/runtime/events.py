@@ -18,6 +18,7 @@ from slotgraph.logic.rules import RuleEvent
 from slotgraph.models.protocol import Usage
 
 __all__ = [
+    "AgentTransferEvent",
     "EndSessionEvent",
     "ErrorEvent",
     "Event",
@@ -137,6 +138,17 @@ RefusedBy = Literal["runtime", "dag", "gate", "contract"]
 
 
 @dataclass(frozen=True, slots=True)
+class AgentTransferEvent:
+    """The conversation moved to another agent of a multi-agent app, within the turn: a result of ``tool``
+    named ``to_agent`` as its ``target_agent``. The agent it moved to plays the rest of the turn."""
+
+    from_agent: str
+    to_agent: str
+    tool: str
+    kind: Literal["agent_transfer"] = "agent_transfer"
+
+
+@dataclass(frozen=True, slots=True)
 class RefusalEvent:
     """A tool call that was refused and not executed (``refused`` says why, ``by`` who refused it)."""
 
@@ -182,6 +194,7 @@ Event = (
     | RuleEvent
     | ModelNoCallEvent
     | GuardEvent
+    | AgentTransferEvent
 )
 
 
@@ -262,6 +275,8 @@ class TurnResult:
     steps: tuple[TurnStep, ...] = ()
     """One record per loop step: what the engine decided, what the model saw, what happened (see
     :class:`TurnStep`)."""
+    agent: str = ""
+    """The agent the conversation is with after the turn (in a multi-agent app, where transfers led)."""
 
     @property
     def debug_log(self) -> tuple[Mapping[str, Any], ...]:

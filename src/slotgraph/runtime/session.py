@@ -19,20 +19,38 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from slotgraph.engine.routing import TRANSFER_KEY
 from slotgraph.logic import RECORD_KEY, LogicRecord, LogicSession, RunCache, variables_snapshot
-from slotgraph.models.protocol import Message, Model, UserMessage
+from slotgraph.models.protocol import Message, Model, Usage, UserMessage
+from slotgraph.runtime.agent_team import (
+    ACTIVE_KEY,
+    AGENTS_KEY,
+    MAX_TRANSFERS_PER_TURN,
+    AgentTeam,
+    ParkedAgent,
+    ParkedAgents,
+)
 from slotgraph.runtime.engine_port import DagEngine, Engine
 from slotgraph.runtime.errors import SessionError, StorePayloadError
-from slotgraph.runtime.events import TurnResult
+from slotgraph.runtime.events import ErrorEvent, Event, TurnResult, TurnStep
 from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.store import InMemoryStore, SessionStore
+from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.tracing_port import TurnTracer
-from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink, TurnInputs, run_turn
+from slotgraph.runtime.turn_loop import (
+    DEFAULT_STEP_CAP,
+    EventSink,
+    Handover,
+    TurnInputs,
+    TurnOutput,
+    run_turn,
+)
 
 if TYPE_CHECKING:
     from slotgraph.runtime.agent import Agent
@@ -104,11 +122,15 @@ class Session:
         self.step_cap = step_cap
         self.tracer = tracer
         """Observes each turn (spans, see slotgraph.tracing); turns see its wrapped model, engine, tools."""
-        self._turn_model, self._turn_engine, self._turn_tools = self.model, self.engine, agent.tools
+        self._turn_model, self._turn_engine = self.model, self.engine
         if tracer is not None:
             self._turn_model = tracer.wrap_model(self.model, session_id=self.id)
             self._turn_engine = tracer.wrap_engine(self.engine, session_id=self.id)
-            self._turn_tools = tracer.wrap_tools(agent.tools, session_id=self.id)
+        self._tools: dict[str, ToolRegistry] = {}
+        self.team: AgentTeam | None = agent.team
+        """The multi-agent app the session plays (the agent's team), or None for a single agent."""
+        self._parked = ParkedAgents()
+        """Every agent of the team but the active one: its state while the conversation is elsewhere."""
         self._sm: dict[str, Any] = {}
         self._history: list[Message] = []
         self._ended = False
@@ -121,6 +143,15 @@ class Session:
         """Caller facts given at session start: expressions read them where no variable has the name."""
         self._logic = LogicRecord()
         self._run_cache = RunCache()
+
+    def _turn_tools(self, agent: Agent) -> ToolRegistry:
+        """``agent``'s tools as the turn sees them (wrapped by the tracer, once per agent)."""
+        if agent.name not in self._tools:
+            tools = agent.tools
+            if self.tracer is not None:
+                tools = self.tracer.wrap_tools(tools, session_id=self.id)
+            self._tools[agent.name] = tools
+        return self._tools[agent.name]
 
     # --- what callers read ----------------------------------------------------------------------------
 
@@ -146,6 +177,22 @@ class Session:
         return self._turns
 
     @property
+    def active_agent(self) -> str:
+        """The name of the agent the conversation is with (the root until a transfer)."""
+        return self.agent.name
+
+    @property
+    def agent_states(self) -> dict[str, dict[str, Any]]:
+        """Every agent's slot-filling state by name (deep copies): the active agent's and the parked ones';
+        an agent the conversation has not reached yet has ``{}``. A single agent: just its own."""
+        states: dict[str, dict[str, Any]] = {}
+        if self.team is not None:
+            states = {agent.name: {} for agent in self.team}
+        states.update({name: copy.deepcopy(dict(p.sm)) for name, p in self._parked.agents.items()})
+        states[self.agent.name] = copy.deepcopy(self._sm)
+        return states
+
+    @property
     def variables(self) -> dict[str, Any]:
         """The session's variables after the last completed turn (declared ones, linked ones resolved, and
         every other variable a rule or prompt program set); empty for an agent without logic."""
@@ -156,11 +203,11 @@ class Session:
     def _logic_metadata(self) -> dict[str, Any]:
         return {**self.metadata, "session_id": self.id, "channel": self.channel}
 
-    def _logic_session(self) -> LogicSession:
-        assert self.agent.logic is not None
+    def _logic_session(self, agent: Agent, record: LogicRecord) -> LogicSession:
+        assert agent.logic is not None
         logic = LogicSession(
-            self.agent.logic,
-            self._logic,
+            agent.logic,
+            record,
             metadata=self._logic_metadata(),
             initial_variables=self.initial_variables,
             cache=self._run_cache,
@@ -229,6 +276,22 @@ class Session:
                 f"session {self.id!r}: the stored record's agent-logic part is malformed ({err}); nothing "
                 "was played or saved — fix or delete the stored session"
             ) from None
+        if self.team is not None:
+            self._load_team(record)
+
+    def _load_team(self, record: Mapping[str, Any]) -> None:
+        assert self.team is not None
+        active = record.get(ACTIVE_KEY, self.team.root)
+        try:
+            if not isinstance(active, str) or active not in self.team:
+                raise ValueError(f"'{ACTIVE_KEY}' is {active!r}, not an agent of the app {self.team.name!r}")
+            self._parked = ParkedAgents.from_json(record.get(AGENTS_KEY), self.team)
+        except ValueError as err:
+            raise StorePayloadError(
+                f"session {self.id!r}: the stored record's multi-agent part is malformed ({err}); nothing "
+                "was played or saved — fix or delete the stored session"
+            ) from None
+        self.agent = self.team[active]
 
     async def _turn(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
         if not self._owned_store:
@@ -252,52 +315,115 @@ class Session:
             return result
 
     async def _play_turn(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
-        """Load → one turn → save; the caller holds the session's lock (or owns the only copy)."""
+        """Load → one turn → save; the caller holds the session's lock (or owns the only copy).
+
+        In a multi-agent app a transfer ends the active agent's part of the turn: its state is parked, the
+        target's state (parked earlier, or new) is restored, and the target plays on the same user message —
+        at most :data:`MAX_TRANSFERS_PER_TURN` times per turn."""
         await self._load()
         if self._ended:
             raise SessionError(f"session {self.id} has ended; start a new session to talk again")
         now = self.clock()
-        inputs = TurnInputs(
-            dag=self.agent.dag,
-            registry=self._turn_tools,
-            engine=self._turn_engine,
-            model=self._turn_model,
-            instruction=fill_current_date(self.agent.instruction, now.date()),
-            sm=self._sm,  # never mutated: the loop and the engine build new dicts
-            history=tuple(self._history),
-            user=user,
-            session_id=self.id,
-            now=now,
-            channel=self.channel,
-            event_data=self.event_data or None,
-            debug=self.debug,
-            step_cap=self.step_cap,
-            agent_name=self.agent.name,
-            on_event=on_event,
-            logic=self._logic_session() if self.agent.logic is not None else None,
-        )
-        out = await run_turn(inputs)
-        record = {"sm": out.sm, "history": out.history, "ended": out.ended, "turns": self._turns + 1}
-        logic_record = inputs.logic.record() if inputs.logic is not None else None
-        if logic_record is not None:
+        agent, sm, logic_record = self.agent, self._sm, self._logic
+        history: tuple[Message, ...] = tuple(self._history)
+        parked = dict(self._parked.agents)
+        outs: list[TurnOutput] = []
+        extra: list[Event] = []
+        while True:
+            logic = self._logic_session(agent, logic_record) if agent.logic is not None else None
+            inputs = TurnInputs(
+                dag=agent.dag,
+                registry=self._turn_tools(agent),
+                engine=self._turn_engine,
+                model=self._turn_model,
+                instruction=fill_current_date(agent.instruction, now.date()),
+                sm=sm,  # never mutated: the loop and the engine build new dicts
+                history=history,
+                user=user,
+                session_id=self.id,
+                now=now,
+                channel=self.channel,
+                event_data=self.event_data or None,
+                debug=self.debug,
+                step_cap=self.step_cap,
+                agent_name=agent.name,
+                on_event=on_event,
+                logic=logic,
+                team=self.team.names if self.team is not None else frozenset(),
+                resumed=bool(outs),
+            )
+            out = await run_turn(inputs)
+            outs.append(out)
+            sm, history = out.sm, tuple(out.history)
+            logic_record = logic.record() if logic is not None else logic_record
+            handover = out.handover
+            if handover is None or out.ended or self.team is None:
+                break
+            if len(outs) > MAX_TRANSFERS_PER_TURN:
+                error = ErrorEvent(
+                    "transfer_loop",
+                    f"the turn stopped after {MAX_TRANSFERS_PER_TURN} transfers between agents; the "
+                    f"conversation stays with {agent.name} — check the agents' routing (handoffs, routing "
+                    "tools) for a loop",
+                )
+                extra.append(error)
+                if on_event is not None:
+                    await on_event(error)
+                break
+            parked[agent.name] = ParkedAgent(_without_transfer(sm), logic_record)
+            agent = self.team[handover.target]
+            arriving = parked.pop(agent.name, ParkedAgent())
+            sm, logic_record = self._arrive(agent, arriving.sm, handover), arriving.logic
+        record: dict[str, Any] = {
+            "sm": sm,
+            "history": list(history),
+            "ended": any(o.ended for o in outs),
+            "turns": self._turns + 1,
+        }
+        if agent.logic is not None:
             record[RECORD_KEY] = logic_record.to_json()
+        if self.team is not None:
+            record[ACTIVE_KEY] = agent.name
+            record[AGENTS_KEY] = ParkedAgents(parked).to_json()
         if not self._owned_store:
             self._version = await self.store.save(self.id, record, self._version)
-        self._sm, self._history, self._ended, self._turns = (
-            out.sm,
-            out.history,
-            out.ended,
+        self.agent, self._sm, self._history, self._ended, self._turns = (
+            agent,
+            sm,
+            list(history),
+            bool(record["ended"]),
             self._turns + 1,
         )
-        if logic_record is not None:
-            self._logic = logic_record
+        self._logic, self._parked = logic_record, ParkedAgents(parked)
         return TurnResult(
-            events=tuple(out.events),
-            model_calls=out.model_calls,
-            usage=out.usage,
-            refusals=out.refusals,
+            events=(*(e for o in outs for e in o.events), *extra),
+            model_calls=sum(o.model_calls for o in outs),
+            usage=sum((o.usage for o in outs), Usage()),
+            refusals=sum(o.refusals for o in outs),
             status=self.status,
-            state=copy.deepcopy(out.sm),
+            state=copy.deepcopy(sm),
             variables=self.variables,
-            steps=tuple(out.steps),
+            steps=_numbered([step for o in outs for step in o.steps]),
+            agent=agent.name,
         )
+
+    def _arrive(self, agent: Agent, sm: Mapping[str, Any], handover: Handover) -> dict[str, Any]:
+        """The state ``agent`` starts its part of the turn with: when the tool that handed over is its DAG's
+        ``bootstrap`` tool, the call's result is routed into it too (the gate value set by another agent)."""
+        boot = agent.dag.bootstrap
+        state = dict(sm)
+        if boot is None or boot.tool != handover.tool:
+            return state
+        state = self._turn_engine.begin_turn(agent.dag, state)
+        state = self._turn_engine.after_tool(agent.dag, state, handover.tool, handover.args, handover.result)
+        return _without_transfer(state)
+
+
+def _without_transfer(sm: Mapping[str, Any]) -> dict[str, Any]:
+    """``sm`` without the platform's ``_pending_transfer`` note (the runtime has already transferred)."""
+    return {k: v for k, v in sm.items() if k != TRANSFER_KEY}
+
+
+def _numbered(steps: list[TurnStep]) -> tuple[TurnStep, ...]:
+    """The steps of every agent's part of a turn, numbered 1.. in order."""
+    return tuple(dataclasses.replace(step, index=n) for n, step in enumerate(steps, 1))

@@ -49,6 +49,7 @@ from slotgraph.runtime.builtin_tools import (
 )
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.events import (
+    AgentTransferEvent,
     EndSessionEvent,
     Event,
     RefusalEvent,
@@ -83,6 +84,8 @@ class ToolOutcome:
     events: tuple[Event, ...]
     refused: bool = False
     ended: bool = False
+    transfer: str | None = None
+    """The agent of the app this call's result hands the conversation to (its ``target_agent``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,9 @@ class ToolRunner:
     """The session's agent: a routing tool's ``target_agent`` naming another agent hands the session over."""
     gates: GateLayer | None = None
     """The session's gate layer (agents with logic): gates, bound arguments, captures, ``set_variables``."""
+    team: frozenset[str] = frozenset()
+    """The agents of a multi-agent app: any successful tool result whose ``target_agent`` names another of
+    them hands the conversation over within the turn (``ToolOutcome.transfer``), not out of the session."""
 
     def schemas(self, visible: tuple[str, ...]) -> tuple[ToolSchema, ...]:
         """What the model is offered: the DAG-visible tools whose gate is open, as the model sees them."""
@@ -275,6 +281,13 @@ class ToolRunner:
         events.append(StateSnapshotEvent(copy.deepcopy(new_sm), call.name))
         return ToolOutcome(result, new_sm, tuple(events))
 
+    def _team_target(self, result: Any) -> str | None:
+        """The other agent of the app a result asks for (its ``target_agent``), if any."""
+        target = result.get("target_agent") if self.team and isinstance(result, Mapping) else None
+        if isinstance(target, str) and target in self.team and target != self.agent_name:
+            return target
+        return None
+
     def _routes_away(self, name: str, result: Any) -> bool:
         """The config's ``bootstrap`` routing tool asked for another agent (its result's ``target_agent``):
         this session hands the conversation over to it, as the platform's host does."""
@@ -309,6 +322,9 @@ class ToolRunner:
             res = result if isinstance(result, Mapping) else {}
             events.append(TransferEvent(str(res.get("reason", call.args.get("reason", ""))), dict(call.args)))
             ended = True
+        elif not failed and (target := self._team_target(result)) is not None:
+            events.append(AgentTransferEvent(self.agent_name, target, call.name))
+            return ToolOutcome(result, new_sm, tuple(events), transfer=target)
         elif not failed and self._routes_away(call.name, result):
             assert isinstance(result, Mapping)
             target = str(result["target_agent"])

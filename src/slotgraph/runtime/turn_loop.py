@@ -66,12 +66,12 @@ from slotgraph.runtime.logic_bridge import LogicTools
 from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply
 from slotgraph.runtime.reply_guard import ModelJudge, regeneration_request
-from slotgraph.runtime.tool_execution import ToolRunner
+from slotgraph.runtime.tool_execution import ToolOutcome, ToolRunner
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.turn_preparation import Preparation, is_terminal, prepare_call
 
-__all__ = ["DEFAULT_STEP_CAP", "EventSink", "TurnInputs", "TurnOutput", "run_turn"]
+__all__ = ["DEFAULT_STEP_CAP", "EventSink", "Handover", "TurnInputs", "TurnOutput", "run_turn"]
 
 logger = logging.getLogger("slotgraph.runtime")
 
@@ -105,6 +105,22 @@ class TurnInputs:
     none. Rules fire at turn start, after each tool result and at turn end, and the instruction is rebuilt
     from its template before every model call."""
     agent_name: str = ""
+    team: frozenset[str] = frozenset()
+    """The agents of a multi-agent app (see :class:`~slotgraph.runtime.tool_execution.ToolRunner`)."""
+    resumed: bool = False
+    """The turn goes on with this agent after a transfer: ``user`` is already the last user message of
+    ``history`` (it is not added again, but the engine and the rules still get its text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Handover:
+    """A transfer a tool call asked for: the target agent, and the call and result that asked for it (the
+    target's DAG routes them too when the tool is its ``bootstrap`` tool)."""
+
+    target: str
+    tool: str
+    args: Mapping[str, Any]
+    result: Any
 
 
 @dataclass(slots=True)
@@ -122,6 +138,8 @@ class TurnOutput:
     steps: list[TurnStep] = field(default_factory=list)
     """One :class:`~slotgraph.runtime.events.TurnStep` per loop step, in order."""
     sink: EventSink | None = None
+    handover: Handover | None = None
+    """Set when a tool call handed the conversation to another agent of the app; the turn stops there."""
 
     async def emit(self, *events: Event) -> None:
         """Record events in order and hand each to the sink (if any) as it happens."""
@@ -140,7 +158,8 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
     sm = dict(inputs.sm)
     if not is_terminal(sm):
         sm = inputs.engine.begin_turn(inputs.dag, sm)
-    out = TurnOutput(sm=sm, history=[*inputs.history, inputs.user], sink=inputs.on_event)
+    history = [*inputs.history] if inputs.resumed else [*inputs.history, inputs.user]
+    out = TurnOutput(sm=sm, history=history, sink=inputs.on_event)
     runner = ToolRunner(
         inputs.dag,
         inputs.registry,
@@ -150,6 +169,7 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         inputs.now,
         agent_name=inputs.agent_name,
         gates=GateLayer(inputs.logic) if inputs.logic is not None else None,
+        team=inputs.team,
     )
     logic = inputs.logic
     if logic is not None:
@@ -190,7 +210,7 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
         instruction = prep.instruction
         preempted = action is not None and action.preempts(len(out.history))
         if action is not None and preempted:
-            more = await _play_engine_reply(action, out, runner, inputs.logic)
+            more = await _play_engine_reply(inputs, action, out, runner)
         else:
             if inputs.logic is not None:
                 instruction = replace_base(instruction, await inputs.logic.instruction(out.sm))
@@ -204,7 +224,7 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
                 inputs, prep, out, instruction, preempted, first_event, _since(usage_before, out.usage)
             )
         )
-        if not more or out.ended:
+        if not more or out.ended or out.handover is not None:
             return
     message = (
         f"the turn stopped after {inputs.step_cap} steps (model calls and engine replies) because tools kept "
@@ -255,13 +275,23 @@ def _step_record(
 
 
 async def _play_engine_reply(
-    action: EngineAction, out: TurnOutput, runner: ToolRunner, logic: LogicSession | None
+    inputs: TurnInputs, action: EngineAction, out: TurnOutput, runner: ToolRunner
 ) -> bool:
-    """Emit a preempted reply and run its function call; True when the loop must go on."""
+    """Emit a preempted reply (its texts guarded) and run its function call; True when the loop must go on."""
+    logic = inputs.logic
     reply = engine_reply(action)
-    await out.emit(*reply.events)
-    if reply.text:
-        out.history.append(AssistantText(reply.text))
+    said: list[str] = []
+    for event in reply.events:
+        if isinstance(event, TextEvent) and logic is not None and logic.logic.guards:
+            text = await _guarded(inputs, out, None, event.text)
+            if not text:
+                continue
+            event = TextEvent(text, origin=event.origin)
+        if isinstance(event, TextEvent):
+            said.append(event.text)
+        await out.emit(event)
+    if said:
+        out.history.append(AssistantText(" ".join(said)))
     if reply.ends_session:
         out.ended = True
     call_spec = reply.function_call
@@ -276,6 +306,7 @@ async def _play_engine_reply(
     out.history.append(AssistantToolCalls((call,)))
     out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
     out.ended = out.ended or outcome.ended
+    _note_handover(out, call, outcome)
     await _after_tool(logic, out, call.name, outcome.result)
     return True
 
@@ -297,6 +328,12 @@ async def _play_parallel(
         out.ended = out.ended or outcome.ended
         await _after_tool(logic, out, call.name, outcome.result)
     return True
+
+
+def _note_handover(out: TurnOutput, call: ToolCall, outcome: ToolOutcome) -> None:
+    """Remember the first transfer a call of the step asked for (the step's other calls still run)."""
+    if outcome.transfer is not None and out.handover is None:
+        out.handover = Handover(outcome.transfer, call.name, dict(call.args), outcome.result)
 
 
 async def _call_model(
@@ -356,23 +393,29 @@ async def _call_model(
         await out.emit(*outcome.events)
         out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
         out.ended = out.ended or outcome.ended
+        _note_handover(out, call, outcome)
         if not outcome.refused:
             await _after_tool(inputs.logic, out, call.name, outcome.result)
     return True, False
 
 
-async def _guarded(inputs: TurnInputs, out: TurnOutput, request: ModelRequest, text: str) -> str:
-    """The model's ``text`` as the response guards release it; their events are emitted first."""
+async def _guarded(inputs: TurnInputs, out: TurnOutput, request: ModelRequest | None, text: str) -> str:
+    """``text`` as the response guards release it; their events are emitted first. ``request`` is the model
+    call that wrote it (a regeneration repeats it); None for the engine's own text, which is not
+    regenerated (a ``regenerate`` guard falls back on its ``message``, else suppresses)."""
     assert inputs.logic is not None
     judge = ModelJudge(inputs.model)
 
     async def regenerate(feedback: str) -> str | None:
+        assert request is not None
         response = _checked_response(await inputs.model.generate(regeneration_request(request, feedback)))
         out.model_calls += 1
         out.usage = out.usage + response.usage
         return response.text
 
-    guarded = await inputs.logic.guard(text, out.sm, judge=judge, regenerate=regenerate)
+    guarded = await inputs.logic.guard(
+        text, out.sm, judge=judge, regenerate=regenerate if request is not None else None
+    )
     for response in judge.responses:
         out.usage = out.usage + response.usage
     await out.emit(*guarded.events)

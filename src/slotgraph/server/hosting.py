@@ -1,6 +1,7 @@
 """The agents a server hosts: loaded once at start-up, shared (read-only) by every request.
 
-:func:`load_hosted_agents` loads each agent path with its definition (for the description and the Mermaid
+:func:`load_hosted_agents` loads each agent path (an agent directory, or a multi-agent app — hosted under the
+app's name, its root answering first) with its definition (for the description and the Mermaid
 picture) and resolves its model once: ``model`` (a spec string or a :class:`~slotgraph.runtime.Model`
 object) overrides every agent's own ``model`` setting. Names must be unique across the server.
 """
@@ -11,6 +12,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from slotgraph.apps import load_agent, read_app
 from slotgraph.config import ConfigError, ConfigValidationError
 from slotgraph.config.graph import render_mermaid
 from slotgraph.errors import SlotgraphError
@@ -32,7 +34,8 @@ class HostedAgent:
 
     @property
     def name(self) -> str:
-        return self.agent.name
+        """The agent's name; a multi-agent app is hosted under the app's name."""
+        return self.agent.team.name if self.agent.team is not None else self.agent.name
 
 
 def resolve_server_model(spec: str) -> Model:
@@ -67,8 +70,9 @@ def hosted(
 def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> HostedAgent:
     where = os.fspath(path)
     try:
-        definition = load_definition(path)
-        agent = Agent.load(path, model=model if isinstance(model, Model) else None)
+        agent = load_agent(path, model=model if isinstance(model, Model) else None)
+        definition = load_definition(agent.base_dir if agent.team is not None and agent.base_dir else path)
+        app_description = read_app(path)[0].description if agent.team is not None else None
     except ConfigValidationError as err:
         issues = "; ".join(str(issue) for issue in err.issues[:5])
         raise ServerConfigError(
@@ -82,6 +86,8 @@ def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> Hosted
     except SlotgraphError as err:
         raise ServerConfigError(f"{where}: {err}", fix="pass --model with a model you can use") from None
     description = (definition.agent.description or "") if definition.agent is not None else ""
+    if app_description is not None:
+        description = app_description
     return HostedAgent(
         agent=agent, model=resolved, description=description, mermaid=render_mermaid(definition.dag)
     )

@@ -28,8 +28,8 @@ from slotgraph.server.schemas import (
     SessionDetail,
     TurnReply,
 )
-from slotgraph.server.sessions import SessionService, TurnOutcome
-from slotgraph.server.views import public_event, public_state, session_view, transcript
+from slotgraph.server.sessions import SessionRecord, SessionService, TurnOutcome
+from slotgraph.server.views import agents_view, public_event, public_state, session_view, transcript
 
 __all__ = ["sessions_router"]
 
@@ -44,13 +44,16 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {
 
 def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
     result = outcome.result
+    agent = outcome.agent or outcome.hosted.agent
     view = session_view(
-        outcome.hosted.agent.dag,
+        agent.dag,
         result.state,
         hidden_tools=outcome.hidden_tools,
         directive=outcome.directive,
         variables=result.variables,
     )
+    if outcome.agent_states is not None:
+        view |= {"agent": agent.name, "agents": agents_view(outcome.agent_states)}
     return TurnReply(
         session_id=session_id,
         text=result.text,
@@ -61,6 +64,14 @@ def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
         ended=outcome.ended,
         view=view,  # type: ignore[arg-type]  # pydantic validates the dict into SessionView
     )
+
+
+def _stored_view(stored: SessionRecord, variables: dict[str, Any]) -> dict[str, Any]:
+    view = session_view(stored.agent.dag, stored.state, variables=variables)
+    states = stored.agent_states
+    if states is not None:
+        view |= {"agent": stored.agent.name, "agents": agents_view(states)}
+    return view
 
 
 def sessions_router() -> APIRouter:
@@ -143,9 +154,7 @@ def sessions_router() -> APIRouter:
             turns=int(stored.record.get("turns", 0) or 0),
             state=state,
             transcript=transcript(stored.history),
-            view=session_view(  # type: ignore[arg-type]
-                stored.hosted.agent.dag, stored.state, variables=service.variables(stored)
-            ),
+            view=_stored_view(stored, service.variables(stored)),  # type: ignore[arg-type]
         )
 
     return router

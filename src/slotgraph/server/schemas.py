@@ -90,6 +90,15 @@ class SessionView(BaseModel):
     held: dict[str, Any] = Field(
         default_factory=dict, description="Confirmed values re-checked after a change upstream (`_held`)."
     )
+    agent: str | None = Field(
+        default=None,
+        description="A multi-agent app: the agent the conversation is with (the other keys are its view).",
+    )
+    agents: dict[str, dict[str, Any]] | None = Field(
+        default=None,
+        description="A multi-agent app: every agent's `status`, `filled`, `pending` and `deferred` slots, by "
+        "name (an agent the conversation has not reached has empty ones).",
+    )
 
 
 class TurnReply(BaseModel):

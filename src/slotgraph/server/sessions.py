@@ -23,7 +23,8 @@ from typing import Any
 from slotgraph.errors import SlotgraphError
 from slotgraph.logic import RECORD_KEY, LogicRecord, variables_snapshot
 from slotgraph.models.errors import ModelError
-from slotgraph.runtime import EventSink, Session, SessionStore, TurnResult
+from slotgraph.runtime import Agent, EventSink, Session, SessionStore, TurnResult
+from slotgraph.runtime.agent_team import ACTIVE_KEY, AGENTS_KEY
 from slotgraph.runtime.errors import ModelResponseError, StorePayloadError
 from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation
 from slotgraph.runtime.session import Clock
@@ -117,6 +118,30 @@ class SessionRecord:
     def history(self) -> Sequence[Any]:
         return list(self.record.get("history") or [])
 
+    @property
+    def agent(self) -> Agent:
+        """The agent the conversation is with: in a multi-agent app the stored active one, else the hosted."""
+        team = self.hosted.agent.team
+        active = self.record.get(ACTIVE_KEY)
+        if team is not None and isinstance(active, str) and active in team:
+            return team[active]
+        return self.hosted.agent
+
+    @property
+    def agent_states(self) -> dict[str, Mapping[str, Any]] | None:
+        """A multi-agent app: every agent's stored state by name (None for a single agent)."""
+        team = self.hosted.agent.team
+        if team is None:
+            return None
+        parked = self.record.get(AGENTS_KEY)
+        states: dict[str, Mapping[str, Any]] = {agent.name: {} for agent in team}
+        if isinstance(parked, Mapping):
+            for name, part in parked.items():
+                if name in states and isinstance(part, Mapping) and isinstance(part.get("sm"), Mapping):
+                    states[name] = part["sm"]
+        states[self.agent.name] = self.state
+        return states
+
 
 @dataclass(frozen=True, slots=True)
 class TurnOutcome:
@@ -127,6 +152,10 @@ class TurnOutcome:
     hidden_tools: tuple[str, ...]
     directive: str | None
     ended: bool
+    agent: Agent | None = None
+    """The agent the conversation is with after the turn (None: the hosted agent)."""
+    agent_states: Mapping[str, Mapping[str, Any]] | None = None
+    """A multi-agent app: every agent's state after the turn, by name."""
 
 
 class SessionService:
@@ -194,7 +223,7 @@ class SessionService:
 
     def variables(self, stored: SessionRecord) -> dict[str, Any]:
         """A stored session's agent-logic variables (empty when its agent has no logic)."""
-        logic = stored.hosted.agent.logic
+        logic = stored.agent.logic
         if logic is None:
             return {}
         meta = stored.record.get(META_KEY) or {}
@@ -207,7 +236,7 @@ class SessionService:
         facts = {
             **dict(meta.get("metadata") or {}),
             "session_id": stored.session_id,
-            "channel": meta.get("channel") or stored.hosted.agent.channel,
+            "channel": meta.get("channel") or stored.agent.channel,
         }
         return variables_snapshot(logic, record, stored.state, facts)
 
@@ -246,7 +275,13 @@ class SessionService:
         hidden = tuple(sorted(result.hidden_tools))
         directive = result.directive
         return TurnOutcome(
-            hosted=hosted, result=result, hidden_tools=hidden, directive=directive, ended=session.ended
+            hosted=hosted,
+            result=result,
+            hidden_tools=hidden,
+            directive=directive,
+            ended=session.ended,
+            agent=session.agent,
+            agent_states=session.agent_states if session.team is not None else None,
         )
 
 

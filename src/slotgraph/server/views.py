@@ -20,6 +20,7 @@ from slotgraph.runtime import Event, StateSnapshotEvent, ToolResultEvent, event_
 
 __all__ = [
     "TOOL_FAILED_MESSAGE",
+    "agents_view",
     "public_event",
     "public_state",
     "session_view",
@@ -134,6 +135,20 @@ def _tasks(dag: CompiledDag, sm: Mapping[str, Any]) -> list[dict[str, Any]]:
 def _inactive(dag: CompiledDag, sm: Mapping[str, Any], variables: Mapping[str, Any] | None) -> list[str]:
     env = condition_env(sm.get("filled") or {}, variables)
     return [slot.name for slot in dag.slots if not slot.is_active(env)]
+
+
+def agents_view(states: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every agent's slots of a multi-agent session (``Session.agent_states``), for the playground."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, sm in states.items():
+        state = public_state(sm)
+        out[name] = {
+            "status": str(sm.get("status", "in_progress")) if sm else "not_started",
+            "filled": state.get("filled") or {},
+            "pending": state.get("pending") or {},
+            "deferred": state.get("deferred") or {},
+        }
+    return out
 
 
 def session_view(

@@ -10,6 +10,12 @@ On each call it looks at the last message of the conversation:
 - anything else (an event turn with no text, the model's own text) → no tool calls, only a reply relaying
   the ``<system_directive>`` — or a neutral question when there is none.
 
+A user message the visible setters find nothing in is offered to a visible *routing tool* (one parameter
+enumerating described targets, as multi-agent apps advertise ``transfer_to_agent``): when it shares more
+words with one target's description than with any other (:mod:`~slotgraph.models.offline.routing`), the
+model makes that routing call alone and says nothing — the agent it hands over to answers. What the current
+agent can use of a message comes first.
+
 The session clock for relative dates comes from ``request.metadata["now"]`` (a ``datetime`` or an ISO
 string) when the runtime provides it, else from the model's own ``clock``. ``metadata["region"]`` overrides
 the default phone region.
@@ -23,6 +29,7 @@ from typing import Any
 
 from slotgraph.models.offline.directive import without_directive
 from slotgraph.models.offline.planner import plan_turn, relay_text
+from slotgraph.models.offline.routing import route
 from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
@@ -66,18 +73,23 @@ class OfflineModel:
         instruction = request.system_instruction
         called: set[str] = set()
         again = _after_own_calls(request.messages)
+        tools = [tool.as_json() for tool in request.tools]
+        already = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
+        fresh = user_text
         if user_text is None and again is not None:
             user_text, called = again
             instruction = without_directive(instruction)
         plan = plan_turn(
-            [tool.as_json() for tool in request.tools],
+            tools,
             system_instruction=instruction,
             user_text=user_text,
             now=_now_from(request.metadata, self._clock),
             region=str(request.metadata.get("region") or self._region),
             agent_said=_agent_said(request.messages),
         )
-        already = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
+        routed = route(tools, fresh) if fresh is not None and not plan.tool_calls else None
+        if routed is not None:  # the message is for another agent: hand over, say nothing
+            return ModelResponse(tool_calls=(ToolCall(f"offline-{already + 1}", routed[0], routed[1]),))
         planned = [(name, args) for name, args in plan.tool_calls if name not in called]
         calls = tuple(
             ToolCall(id=f"offline-{already + index + 1}", name=name, args=args)

@@ -107,6 +107,35 @@
       ? variables.map(([k, v]) => k + "=" + short(v, 60)).join(", ") : "—";
     const body = $("slots");
     body.replaceChildren();
+    const agents = view && view.agents ? Object.entries(view.agents) : [];
+    for (const el of document.querySelectorAll(".app-only")) el.hidden = !agents.length;
+    $("active-agent").textContent = view && view.agent ? view.agent : "—";
+    if (agents.length) {  // a multi-agent app: every agent's slots, the active agent's first
+      agents.sort(([a], [b]) => (a === view.agent ? -1 : b === view.agent ? 1 : 0));
+      for (const [name, slotsOf] of agents) {
+        const head = document.createElement("tr");
+        head.className = "agent-row" + (name === view.agent ? " active" : "");
+        head.dataset.agent = name;
+        const cell = node("td", "", name + (name === view.agent ? " (active)" : "") + " — " + slotsOf.status);
+        cell.colSpan = 3;
+        head.appendChild(cell);
+        body.appendChild(head);
+        for (const state of ["filled", "pending", "deferred"]) {
+          for (const [slot, value] of Object.entries(slotsOf[state] || {})) {
+            const row = document.createElement("tr");
+            row.dataset.slot = slot;
+            row.dataset.agent = name;
+            row.dataset.state = state;
+            const stateCell = node("td");
+            stateCell.appendChild(node("span", "state " + state, state));
+            row.append(node("td", "", slot), stateCell, node("td", "", show(value)));
+            body.appendChild(row);
+          }
+        }
+      }
+      drawGraph();
+      return;
+    }
     const slots = ui.graph ? ui.graph.nodes.filter((n) => n.type === "slot") : [];
     for (const slot of slots) {
       let state = slotState(slot.name, view);
@@ -152,6 +181,7 @@
       case "transfer": return ["handed over", d.reason || ""];
       case "error": return ["error", (d.code ? d.code + ": " : "") + (d.message || d.detail || "")];
       case "model_no_call": return ["model made no call", d.reason || ""];
+      case "agent_transfer": return ["agent transfer", d.from_agent + " → " + d.to_agent + " (" + d.tool + ")"];
       case "guard": return [d.action === "check_failed" ? "guard undecided" : "guard",
         d.guard + " (" + d.check + "): " + d.action + " sentence " + (d.sentence + 1) + (d.detail ? " — " + d.detail : "")];
       default: return [kind.replace(/_/g, " "), short(d, 160)];

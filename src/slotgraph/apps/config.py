@@ -1,0 +1,62 @@
+"""``app.yaml``: a multi-agent app — its agents (each an agent directory), its root, and how they route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from slotgraph.config.agent import APP_FILE
+
+__all__ = ["APP_FILE", "AppAgentEntry", "AppConfig", "RoutingConfig"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+
+class AppAgentEntry(_Strict):
+    """One agent of the app."""
+
+    path: str = Field(min_length=1)
+    """The agent's directory (holding its agent.yaml), relative to the app file."""
+    description: str | None = Field(default=None, min_length=1)
+    """When to hand the conversation to this agent (what routing tools tell the model); default: the
+    agent's own `description`."""
+    handoffs: list[str] = Field(default_factory=list)
+    """Agents (by name) this agent may hand the conversation to: it gets a `transfer_to_agent` tool whose
+    `agent` parameter enumerates them with their descriptions."""
+
+
+class RoutingConfig(_Strict):
+    """A tool of the agents' own whose result's `target_agent` hands the conversation over (a platform
+    app's routing tool, such as `set_active_flow`): its parameter is advertised as an enumeration."""
+
+    tool: str = Field(min_length=1)
+    """The tool's name (a tool of one or more agents of the app)."""
+    param: str = Field(min_length=1)
+    """The parameter that chooses the target."""
+    values: dict[str, str] = Field(min_length=1)
+    """The parameter's values → the agent each one leads to."""
+
+
+class AppConfig(_Strict):
+    """``app.yaml``."""
+
+    name: str = Field(min_length=1)
+    """The app's name: what the server lists and sessions are created with."""
+    description: str | None = None
+    """One line about what the app does."""
+    root: str = Field(min_length=1)
+    """The agent (by name) every conversation starts with."""
+    agents: list[AppAgentEntry] = Field(min_length=1)
+    """The app's agents."""
+    routing: list[RoutingConfig] = Field(default_factory=list)
+    """Tools of the agents whose `target_agent` result routes (see RoutingConfig)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _strip_extensions(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
+        return data

@@ -1,0 +1,52 @@
+"""A multi-agent app over HTTP: hosted under the app's name, its transfers in replies and on the SSE stream,
+the view naming the active agent and every agent's slots, a reload finding the active agent again."""
+
+from __future__ import annotations
+
+import json
+
+from slotgraph.models.offline import OfflineModel
+from slotgraph.server import load_hosted_agents
+
+from .support import ROOT, app_for, client, new_session, say
+
+TEAM = ROOT / "examples" / "bella_notte_team"
+
+
+def _api():  # type: ignore[no-untyped-def]
+    return client(app_for(load_hosted_agents([TEAM], model=OfflineModel())))
+
+
+def test_the_app_is_listed_under_its_name() -> None:
+    with _api() as c:
+        listed = c.get("/v1/agents").json()
+        names = [a["name"] for a in (listed["agents"] if isinstance(listed, dict) else listed)]
+        assert names == ["bella_notte_team"]
+
+
+def test_a_transfer_is_an_event_and_the_view_shows_the_active_agent_and_every_agents_slots() -> None:
+    with _api() as c:
+        session_id = new_session(c, "bella_notte_team")
+        reply = say(c, session_id, "Hi, I'd like to book a table")
+        assert {"kind": "agent_transfer", "from_agent": "host", "to_agent": "reservations",
+                "tool": "transfer_to_agent"} in reply["events"]  # fmt: skip
+        assert reply["view"]["agent"] == "reservations" and reply["view"]["asking"] == "party_size"
+        say(c, session_id, "4 guests")
+        say(c, session_id, "yes")
+        with c.stream(
+            "POST", f"/v1/sessions/{session_id}/messages:stream", json={"text": "Could I order takeout?"}
+        ) as r:
+            body = "".join(r.iter_text())
+        assert "event: agent_transfer" in body
+        turn = next(
+            json.loads(line[6:])
+            for line in body.splitlines()
+            if line.startswith("data: ") and '"view"' in line and '"session_id"' in line
+        )
+        view = turn["view"]
+        assert view["agent"] == "takeout" and view["asking"] == "order_items"
+        assert view["agents"]["reservations"]["filled"]["party_size"] == 4
+        assert view["agents"]["host"]["status"] in ("in_progress", "complete")
+        stored = c.get(f"/v1/sessions/{session_id}").json()
+        assert stored["view"]["agent"] == "takeout"
+        assert stored["view"]["agents"]["reservations"]["filled"]["party_size"] == 4
