@@ -74,3 +74,20 @@ def test_a_routing_tool_no_agent_has_and_a_duplicate_name_are_reported(tmp_path:
     codes = {(i.code, i.location) for i in caught.value.issues}
     assert ("duplicate_agent", "agents[3].path") in codes
     assert ("unknown_tool", "routing[0].tool") in codes
+
+
+def test_slotgraph_validate_checks_an_app_as_a_whole(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from slotgraph.cli.main import create_app
+
+    ok = CliRunner().invoke(create_app(), ["validate", str(TEAM)])
+    assert ok.exit_code == 0 and "valid multi-agent app" in ok.output, ok.output
+    app = _copy(tmp_path)
+    text = (app / "app.yaml").read_text(encoding="utf-8").replace("root: host", "root: hots")
+    (app / "app.yaml").write_text(text, encoding="utf-8")
+    bad_root = CliRunner().invoke(create_app(), ["validate", str(app)])
+    assert bad_root.exit_code == 1 and "no agent of the app is named 'hots'" in bad_root.output
+    (app / "takeout" / "dag.yaml").write_text("slots: [{name: x, source: nowhere}]\n", encoding="utf-8")
+    bad_dag = CliRunner().invoke(create_app(), ["validate", str(app)])
+    assert bad_dag.exit_code == 1 and "agents[takeout].dag.slots[0].source" in bad_dag.output

@@ -31,7 +31,7 @@ from slotgraph.runtime import Agent, Model
 from slotgraph.runtime.agent_team import TRANSFER_TOOL, AgentTeam, routing_schema
 from slotgraph.runtime.tools import Tool, ToolRegistry, tool_from_function
 
-__all__ = ["Member", "build_app", "is_app", "load_agent", "load_app", "read_app"]
+__all__ = ["Member", "app_issues", "build_app", "is_app", "load_agent", "load_app", "read_app"]
 
 
 def _app_file(path: str | os.PathLike[str]) -> Path | None:
@@ -74,7 +74,8 @@ def read_app(path: str | os.PathLike[str]) -> tuple[AppConfig, Path]:
     return config, file.parent
 
 
-def _references(config: AppConfig, names: list[str], tools: Mapping[str, set[str]]) -> list[ConfigIssue]:
+def app_issues(config: AppConfig, names: list[str], tools: Mapping[str, set[str]]) -> list[ConfigIssue]:
+    """The app file's reference problems, given each agent's name (in ``agents`` order) and tool names."""
     issues: list[ConfigIssue] = []
     known = set(names)
     listed = ", ".join(sorted(known))
@@ -154,7 +155,7 @@ def load_app(path: str | os.PathLike[str], *, model: Model | str | None = None) 
     loaded = [Agent.load(base / entry.path, model=model) for entry in config.agents]
     names = [agent.name for agent in loaded]
     tools = {agent.name: set(agent.tools.names) for agent in loaded}
-    issues = _references(config, names, tools)
+    issues = app_issues(config, names, tools)
     if issues:
         file = _app_file(path)
         assert file is not None

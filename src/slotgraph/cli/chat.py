@@ -37,7 +37,7 @@ from slotgraph.config import ConfigError, ConfigValidationError
 from slotgraph.engine import format_line
 from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.errors import SlotgraphError
-from slotgraph.logic import GuardEvent, RuleEvent
+from slotgraph.logic import GuardEvent, RuleEvent, TopicEvent
 from slotgraph.runtime import (
     AgentLoadError,
     AgentTransferEvent,
@@ -147,6 +147,10 @@ def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = Fal
             console.print(f"[dim]— session ended{escape(note)}: {escape(event.reason)}[/dim]")
         elif isinstance(event, TransferEvent):
             console.print(f"[dim]— handed over to a human: {escape(event.reason)}[/dim]")
+        elif isinstance(event, TopicEvent):
+            where = f"{event.from_topic or 'main'} → {event.to_topic or 'main'}"
+            refused = f" refused: {event.message}" if not event.ok else ""
+            console.print(f"[dim]— topic {escape(where)} ({escape(event.via)}){escape(refused)}[/dim]")
         elif isinstance(event, AgentTransferEvent):
             console.print(f"[dim]— {escape(event.from_agent)} hands over to {escape(event.to_agent)}[/dim]")
         elif isinstance(event, GuardEvent):

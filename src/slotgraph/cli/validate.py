@@ -25,6 +25,7 @@ from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, load_p
 from slotgraph.cli.tool_checks import tool_issues
 from slotgraph.cli.workflow_paths import is_workflow_file, validate_workflow_file
 from slotgraph.config import ConfigIssue
+from slotgraph.config.agent import APP_FILE
 
 __all__ = ["PathResult", "check_path", "validate_command"]
 
@@ -79,6 +80,8 @@ def check_path(path: Path, *, check_tools: bool = True) -> PathResult:
     checked (:mod:`slotgraph.cli.tool_checks`).
     """
     shown = str(path)
+    if (path / APP_FILE).is_file() or path.name == APP_FILE:
+        return _check_app(path, check_tools=check_tools)
     if is_workflow_file(path):
         stages, report = validate_workflow_file(path)
         if not report.ok:
@@ -111,10 +114,56 @@ def check_path(path: Path, *, check_tools: bool = True) -> PathResult:
     )
 
 
+def _check_app(path: Path, *, check_tools: bool) -> PathResult:
+    """A multi-agent app: its file, then every agent as if validated alone (issues prefixed with its path),
+    then the names the app file refers to."""
+    from slotgraph.apps.loader import app_issues, read_app
+    from slotgraph.config import ConfigError, ConfigValidationError, discover_tool_names
+
+    shown = str(path)
+    try:
+        config, base = read_app(path)
+    except ConfigValidationError as err:
+        return PathResult(shown, "invalid", kind="app", errors=tuple(err.issues), message="invalid app file")
+    except ConfigError as err:
+        return PathResult(shown, "invalid", kind="app", message=str(err))
+    errors: list[ConfigIssue] = []
+    warnings: list[ConfigIssue] = []
+    names: list[str] = []
+    tools: dict[str, set[str]] = {}
+    slots = tasks = 0
+    for entry in config.agents:
+        result = check_path(base / entry.path, check_tools=check_tools)
+        errors += [i.prefixed(f"agents[{entry.path}]") for i in result.errors]
+        warnings += [i.prefixed(f"agents[{entry.path}]") for i in result.warnings]
+        slots, tasks = slots + result.slots, tasks + result.tasks
+        try:
+            definition = load_path(base / entry.path)
+        except (PathUsageError, InvalidConfig):
+            continue
+        name = definition.agent.name if definition.agent is not None else entry.path
+        names.append(name)
+        found = discover_tool_names(definition.tools_path) if definition.tools_path is not None else set()
+        tools[name] = set(found) | {tool.name for tool in definition.http_tools}
+    if len(names) == len(config.agents):
+        errors += app_issues(config, names, tools)
+    if errors:
+        count = len(errors)
+        message = f"{count} problem{'s' if count != 1 else ''}"
+        return PathResult(
+            shown, "invalid", kind="app", errors=tuple(errors), warnings=tuple(warnings), message=message
+        )
+    return PathResult(shown, "valid", kind="app", slots=slots, tasks=tasks, warnings=tuple(warnings))
+
+
 def _print_result(console: Console, result: PathResult) -> None:
     path = escape(result.path)
     if result.status == "valid" and result.kind == "workflow":
         console.print(f"[green]✓[/green] {path}: valid workflow ({result.stages} stages)")
+    elif result.status == "valid" and result.kind == "app":
+        console.print(
+            f"[green]✓[/green] {path}: valid multi-agent app ({result.slots} slots, {result.tasks} tasks)"
+        )
     elif result.status == "valid":
         console.print(
             f"[green]✓[/green] {path}: valid ({result.slots} slot{'s' if result.slots != 1 else ''}, "

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
 from slotgraph.config.loader import read_located_mapping
-from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, VariableDeclaration
+from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
 from slotgraph.config.models import DagConfig
 from slotgraph.config.positions import SourceMap
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
@@ -79,6 +79,9 @@ class AgentConfig(BaseModel):
     `capture`, `progress_message`."""
     builtin_tools: BuiltinToolSettings = Field(default_factory=BuiltinToolSettings)
     """Settings of the built-in tools (`end_session.require_summary`)."""
+    topics: list[TopicConfig] = Field(default_factory=list)
+    """Topics (subagents): named specialists with their own instructions the conversation moves between
+    with the `transition_topic` tool or rules."""
     response_guards: list[ResponseGuardConfig] = Field(default_factory=list)
     """Checks on the model's text before the person sees it (pattern, code or llm) and what to do on a
     violation (replace, redact, regenerate, suppress)."""

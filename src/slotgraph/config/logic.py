@@ -32,6 +32,7 @@ __all__ = [
     "RuleConfig",
     "RunToolAction",
     "SetVariableAction",
+    "TopicConfig",
     "TransitionAction",
     "Trigger",
     "VariableDeclaration",
@@ -297,3 +298,27 @@ class ResponseGuardConfig(_Strict):
         if self.on_violation == "replace" and self.message is None:
             raise ValueError("on_violation: replace needs a 'message' (the text said instead)")
         return self
+
+
+TOPIC_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class TopicConfig(_Strict):
+    """A topic (a subagent): a named specialist of this agent the conversation can move to."""
+
+    id: str = Field(pattern=TOPIC_ID.pattern)
+    """The topic's id (snake_case): what `current_topic` holds and `transition_topic` offers."""
+    description: str = Field(min_length=1)
+    """When to move here: rides the `transition_topic` tool's description (how the model learns it)."""
+    instruction: str | None = Field(default=None, min_length=1)
+    """The topic's instructions. While the topic is active they REPLACE the agent's instruction (prompt
+    takeover; `#when` sections, `{{name}}` and prompt programs work as in the main instruction); history
+    and variables carry over. Without instructions the main instruction stays."""
+    control: Literal["refer", "transfer"] = "refer"
+    """`refer` (default): entering remembers where the conversation was, and `__return__` (or
+    `return_when`) goes back there. `transfer`: a full hand-over; the return history is cleared."""
+    entry_when: str | None = Field(default=None, min_length=1)
+    """An expression that must be true to enter the topic (a condition that fails to evaluate: closed)."""
+    return_when: str | None = Field(default=None, min_length=1)
+    """An expression evaluated at the end of every turn in this topic; when true the conversation returns
+    to where it came from (a pop, never a new entry)."""

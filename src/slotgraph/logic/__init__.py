@@ -14,6 +14,8 @@ rules share one set of session variables (:class:`VariableStore`); every conditi
 * :mod:`~slotgraph.logic.set_variables` — the ``set_variables`` built-in's schema and writes.
 * :mod:`~slotgraph.logic.guards` — response guards on the assistant's text, the decimal-safe sentence
   buffer, and their typed :class:`GuardEvent`.
+* :mod:`~slotgraph.logic.topics` — topics (subagents): prompt takeover, ``current_topic``, the return stack,
+  ``entry_when``/``return_when``, and their typed :class:`TopicEvent`.
 * :mod:`~slotgraph.logic.session` — :class:`AgentLogic` (per agent) and :class:`LogicSession` (per session),
   the small interface a host drives.
 * :mod:`~slotgraph.logic.validation` — publish-time checks; :func:`load_definition` is
@@ -48,6 +50,7 @@ from slotgraph.logic.session import (
 from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables, set_variables_parameters
 from slotgraph.logic.templates import Template, TemplateIssue, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker, ToolRun
+from slotgraph.logic.topics import TopicEvent, TopicManager
 from slotgraph.logic.validation import logic_issues
 from slotgraph.logic.variables import SlotFillingFacts, VariableChange, VariableStore
 
@@ -76,6 +79,8 @@ __all__ = [
     "ToolGates",
     "ToolInvoker",
     "ToolRun",
+    "TopicEvent",
+    "TopicManager",
     "VariableChange",
     "VariableStore",
     "VariableWriteError",

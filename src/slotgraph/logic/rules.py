@@ -17,7 +17,7 @@ to evaluate does not fire the rule (fail closed) and is reported the same way.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -27,6 +27,7 @@ from slotgraph.logic.errors import VariableWriteError
 from slotgraph.logic.render import render_template
 from slotgraph.logic.templates import Template, compile_logic_expression, parse_template
 from slotgraph.logic.tooling import ToolInvoker
+from slotgraph.logic.topics import TopicEvent, TopicManager, TopicMove
 from slotgraph.logic.variables import VariableChange, VariableStore
 
 __all__ = ["MAX_CASCADE", "CompiledRule", "RuleEffects", "RuleEngine", "RuleEvent", "compile_rules"]
@@ -107,7 +108,8 @@ def compile_rules(rules: Sequence[RuleConfig]) -> tuple[CompiledRule, ...]:
 class RuleEffects:
     """What rules did: their events, instructions to inject, and whether the session was ended."""
 
-    events: list[RuleEvent] = field(default_factory=list)
+    events: list[RuleEvent | TopicEvent] = field(default_factory=list)
+    """The rules' events and the topic moves their ``transition`` actions made, in order."""
     instructions: list[str] = field(default_factory=list)
     ended: bool = False
 
@@ -125,11 +127,20 @@ class RuleEngine:
     """Fires the compiled rules of one agent against one session's store."""
 
     def __init__(
-        self, rules: Sequence[CompiledRule], store: VariableStore, invoker: ToolInvoker | None
+        self,
+        rules: Sequence[CompiledRule],
+        store: VariableStore,
+        invoker: ToolInvoker | None,
+        *,
+        topics: TopicManager | None = None,
     ) -> None:
         self.rules = tuple(rules)
         self.store = store
         self.invoker = invoker
+        self.topics = topics
+        """With topics, a ``transition`` action is a topic move (``entry_when`` applies)."""
+        self.moved: Callable[[TopicMove], Awaitable[str]] | None = None
+        """Renders the one instruction a rule-initiated move delivers (set by the session)."""
 
     def has(self, trigger: str) -> bool:
         return any(rule.trigger == trigger for rule in self.rules)
@@ -239,6 +250,13 @@ class RuleEngine:
         elif action.kind == "escalate":
             await self._invoke("escalate", {"reason": action.text or f"rule {rule.name}"})
             effects.ended = True
+        elif action.kind == "transition" and self.topics is not None:
+            move = self.topics.move(action.text or "", via="rule")
+            effects.events.append(move.event)
+            if not move.ok:
+                raise _ActionFailed(f"transition to {action.text!r}: {move.event.message}")
+            if move.moved and self.moved is not None:
+                effects.instructions.append(await self.moved(move))
         elif action.kind == "transition":
             self._write(rule, TOPIC_VARIABLE, action.text)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, VariableDeclaration
+from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.logic.gates import CompiledToolLogic, ToolGates, compile_tool_logic
 from slotgraph.logic.guards import (
@@ -37,6 +37,7 @@ from slotgraph.logic.render import render_template
 from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile_rules
 from slotgraph.logic.templates import Template, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker
+from slotgraph.logic.topics import CompiledTopic, TopicManager, TopicMove, compile_topics
 from slotgraph.logic.variables import SlotFillingFacts, VariableStore
 
 __all__ = ["RECORD_KEY", "AgentLogic", "LogicRecord", "LogicSession", "variables_snapshot"]
@@ -61,6 +62,7 @@ class AgentLogic:
     builtin_tools: BuiltinToolSettings = field(default_factory=BuiltinToolSettings)
     """Settings of the built-in tools (``end_session.require_summary``)."""
     guards: tuple[CompiledGuard, ...] = ()
+    topics: tuple[CompiledTopic, ...] = ()
 
     @classmethod
     def build(
@@ -73,6 +75,7 @@ class AgentLogic:
         tool_logic: Mapping[str, ToolLogicConfig] | None = None,
         builtin_tools: BuiltinToolSettings | None = None,
         guards: Sequence[ResponseGuardConfig] = (),
+        topics: Sequence[TopicConfig] = (),
     ) -> AgentLogic:
         """Compile an agent's logic (run :func:`slotgraph.logic.validation.logic_issues` first for errors
         with locations; here a bad rule expression raises ExpressionSyntaxError)."""
@@ -84,6 +87,7 @@ class AgentLogic:
             compile_tool_logic(tool_logic or {}),
             builtin_tools or BuiltinToolSettings(),
             compile_guards(guards),
+            compile_topics(topics),
         )
 
     @property
@@ -96,6 +100,7 @@ class AgentLogic:
             or self.tool_logic
             or self.builtin_tools.end_session.require_summary
             or self.guards
+            or self.topics
         )
 
     @property
@@ -111,9 +116,18 @@ class LogicRecord:
     variables: Mapping[str, Any] = field(default_factory=dict)
     injected: tuple[str, ...] = ()
     started: bool = False
+    topic_stack: tuple[str, ...] = ()
+    """Where ``__return__`` goes back to, innermost last (``""`` is the main conversation)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"variables": dict(self.variables), "injected": list(self.injected), "started": self.started}
+        data: dict[str, Any] = {
+            "variables": dict(self.variables),
+            "injected": list(self.injected),
+            "started": self.started,
+        }
+        if self.topic_stack:
+            data["topic_stack"] = list(self.topic_stack)
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> LogicRecord:
@@ -131,7 +145,10 @@ class LogicRecord:
             raise ValueError(f"'{RECORD_KEY}.injected' must be a list of strings")
         if not isinstance(started, bool):
             raise ValueError(f"'{RECORD_KEY}.started' must be a boolean")
-        return cls(dict(variables), tuple(injected), started)
+        stack = data.get("topic_stack", [])
+        if not isinstance(stack, list) or not all(isinstance(t, str) for t in stack):
+            raise ValueError(f"'{RECORD_KEY}.topic_stack' must be a list of strings")
+        return cls(dict(variables), tuple(injected), started, tuple(stack))
 
 
 class LogicSession:
@@ -157,7 +174,12 @@ class LogicSession:
         self._delivered = 0
         self.cache = cache if cache is not None else RunCache(clock=clock)
         self.clock = clock
-        self.rules = RuleEngine(logic.rules, self.store, invoker)
+        self.topics: TopicManager | None = None
+        """The agent's topics (``current_topic`` and the return stack); None when it has none."""
+        if logic.topics:
+            self.topics = TopicManager({t.id: t for t in logic.topics}, self.store, list(record.topic_stack))
+        self.rules = RuleEngine(logic.rules, self.store, invoker, topics=self.topics)
+        self.rules.moved = self.moved_text
         self.gates = ToolGates(logic.tool_logic, self.store)
         """The ``tool_logic:`` gates over this session's variables."""
         self.warnings: list[str] = []
@@ -193,17 +215,62 @@ class LogicSession:
         return self._apply(await self.rules.fire("tool_result", tool=name, result=result))
 
     async def end_turn(self, sm: Mapping[str, Any]) -> RuleEffects:
-        """Fire ``turn_end``; instructions a model call got this turn are dropped, newer ones kept."""
+        """Fire ``turn_end``, then check the active topic's ``return_when``; instructions a model call got
+        this turn are dropped, newer ones kept."""
         self._sync(sm)
         del self.injected[: self._delivered]
         self._delivered = 0
-        return self._apply(await self.rules.fire("turn_end"))
+        effects = self._apply(await self.rules.fire("turn_end"))
+        move = self.topics.return_due() if self.topics is not None else None
+        if move is not None:
+            effects.events.append(move.event)
+            self.injected.append(await self.moved_text(move))
+        return effects
+
+    async def transition(self, topic: str, sm: Mapping[str, Any]) -> tuple[TopicMove, str]:
+        """The model's ``transition_topic``: the move, and the resolved instructions it leads to (empty when
+        refused)."""
+        self._sync(sm)
+        if self.topics is None:
+            raise ValueError("this agent has no topics")
+        move = self.topics.move(topic, via="model")
+        return move, (await self.prompt_text() if move.ok else "")
+
+    async def prompt_text(self) -> str:
+        """The active prompt — the active topic's instructions, else the main instruction — rendered against
+        the live variables (resolved: ``#when`` taken, ``{{name}}`` filled, statements run and consumed)."""
+        rendered = await render_template(
+            self._template(),
+            self.store,
+            invoker=self.rules.invoker,
+            budget=self.logic.budget,
+            cache=self.cache,
+            clock=self.clock,
+        )
+        self.warnings.extend(rendered.warnings)
+        return _BLANK_LINES.sub("\n\n", rendered.text).strip()
+
+    async def moved_text(self, move: TopicMove) -> str:
+        """The one instruction a rule-initiated move or an automatic return delivers: worded as a
+        replacement of the prompt, with the resolved instructions of where the conversation is now."""
+        where = move.event.to_topic or "the main conversation"
+        return (
+            f"The conversation has moved to {where}. From now on follow these instructions instead of "
+            f"earlier ones:\n{await self.prompt_text()}"
+        )
+
+    def _template(self) -> Template:
+        topic = self.topics.active() if self.topics is not None else None
+        if topic is not None and topic.template is not None:
+            return topic.template
+        return self.logic.template
 
     async def instruction(self, sm: Mapping[str, Any]) -> str:
-        """The instruction for the next model call, rendered against live state, plus injected ones."""
+        """The instruction for the next model call, rendered against live state, plus injected ones. While a
+        topic with instructions is active, its instructions replace the main ones (prompt takeover)."""
         self._sync(sm)
         rendered = await render_template(
-            self.logic.template,
+            self._template(),
             self.store,
             invoker=self.rules.invoker,
             budget=self.logic.budget,
@@ -240,7 +307,8 @@ class LogicSession:
         return {**self.store.metadata, **self.store.snapshot()}
 
     def record(self) -> LogicRecord:
-        return LogicRecord(self.store.values(), tuple(self.injected), self.started)
+        stack = tuple(self.topics.stack) if self.topics is not None else ()
+        return LogicRecord(self.store.values(), tuple(self.injected), self.started, stack)
 
 
 def variables_snapshot(

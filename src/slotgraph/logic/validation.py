@@ -30,7 +30,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from slotgraph.config import ConfigIssue
-from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, VariableDeclaration
+from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
 from slotgraph.config.tool_logic import ToolLogicConfig
 from slotgraph.expr import ExpressionError, parse_output_path
 from slotgraph.logic.templates import (
@@ -287,6 +287,45 @@ def _check_tool_logic(checker: _Checker, raw: Any) -> None:
             checker.path(path, f"{at}.capture.{variable}", f"capture {variable}")
 
 
+def _check_topics(checker: _Checker, raw: Mapping[str, Any]) -> None:
+    topics = _valid_items(raw.get("topics"), TopicConfig)
+    seen: set[str] = set()
+    for index, topic in topics:
+        at = f"topics[{index}]"
+        if topic.id in seen:
+            checker.error("duplicate_topic", f"{at}.id", f"topic {topic.id!r} is declared twice", "keep one")
+        seen.add(topic.id)
+        for key in ("entry_when", "return_when"):
+            source = getattr(topic, key)
+            if source is not None:
+                checker.expression(source, f"{at}.{key}", key)
+        if topic.instruction is not None:
+            _check_template(checker, topic.instruction, f"{at}.instruction", None)
+        if topic.control == "transfer" and topic.return_when is not None:
+            checker.issues.append(
+                ConfigIssue(
+                    "dead_return_when",
+                    f"{at}.return_when",
+                    f"topic {topic.id!r} is a transfer (it clears the way back): its return_when never "
+                    "applies",
+                    "use control: refer, or remove return_when",
+                    severity="warning",
+                )
+            )
+    if not topics:
+        return
+    for index, rule in _valid_items(raw.get("rules"), RuleConfig):
+        for n, action in enumerate(rule.actions):
+            target = action.transition.topic if action.transition is not None else None
+            if target is not None and target not in seen and target != "__return__":
+                checker.error(
+                    "unknown_topic",
+                    f"rules[{index}].actions[{n}].transition",
+                    f"there is no topic {target!r}",
+                    f"use one of {', '.join(sorted(seen))} or __return__",
+                )
+
+
 def _check_guard(checker: _Checker, guard: ResponseGuardConfig, at: str) -> None:
     check = guard.check
     if check.pattern is not None:
@@ -345,6 +384,7 @@ def logic_issues(
     for index, rule in _valid_items(raw.get("rules"), RuleConfig):
         _check_rule(checker, rule, f"rules[{index}]")
     _check_tool_logic(checker, raw.get("tool_logic"))
+    _check_topics(checker, raw)
     for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):
         _check_guard(checker, guard, f"response_guards[{index}]")
     for name in sorted(set(checker.declared) & set(slot_names)):

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from slotgraph.config import AgentConfig, CompiledDag, compile_config
 from slotgraph.config.agent import Definition
-from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, VariableDeclaration
+from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
@@ -30,6 +30,7 @@ from slotgraph.runtime.builtin_tools import (
     builtin_tools,
     set_variables_tool,
     summary_end_session_tool,
+    transition_topic_tool,
 )
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import AgentLoadError, ModelNotAvailableError
@@ -92,6 +93,8 @@ def _registry(tools: Iterable[Callable[..., Any] | Tool], logic: AgentLogic | No
     registry = ToolRegistry(builtin_tools())
     if logic is not None and logic.mutable_variables:
         registry.add(set_variables_tool(logic.mutable_variables))
+    if logic is not None and logic.topics:
+        registry.add(transition_topic_tool(logic.topics))
     if logic is not None and logic.builtin_tools.end_session.require_summary:
         registry.add(summary_end_session_tool())
     for item in tools:
@@ -151,6 +154,7 @@ def _logic(
     tool_logic: Mapping[str, ToolLogicConfig | Mapping[str, Any]],
     builtin_tools: BuiltinToolSettings | Mapping[str, Any] | None,
     guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
+    topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
 ) -> AgentLogic | None:
     """The agent logic of Python-given parts, checked like agent.yaml's (errors raise AgentLoadError)."""
     raw: dict[str, Any] = {
@@ -165,6 +169,9 @@ def _logic(
         "response_guards": [
             g.model_dump(exclude_defaults=True) if isinstance(g, ResponseGuardConfig) else dict(g)
             for g in guards
+        ],
+        "topics": [
+            t.model_dump(exclude_none=True) if isinstance(t, TopicConfig) else dict(t) for t in topics
         ],
     }
     if builtin_tools is not None:
@@ -187,6 +194,7 @@ def _logic(
         tool_logic=keys.tool_logic,
         builtin_tools=keys.builtin_tools,
         guards=keys.response_guards,
+        topics=keys.topics,
     )
     return logic if logic.active else None
 
@@ -197,6 +205,7 @@ class _LogicKeys(BaseModel):
     tool_logic: dict[str, ToolLogicConfig]
     builtin_tools: BuiltinToolSettings = BuiltinToolSettings()
     response_guards: list[ResponseGuardConfig]
+    topics: list[TopicConfig]
 
 
 @dataclass(frozen=True)
@@ -249,6 +258,7 @@ class Agent:
             tool_logic=agent_cfg.tool_logic if agent_cfg is not None else None,
             builtin_tools=agent_cfg.builtin_tools if agent_cfg is not None else None,
             guards=agent_cfg.response_guards if agent_cfg is not None else (),
+            topics=agent_cfg.topics if agent_cfg is not None else (),
         )
         try:
             registry = _registry([*functions, *external], logic if logic.active else None)
@@ -286,17 +296,20 @@ class Agent:
         tool_logic: Mapping[str, ToolLogicConfig | Mapping[str, Any]] | None = None,
         builtin_tools: BuiltinToolSettings | Mapping[str, Any] | None = None,
         response_guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
+        topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
     ) -> Agent:
         """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
 
-        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools`` and ``response_guards`` take the shapes
-        of ``agent.yaml``'s keys; the instruction may use ``#when`` sections and prompt programs. Problems
-        raise :class:`AgentLoadError` with every issue.
+        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools``, ``response_guards`` and ``topics`` take
+        the shapes of ``agent.yaml``'s keys; the instruction may use ``#when`` sections and prompt programs.
+        Problems raise :class:`AgentLoadError` with every issue.
         ``model`` is a :class:`Model` or a ``"provider:model"`` spec (resolved when a session starts); without
         it the agent uses agent.yaml's default, the offline model.
         """
         compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
-        logic = _logic(instruction, variables, rules, tool_logic or {}, builtin_tools, response_guards)
+        logic = _logic(
+            instruction, variables, rules, tool_logic or {}, builtin_tools, response_guards, topics
+        )
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC
         return cls(name=name, dag=compiled, tools=_registry(tools, logic), instruction=instruction,
                    model=None if isinstance(model, str) else model, model_spec=spec,

@@ -25,6 +25,12 @@ from slotgraph.logic.set_variables import (
     set_variables_description,
     set_variables_parameters,
 )
+from slotgraph.logic.topics import (
+    TRANSITION_TOPIC,
+    CompiledTopic,
+    transition_description,
+    transition_parameters,
+)
 from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.tools import Tool, readback_tool, tool_from_function
@@ -41,6 +47,7 @@ __all__ = [
     "readback_result",
     "set_variables_tool",
     "summary_end_session_tool",
+    "transition_topic_tool",
 ]
 
 CONFIRM_PENDING = "confirm_pending"
@@ -135,7 +142,7 @@ def summary_end_session_tool() -> Tool:
 
 
 def _no_effect(**_: Any) -> None:
-    raise RuntimeError("set_variables is run by the gate layer, not called")  # pragma: no cover
+    raise RuntimeError("set_variables and transition_topic are run by the gate layer")  # pragma: no cover
 
 
 def set_variables_tool(declarations: Sequence[VariableDeclaration]) -> Tool:
@@ -145,3 +152,13 @@ def set_variables_tool(declarations: Sequence[VariableDeclaration]) -> Tool:
     schema = ToolSchema(SET_VARIABLES, set_variables_description(), set_variables_parameters(declarations))
     validator = create_model(f"{SET_VARIABLES}_args", __config__=ConfigDict(extra="allow"))
     return Tool(SET_VARIABLES, _no_effect, schema, validator=validator)
+
+
+def transition_topic_tool(topics: Sequence[CompiledTopic]) -> Tool:
+    """``transition_topic(topic)`` of an agent with topics: ``topic`` enumerates the topic ids and
+    ``__return__``. The gate layer runs it (:meth:`slotgraph.logic.LogicSession.transition`)."""
+    schema = ToolSchema(TRANSITION_TOPIC, transition_description(), transition_parameters(topics))
+    validator = create_model(
+        f"{TRANSITION_TOPIC}_args", __config__=ConfigDict(extra="forbid"), topic=(str, ...)
+    )
+    return Tool(TRANSITION_TOPIC, _no_effect, schema, validator=validator)

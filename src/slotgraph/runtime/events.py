@@ -15,6 +15,7 @@ from typing import Any, Literal
 from slotgraph.engine.actions import Reason
 from slotgraph.logic.guards import GuardEvent
 from slotgraph.logic.rules import RuleEvent
+from slotgraph.logic.topics import TopicEvent
 from slotgraph.models.protocol import Usage
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "TextEvent",
     "ToolCallEvent",
     "ToolResultEvent",
+    "TopicEvent",
     "TransferEvent",
     "TurnResult",
     "TurnStep",
@@ -195,6 +197,7 @@ Event = (
     | ModelNoCallEvent
     | GuardEvent
     | AgentTransferEvent
+    | TopicEvent
 )
 
 

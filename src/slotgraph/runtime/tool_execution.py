@@ -232,7 +232,8 @@ class ToolRunner:
                 call = ToolCall(call.id, call.name, prepared)
                 events[0] = ToolCallEvent(call.id, call.name, dict(prepared), origin)
             if self.gates.routes(call.name):
-                saved = self.gates.set_variables(prepared)
+                saved, made = await self.gates.run_builtin(call.name, prepared, sm)
+                events.extend(made)
                 return self._finish(call, sm, events, saved, failed=False, route=False)
             progress = self.gates.progress(call.name)
             if progress:

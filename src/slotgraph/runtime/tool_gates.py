@@ -24,6 +24,7 @@ from typing import Any
 
 from slotgraph.logic import LogicSession
 from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables
+from slotgraph.logic.topics import TRANSITION_TOPIC, TopicEvent
 from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.builtin_tools import END_SESSION
 from slotgraph.runtime.events import RefusalReason, RefusedBy
@@ -115,10 +116,37 @@ class GateLayer:
         result, _ = apply_set_variables(self.logic.store, args)
         return result
 
+    async def run_builtin(
+        self, name: str, args: Mapping[str, Any], sm: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], tuple[TopicEvent, ...]]:
+        """Run a built-in the layer owns: its result, and the events it makes (a topic move)."""
+        if name == SET_VARIABLES:
+            return self.set_variables(args), ()
+        move, instructions = await self.logic.transition(str(args.get("topic", "")), sm)
+        if not move.ok:
+            return {"error": True, "moved": False, "message": move.event.message}, (move.event,)
+        result: dict[str, Any] = {"moved": move.moved, "topic": move.event.to_topic or "main"}
+        guidance = self._return_guidance()
+        if guidance:
+            result["return"] = guidance
+        result["instructions"] = instructions
+        return result, (move.event,)
+
+    def _return_guidance(self) -> str:
+        """How the active topic ends: an automatic return (``return_when``), ``__return__``, or none (the
+        main conversation, or a transfer, which cleared the way back)."""
+        topics = self.logic.topics
+        active = topics.active() if topics is not None else None
+        if active is None or topics is None or not topics.stack:
+            return ""
+        if active.return_when is not None:
+            return "the conversation returns by itself when this topic's work is done (no __return__ needed)"
+        return "call transition_topic with __return__ when this topic's work is done"
+
     @staticmethod
     def routes(name: str) -> bool:
-        """Whether the layer itself runs the tool (``set_variables``)."""
-        return name == SET_VARIABLES
+        """Whether the layer itself runs the tool (``set_variables``, ``transition_topic``)."""
+        return name in (SET_VARIABLES, TRANSITION_TOPIC)
 
 
 def _summary_problem(args: Mapping[str, Any]) -> str | None:

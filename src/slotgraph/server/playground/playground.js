@@ -107,6 +107,9 @@
       ? variables.map(([k, v]) => k + "=" + short(v, 60)).join(", ") : "—";
     const body = $("slots");
     body.replaceChildren();
+    const topic = view && view.variables ? view.variables.current_topic : undefined;
+    for (const el of document.querySelectorAll(".topic-only")) el.hidden = topic === undefined || topic === null;
+    $("active-topic").textContent = topic ? topic : "main";
     const agents = view && view.agents ? Object.entries(view.agents) : [];
     for (const el of document.querySelectorAll(".app-only")) el.hidden = !agents.length;
     $("active-agent").textContent = view && view.agent ? view.agent : "—";
@@ -181,6 +184,8 @@
       case "transfer": return ["handed over", d.reason || ""];
       case "error": return ["error", (d.code ? d.code + ": " : "") + (d.message || d.detail || "")];
       case "model_no_call": return ["model made no call", d.reason || ""];
+      case "topic": return [d.ok ? "topic" : "topic refused", (d.from_topic || "main") + " → " + (d.to_topic || "main") +
+        " (" + d.via + ")" + (d.message ? " — " + d.message : "")];
       case "agent_transfer": return ["agent transfer", d.from_agent + " → " + d.to_agent + " (" + d.tool + ")"];
       case "guard": return [d.action === "check_failed" ? "guard undecided" : "guard",
         d.guard + " (" + d.check + "): " + d.action + " sentence " + (d.sentence + 1) + (d.detail ? " — " + d.detail : "")];
