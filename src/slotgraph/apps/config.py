@@ -12,7 +12,7 @@ __all__ = ["APP_FILE", "AppAgentEntry", "AppConfig", "RoutingConfig"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class AppAgentEntry(_Strict):
