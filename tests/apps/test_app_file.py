@@ -91,3 +91,55 @@ def test_slotgraph_validate_checks_an_app_as_a_whole(tmp_path: Path) -> None:
     (app / "takeout" / "dag.yaml").write_text("slots: [{name: x, source: nowhere}]\n", encoding="utf-8")
     bad_dag = CliRunner().invoke(create_app(), ["validate", str(app)])
     assert bad_dag.exit_code == 1 and "agents[takeout].dag.slots[0].source" in bad_dag.output
+
+
+INLINE = """\
+name: inline_team
+root: front
+agents:
+  - agent:
+      name: front
+      description: The front desk.
+      instruction: Greet and hand over.
+      dag: {slots: [], tasks: []}
+    handoffs: [takeout]
+  - path: takeout
+"""
+
+
+def test_several_agents_in_one_app_file(tmp_path: Path) -> None:
+    app = _copy(tmp_path)
+    (app / "app.yaml").write_text(INLINE, encoding="utf-8")
+    root = load_app(app)
+    assert root.name == "front" and root.team is not None and sorted(root.team.names) == ["front", "takeout"]
+    result = root.session().send("I want to order takeout")
+    assert result.agent == "takeout"
+    from typer.testing import CliRunner
+
+    from slotgraph.cli.main import create_app
+
+    ok = CliRunner().invoke(create_app(), ["validate", str(app)])
+    assert ok.exit_code == 0, ok.output
+    from slotgraph.server import load_hosted_agents
+
+    [hosted] = load_hosted_agents([app])
+    assert hosted.name == "inline_team" and hosted.agent.name == "front"
+
+
+def test_an_inline_agents_problems_point_into_the_app_file(tmp_path: Path) -> None:
+    app = _copy(tmp_path)
+    text = INLINE.replace("dag: {slots: [], tasks: []}", "dag: {slots: [{name: x, source: nowhere}]}")
+    (app / "app.yaml").write_text(
+        text.replace("instruction:", "bogus: 1\n      instruction:"), encoding="utf-8"
+    )
+    with pytest.raises(ConfigValidationError) as caught:
+        load_app(app)
+    located = {(i.location, i.line) for i in caught.value.issues}
+    assert ("bogus", 7) in located  # the app file's line of the inline agent's key
+    assert any(loc.startswith("dag.slots[0]") and line == 9 for loc, line in located)
+    both = INLINE.replace(
+        "  - path: takeout\n", "  - path: takeout\n    agent: {name: x, dag: {slots: []}}\n"
+    )
+    (app / "app.yaml").write_text(both, encoding="utf-8")
+    with pytest.raises(ConfigValidationError, match="exactly one of 'path'"):
+        load_app(app)

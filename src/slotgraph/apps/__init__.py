@@ -11,7 +11,15 @@ file, checks it, and equips each agent with its routing tools. See ``docs/agents
 """
 
 from slotgraph.apps.config import APP_FILE, AppAgentEntry, AppConfig, RoutingConfig
-from slotgraph.apps.loader import Member, build_app, is_app, load_agent, load_app, read_app
+from slotgraph.apps.loader import (
+    Member,
+    app_definitions,
+    build_app,
+    is_app,
+    load_agent,
+    load_app,
+    read_app,
+)
 
 __all__ = [
     "APP_FILE",
@@ -19,6 +27,7 @@ __all__ = [
     "AppConfig",
     "Member",
     "RoutingConfig",
+    "app_definitions",
     "build_app",
     "is_app",
     "load_agent",

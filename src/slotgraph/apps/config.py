@@ -18,14 +18,25 @@ class _Strict(BaseModel):
 class AppAgentEntry(_Strict):
     """One agent of the app."""
 
-    path: str = Field(min_length=1)
+    path: str | None = Field(default=None, min_length=1)
     """The agent's directory (holding its agent.yaml), relative to the app file."""
+    agent: dict[str, Any] | None = None
+    """The agent written inline instead: what its agent.yaml would hold (its relative paths — dag, tools,
+    instruction_file — start from the app file's directory)."""
     description: str | None = Field(default=None, min_length=1)
     """When to hand the conversation to this agent (what routing tools tell the model); default: the
     agent's own `description`."""
     handoffs: list[str] = Field(default_factory=list)
     """Agents (by name) this agent may hand the conversation to: it gets a `transfer_to_agent` tool whose
     `agent` parameter enumerates them with their descriptions."""
+
+    @model_validator(mode="after")
+    def _path_or_inline(self) -> AppAgentEntry:
+        if (self.path is None) == (self.agent is None):
+            raise ValueError(
+                "an agent of the app has exactly one of 'path' (a directory) or 'agent' (inline)"
+            )
+        return self
 
 
 class RoutingConfig(_Strict):

@@ -24,14 +24,25 @@ from pathlib import Path
 from typing import Any
 
 from slotgraph.apps.config import APP_FILE, AppConfig, RoutingConfig
-from slotgraph.config import ConfigIssue, ConfigLoadError, ConfigValidationError
+from slotgraph.config import ConfigIssue, ConfigLoadError, ConfigValidationError, Definition
+from slotgraph.config.agent import agent_from_mapping
 from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.validation.structure import structure_issues
+from slotgraph.logic import load_definition, logic_issues
 from slotgraph.runtime import Agent, Model
 from slotgraph.runtime.agent_team import TRANSFER_TOOL, AgentTeam, routing_schema
 from slotgraph.runtime.tools import Tool, ToolRegistry, tool_from_function
 
-__all__ = ["Member", "app_issues", "build_app", "is_app", "load_agent", "load_app", "read_app"]
+__all__ = [
+    "Member",
+    "app_definitions",
+    "app_issues",
+    "build_app",
+    "is_app",
+    "load_agent",
+    "load_app",
+    "read_app",
+]
 
 
 def _app_file(path: str | os.PathLike[str]) -> Path | None:
@@ -60,7 +71,7 @@ def read_app(path: str | os.PathLike[str]) -> tuple[AppConfig, Path]:
     config = AppConfig.model_validate(raw)
     problems: list[ConfigIssue] = []
     for index, entry in enumerate(config.agents):
-        if not (file.parent / entry.path / "agent.yaml").is_file():
+        if entry.path is not None and not (file.parent / entry.path / "agent.yaml").is_file():
             problems.append(
                 ConfigIssue(
                     "missing_file",
@@ -149,10 +160,28 @@ def _transfer_tool(targets: Mapping[str, str]) -> Tool:
     return dataclasses.replace(tool, schema=routing_schema(tool.schema, "agent", targets))
 
 
+def app_definitions(path: str | os.PathLike[str]) -> list[Definition]:
+    """The definition of every agent of an app, in ``agents`` order: loaded from its directory, or checked
+    inline (positions in the app file). Raises the first agent's :class:`ConfigValidationError`."""
+    config, base = read_app(path)
+    file = _app_file(path)
+    assert file is not None
+    definitions: list[Definition] = []
+    for index, entry in enumerate(config.agents):
+        if entry.path is not None:
+            definitions.append(load_definition(base / entry.path))
+            continue
+        assert entry.agent is not None
+        _, where = read_located_mapping(file, what="app file")
+        inner = where.within(f"agents[{index}].agent")
+        definitions.append(agent_from_mapping(entry.agent, inner, base, file, checks=(logic_issues,)))
+    return definitions
+
+
 def load_app(path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
     """Load a multi-agent app; returns its root agent (every agent carries the app's team)."""
-    config, base = read_app(path)
-    loaded = [Agent.load(base / entry.path, model=model) for entry in config.agents]
+    config, _ = read_app(path)
+    loaded = [Agent.from_definition(d, model=model) for d in app_definitions(path)]
     names = [agent.name for agent in loaded]
     tools = {agent.name: set(agent.tools.names) for agent in loaded}
     issues = app_issues(config, names, tools)

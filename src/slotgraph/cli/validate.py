@@ -10,6 +10,7 @@ invalid, else 0.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,7 +119,10 @@ def _check_app(path: Path, *, check_tools: bool) -> PathResult:
     """A multi-agent app: its file, then every agent as if validated alone (issues prefixed with its path),
     then the names the app file refers to."""
     from slotgraph.apps.loader import app_issues, read_app
-    from slotgraph.config import ConfigError, ConfigValidationError, discover_tool_names
+    from slotgraph.config import ConfigError, ConfigValidationError, Definition, discover_tool_names
+    from slotgraph.config.agent import agent_from_mapping
+    from slotgraph.config.loader import read_located_mapping
+    from slotgraph.logic import logic_issues
 
     shown = str(path)
     try:
@@ -132,19 +136,39 @@ def _check_app(path: Path, *, check_tools: bool) -> PathResult:
     names: list[str] = []
     tools: dict[str, set[str]] = {}
     slots = tasks = 0
-    for entry in config.agents:
-        result = check_path(base / entry.path, check_tools=check_tools)
-        errors += [i.prefixed(f"agents[{entry.path}]") for i in result.errors]
-        warnings += [i.prefixed(f"agents[{entry.path}]") for i in result.warnings]
-        slots, tasks = slots + result.slots, tasks + result.tasks
-        try:
-            definition = load_path(base / entry.path)
-        except (PathUsageError, InvalidConfig):
+    file = path / APP_FILE if path.is_dir() else path
+    for index, entry in enumerate(config.agents):
+        label = f"agents[{entry.path}]" if entry.path is not None else f"agents[{index}].agent"
+        definition: Definition | None = None
+        if entry.path is not None:
+            result = check_path(base / entry.path, check_tools=check_tools)
+            errors += [i.prefixed(label) for i in result.errors]
+            warnings += [i.prefixed(label) for i in result.warnings]
+            with contextlib.suppress(PathUsageError, InvalidConfig):
+                definition = load_path(base / entry.path)
+        else:
+            assert entry.agent is not None
+            _, where = read_located_mapping(file, what="app file")
+            try:
+                definition = agent_from_mapping(
+                    entry.agent, where.within(label), base, file, checks=(logic_issues,)
+                )
+            except ConfigValidationError as err:
+                errors += [i.prefixed(label) for i in err.issues]
+            except ConfigError as err:
+                errors.append(ConfigIssue("invalid_agent", label, str(err), "fix the inline agent"))
+            if definition is not None:
+                found = list(tool_issues(definition)) if check_tools else []
+                errors += [i.prefixed(label) for i in found if i.severity == "error"]
+                found += definition.report.warnings
+                warnings += [i.prefixed(label) for i in found if i.severity == "warning"]
+        if definition is None:
             continue
-        name = definition.agent.name if definition.agent is not None else entry.path
+        slots, tasks = slots + len(definition.dag.slots), tasks + len(definition.dag.tasks)
+        name = definition.agent.name if definition.agent is not None else label
         names.append(name)
-        found = discover_tool_names(definition.tools_path) if definition.tools_path is not None else set()
-        tools[name] = set(found) | {tool.name for tool in definition.http_tools}
+        own = discover_tool_names(definition.tools_path) if definition.tools_path is not None else set()
+        tools[name] = set(own) | {tool.name for tool in definition.http_tools}
     if len(names) == len(config.agents):
         errors += app_issues(config, names, tools)
     if errors:

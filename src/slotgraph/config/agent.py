@@ -37,6 +37,7 @@ __all__ = [
     "AgentCheck",
     "AgentConfig",
     "Definition",
+    "agent_from_mapping",
     "discover_tool_names",
     "load_definition",
 ]
@@ -169,8 +170,30 @@ def _issue(code: str, location: str, message: str, fix: str) -> ConfigIssue:
 
 
 def _load_agent(file: Path, checks: Sequence[AgentCheck] = ()) -> Definition:
-    base = file.parent
     raw, agent_map = read_located_mapping(file, what="agent file")
+    return _agent_definition(raw, agent_map, file.parent, file, checks)
+
+
+def agent_from_mapping(
+    raw: Mapping[str, Any],
+    source_map: SourceMap,
+    base: Path,
+    file: Path,
+    *,
+    checks: Sequence[AgentCheck] = (),
+) -> Definition:
+    """An agent written inline in another file (a multi-agent app's ``agents[i].agent``): ``raw`` is its
+    ``agent.yaml`` mapping, ``source_map`` the positions of its values (relative to the mapping), ``base``
+    the directory its relative paths start from and ``file`` the file holding it. Checked like an agent
+    file; raises :class:`ConfigValidationError` with every problem."""
+    if not isinstance(raw, Mapping):
+        raise ConfigLoadError(f"{file}: an inline agent must be a mapping, got {type(raw).__name__}")
+    return _agent_definition(dict(raw), source_map, base, file, checks)
+
+
+def _agent_definition(
+    raw: dict[str, Any], agent_map: SourceMap, base: Path, file: Path, checks: Sequence[AgentCheck]
+) -> Definition:
     issues = [i for i in structure_issues(raw, AgentConfig) if "not both" not in i.message]
     if raw.get("instruction") is not None and raw.get("instruction_file") is not None:
         issues.append(

@@ -53,6 +53,19 @@ class SourceMap:
             shorter = _LAST_SEGMENT.sub("", current)
             current = "" if shorter == current else shorter
 
+    def within(self, prefix: str) -> SourceMap:
+        """The positions under ``prefix`` (a location), relative to it: the map of a mapping nested in this
+        file (an inline agent of an app file, ``agents[0].agent``)."""
+        inner: dict[str, Position] = {}
+        for location, position in self.positions.items():
+            if location == prefix:
+                inner[""] = position
+            elif location.startswith(prefix + "."):
+                inner[location[len(prefix) + 1 :]] = position
+            elif location.startswith(prefix + "["):
+                inner[location[len(prefix) :]] = position
+        return SourceMap(self.file, inner)
+
     def locate(self, issue: ConfigIssue) -> ConfigIssue:
         """``issue`` with this file and the position of its location.
 

@@ -236,7 +236,12 @@ class Agent:
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
         """Load an agent directory / ``agent.yaml`` / DAG file. ``model`` overrides the agent's ``model``."""
-        definition = load_definition(path)
+        return cls.from_definition(load_definition(path), model=model)
+
+    @classmethod
+    def from_definition(cls, definition: Definition, *, model: Model | str | None = None) -> Agent:
+        """An agent from a loaded, validated :class:`~slotgraph.config.Definition` (``load_definition``, or
+        an agent written inline in a multi-agent app file). ``model`` overrides the agent's ``model``."""
         dag = compile_config(definition.raw_dag)
         functions: list[Callable[..., Any]] = []
         if definition.tools_path is not None:
@@ -267,7 +272,7 @@ class Agent:
                 source.close()
             raise
         return cls(
-            name=agent_cfg.name if agent_cfg is not None else Path(path).stem,
+            name=agent_cfg.name if agent_cfg is not None else definition.path.stem,
             dag=dag,
             tools=registry,
             instruction=definition.instruction or "",

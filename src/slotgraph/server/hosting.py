@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from slotgraph.apps import load_agent, read_app
+from slotgraph.apps import app_definitions, load_agent, read_app
 from slotgraph.config import ConfigError, ConfigValidationError
 from slotgraph.config.graph import render_mermaid
 from slotgraph.errors import SlotgraphError
@@ -71,8 +71,13 @@ def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> Hosted
     where = os.fspath(path)
     try:
         agent = load_agent(path, model=model if isinstance(model, Model) else None)
-        definition = load_definition(agent.base_dir if agent.team is not None and agent.base_dir else path)
-        app_description = read_app(path)[0].description if agent.team is not None else None
+        app_description: str | None = None
+        if agent.team is not None:  # an app: the root's definition draws the picture
+            app_description = read_app(path)[0].description
+            definitions = app_definitions(path)
+            definition = next(d for d in definitions if d.agent is not None and d.agent.name == agent.name)
+        else:
+            definition = load_definition(path)
     except ConfigValidationError as err:
         issues = "; ".join(str(issue) for issue in err.issues[:5])
         raise ServerConfigError(
