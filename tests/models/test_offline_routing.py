@@ -10,8 +10,8 @@ import pytest
 
 from slotgraph.models.offline import OfflineModel
 from slotgraph.models.offline.routing import route, routing_targets
+from slotgraph.models.protocol import ModelRequest, ToolSchema, UserMessage
 from slotgraph.runtime.agent_team import routing_schema
-from slotgraph.runtime.model import ModelRequest, ToolSchema, UserMessage
 
 TARGETS = {
     "reservations": "Book a table, a reservation for dinner at the restaurant (party size, date, time).",

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from slotgraph.apps import Member, build_app
+from slotgraph.models.protocol import UserMessage
 from slotgraph.runtime import Agent, AgentTransferEvent, ScriptedModel, ScriptedStep, call
 from slotgraph.runtime.errors import StorePayloadError
 from slotgraph.runtime.events import ErrorEvent, event_to_json
-from slotgraph.runtime.model import UserMessage
 from slotgraph.runtime.store import InMemoryStore
 
 from .toy_agent import clock

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from slotgraph.logic import LogicRecord
-from slotgraph.runtime.model import ToolSchema
+from slotgraph.models.protocol import ToolSchema
 
 if TYPE_CHECKING:
     from slotgraph.runtime.agent import Agent
