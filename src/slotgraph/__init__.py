@@ -6,7 +6,7 @@ flow (what to ask next, when a backend task fires, retries, escalation, which to
 Layers, imports pointing only downwards (see ``DESIGN.md`` and ``tests/test_layering.py``):
 
 - :mod:`slotgraph.expr` — the safe expression language (conditions, formatters, rules);
-- :mod:`slotgraph.config` — typed config models, loading, whole-config validation, compilation;
+- :mod:`slotgraph.config` — typed config nodes, loading, whole-config validation, compilation;
 - :mod:`slotgraph.engine` — the pure slot-filling DAG decision engine;
 - :mod:`slotgraph.runtime` — the agent loop that plays the host's part;
 - the edges: :mod:`slotgraph.adapters` (the spec-compatible entry), :mod:`slotgraph.cli`.

@@ -18,7 +18,7 @@ from diagram_checks import (
 )
 
 from slotgraph.config.graph import render_dot, render_mermaid
-from slotgraph.config.models import DagConfig
+from slotgraph.config.nodes import DagConfig
 
 BELLA_NOTTE_DAG = Path(__file__).resolve().parents[2] / "examples" / "bella_notte" / "dag.yaml"
 

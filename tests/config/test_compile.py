@@ -12,8 +12,8 @@ from slotgraph.config import (
     CompiledDag,
     ConfigValidationError,
     DagConfig,
+    ExhaustCall,
     SteerBack,
-    ToolCall,
     compile_config,
     config_fingerprint,
     load_dag,
@@ -31,13 +31,13 @@ def test_spec_examples_load_unchanged() -> None:
     assert config.steer_back is not None and config.steer_back.escalate_after == 6
     compiled = compile_config(raw)
     assert compiled.steer_back.on_exhaust is not None
-    assert compiled.steer_back.on_exhaust.then == ToolCall(
+    assert compiled.steer_back.on_exhaust.then == ExhaustCall(
         "end_session", {"reason": "retry_exhausted", "session_escalated": True}
     )
     check = compiled.task("CheckAvailability")
     assert check.on_failure is not None and check.on_failure.clear_slots == ("date",)
     assert check.on_failure.on_exhaust is not None
-    assert check.on_failure.on_exhaust.then == ToolCall("escalate", {})
+    assert check.on_failure.on_exhaust.then == ExhaustCall("escalate", {})
 
 
 def test_sources_event_key_and_preempt_defaults() -> None:
@@ -125,7 +125,7 @@ def test_responses_by_location() -> None:
     errors = validation.error_responses["out_of_range"]
     assert errors.resolve(None) == ({"type": "text", "text": "1 to 8 guests, please."},)
     assert errors.resolve("MOBILE") == ({"type": "payload", "data": {"max": 8}},)
-    assert validation.on_exhaust is not None and validation.on_exhaust.then == ToolCall("end_session", {})
+    assert validation.on_exhaust is not None and validation.on_exhaust.then == ExhaustCall("end_session", {})
 
     find = compiled.task("FindAvailableTimes")
     assert find.on_failure is not None
@@ -135,7 +135,7 @@ def test_responses_by_location() -> None:
     )
     exhaust = find.on_failure.on_exhaust
     assert exhaust is not None
-    assert exhaust.then == ToolCall("end_session", {"reason": "no_availability", "party": "{party_size}"})
+    assert exhaust.then == ExhaustCall("end_session", {"reason": "no_availability", "party": "{party_size}"})
     assert exhaust.responses.resolve(None) == ({"type": "end_session", "reason": "escalated"},)
     assert exhaust.responses.resolve("MOBILE") == ({"type": "transfer", "target": "human"},)
 

@@ -9,7 +9,7 @@ import pytest
 
 from slotgraph.config import ConfigValidationError, clear_compile_cache, compile_config
 from slotgraph.config import conditions as conditions_module
-from slotgraph.config.models import DagConfig
+from slotgraph.config.nodes import DagConfig
 
 BIG = "lambda filled: int(filled.get('party_size', 0)) >= 5"
 CONFIG: dict[str, Any] = {

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall
-from slotgraph.runtime import Agent, ErrorEvent, ModelResponseError, RefusalEvent, ToolResultEvent
+from slotgraph.runtime import Agent, ErrorEvent, ModelOutputError, RefusalEvent, ToolResultEvent
 from slotgraph.stores import SQLiteStore
 
 DAG = {
@@ -184,7 +184,7 @@ def test_a_malformed_model_response_is_a_clear_error_and_nothing_is_saved(
 ) -> None:
     (first, second), record, _ = play(tmp_path, [ModelResponse(text="Hi!"), response], ["hi", "x"])
     assert first.text == "Hi!"
-    assert isinstance(second, ModelResponseError) and says in str(second)
+    assert isinstance(second, ModelOutputError) and says in str(second)
     assert record is not None and record["turns"] == 1  # the stored session is the last completed turn
 
 

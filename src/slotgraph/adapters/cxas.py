@@ -60,6 +60,7 @@ from slotgraph.engine import after_tool as _after_tool
 from slotgraph.engine import confirm_pending as _confirm_pending
 from slotgraph.engine import fill_slots as _fill_slots
 from slotgraph.engine import reject_pending as _reject_pending
+from slotgraph.names import PENDING_PAYLOADS
 
 __all__ = [
     "action_dict",
@@ -76,7 +77,7 @@ _KNOWN_KEYS = frozenset(
     | {"config_id"}
 )
 MEMO_SIZE: Final = 16
-PAYLOADS_KEY: Final = "_pending_payloads"
+PAYLOADS_KEY: Final = PENDING_PAYLOADS
 
 
 class _ConfigMemo:

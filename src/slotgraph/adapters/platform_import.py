@@ -38,6 +38,13 @@ import yaml
 from slotgraph.adapters.platform_export import PlatformAgent, PlatformApp, PlatformExportError, read_export
 from slotgraph.config import validate_dag
 from slotgraph.config.agent import APP_FILE
+from slotgraph.names import (
+    CONFIRM_PENDING,
+    READBACK_PROTOCOL,
+    REJECT_PENDING,
+    SLOT_FILLING_PROTOCOL,
+    SYSTEM_DIRECTIVE,
+)
 
 __all__ = [
     "CONFIG_TIMEOUT_SECONDS",
@@ -52,8 +59,8 @@ Status = Literal["mapped", "translated", "replaced", "copied", "dropped", "not m
 FRAMEWORK_TOOLS: Mapping[str, str] = {
     "slot_filling_engine": "replaced by Slotgraph's engine (the runtime runs it every model call)",
     "validate_dag_config": "replaced by Slotgraph's validator (`slotgraph validate`)",
-    "confirm_pending": "replaced by the runtime's readback tool confirm_pending",
-    "reject_pending": "replaced by the runtime's readback tool reject_pending",
+    CONFIRM_PENDING: f"replaced by the runtime's readback tool {CONFIRM_PENDING}",
+    REJECT_PENDING: f"replaced by the runtime's readback tool {REJECT_PENDING}",
 }
 SYSTEM_TOOLS: Mapping[str, str | None] = {
     "end_session": "the runtime's built-in end_session",
@@ -61,7 +68,7 @@ SYSTEM_TOOLS: Mapping[str, str | None] = {
     "transfer_to_agent": None,
     "customize_response": None,
 }
-PROMPT_VARIABLES = frozenset({"slot_filling_protocol", "readback_protocol", "system_directive"})
+PROMPT_VARIABLES = frozenset({SLOT_FILLING_PROTOCOL, READBACK_PROTOCOL, SYSTEM_DIRECTIVE})
 """Instruction variables of old framework versions; Slotgraph builds its own prompts."""
 FRAMEWORK_VARIABLES = frozenset({"sm", "event_data", "agent_config_map"}) | PROMPT_VARIABLES
 FRAMEWORK_CALLBACKS = frozenset({"before_agent", "before_model", "after_tool", "after_model"})

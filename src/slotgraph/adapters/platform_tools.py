@@ -27,14 +27,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = ["PlatformFunction", "PlatformToolError", "as_platform_numbers"]
 
 _STATE: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("platform_state", default=None)
 _LOCK = threading.Lock()
 
 
-class PlatformToolError(RuntimeError):
+class PlatformToolError(SlotgraphError, RuntimeError):
     """A platform tool's code cannot be loaded (missing file, syntax error, no such function)."""
+
+    code = "platform_tool_error"
 
 
 class _Context:

@@ -23,6 +23,7 @@ from rich.markup import escape
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import stderr_console, stdout_console
 from slotgraph.config.suggest import did_you_mean
+from slotgraph.errors import SlotgraphError
 
 __all__ = ["DEFAULT_TEMPLATE", "InitError", "agent_name_for", "init_agent", "init_command", "template_names"]
 
@@ -31,13 +32,14 @@ _SUBSTITUTED = ("agent.yaml",)
 _SKIPPED = {"__pycache__"}
 
 
-class InitError(Exception):
+class InitError(SlotgraphError):
     """The arguments cannot be scaffolded (exit 2)."""
 
+    code = "init_error"
+
     def __init__(self, message: str, fix: str) -> None:
-        super().__init__(message)
+        super().__init__(message, fix=fix)
         self.message = message
-        self.fix = fix
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from slotgraph.config import ConfigError, ConfigIssue, ConfigValidationError, Definition
 from slotgraph.config.agent import AGENT_FILE, APP_FILE
 from slotgraph.config.suggest import closest
+from slotgraph.errors import SlotgraphError
 from slotgraph.logic import load_definition
 
 __all__ = ["InvalidConfig", "PathUsageError", "check_path_usage", "load_path"]
@@ -18,17 +19,20 @@ __all__ = ["InvalidConfig", "PathUsageError", "check_path_usage", "load_path"]
 PATH_HELP = "an agent directory, an agent.yaml, or a DAG YAML/JSON file"
 
 
-class PathUsageError(Exception):
+class PathUsageError(SlotgraphError):
     """The PATH argument does not point at anything loadable (exit 2)."""
 
+    code = "path_usage"
+
     def __init__(self, message: str, fix: str) -> None:
-        super().__init__(message)
+        super().__init__(message, fix=fix)
         self.message = message
-        self.fix = fix
 
 
-class InvalidConfig(Exception):
+class InvalidConfig(SlotgraphError):
     """The config was found but is wrong (exit 1): every issue, or a single load message."""
+
+    code = "invalid_config"
 
     def __init__(self, message: str, issues: tuple[ConfigIssue, ...] = ()) -> None:
         super().__init__(message)

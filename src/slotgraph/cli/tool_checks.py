@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from slotgraph.config import ConfigIssue, Definition
+from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS
 
 __all__ = ["PROBE_TIMEOUT_SECONDS", "dag_tool_names", "tool_issues"]
 
 PROBE_TIMEOUT_SECONDS = 60.0
-_BUILTINS = frozenset({"confirm_pending", "reject_pending", "end_session", "escalate"})
+_BUILTINS = READBACK_TOOLS | SESSION_ENDING_TOOLS
 _TOOL_KEYS = frozenset({"setter", "tool", "then"})
 
 

@@ -25,12 +25,12 @@ from slotgraph.config.compiled import (
     CompiledSlot,
     CompiledTask,
     Exhaust,
-    Failure,
+    ExhaustCall,
+    FailurePolicy,
     Formatter,
     Responses,
     SlotValidation,
     SteerBack,
-    ToolCall,
     ValidateAgainst,
 )
 from slotgraph.config.errors import (
@@ -42,7 +42,7 @@ from slotgraph.config.errors import (
 )
 from slotgraph.config.formatters import compile_formatter
 from slotgraph.config.loader import read_located_mapping, read_mapping
-from slotgraph.config.models import DagConfig, SlotConfig, TaskConfig
+from slotgraph.config.nodes import DagConfig, SlotConfig, TaskConfig
 from slotgraph.config.schema import agent_json_schema, dag_json_schema
 from slotgraph.config.validation import validate_raw
 
@@ -59,14 +59,14 @@ __all__ = [
     "DagConfig",
     "Definition",
     "Exhaust",
-    "Failure",
+    "ExhaustCall",
+    "FailurePolicy",
     "Formatter",
     "Responses",
     "SlotConfig",
     "SlotValidation",
     "SteerBack",
     "TaskConfig",
-    "ToolCall",
     "ValidateAgainst",
     "ValidationReport",
     "agent_json_schema",

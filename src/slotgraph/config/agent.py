@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
 from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
-from slotgraph.config.models import DagConfig
+from slotgraph.config.nodes import DagConfig
 from slotgraph.config.positions import SourceMap
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.tool_sources import HttpToolConfig, McpServerConfig, ToolsConfig

@@ -3,7 +3,7 @@
 Compilation validates first (any error raises :class:`ConfigValidationError` with every issue), then
 builds frozen values once: sources normalised, ``event_key`` defaulted to the slot name, conditions and
 readback formatters compiled through :mod:`slotgraph.expr`, response parts frozen, ``then`` resolved to a
-:class:`ToolCall`, and the lookup tables derived. Results are cached by content: the key is the sha256 of
+:class:`ExhaustCall`, and the lookup tables derived. Results are cached by content: the key is the sha256 of
 the config's canonical JSON (its :attr:`~CompiledDag.fingerprint`), never a name, so the engine may call
 :func:`compile_config` on every invocation cheaply. The cache is a bounded, thread-safe LRU.
 """
@@ -27,16 +27,16 @@ from slotgraph.config.compiled import (
     CompiledSlot,
     CompiledTask,
     Exhaust,
-    Failure,
+    ExhaustCall,
+    FailurePolicy,
     Responses,
     SlotValidation,
     SteerBack,
-    ToolCall,
     ValidateAgainst,
 )
 from slotgraph.config.conditions import compile_condition
 from slotgraph.config.formatters import compile_formatter
-from slotgraph.config.models import (
+from slotgraph.config.nodes import (
     DagConfig,
     ExhaustConfig,
     ResponsePart,
@@ -123,12 +123,12 @@ def _responses(
     return Responses(default=_parts(default), by_channel=MappingProxyType(channels))
 
 
-def _tool_call(then: str | ThenCall | None) -> ToolCall | None:
+def _tool_call(then: str | ThenCall | None) -> ExhaustCall | None:
     if then is None:
         return None
     if isinstance(then, str):
-        return ToolCall(then, MappingProxyType({}))
-    return ToolCall(then.tool, MappingProxyType(dict(then.args)))
+        return ExhaustCall(then, MappingProxyType({}))
+    return ExhaustCall(then.tool, MappingProxyType(dict(then.args)))
 
 
 def _exhaust(block: ExhaustConfig | None) -> Exhaust | None:
@@ -202,7 +202,7 @@ def _task(task: TaskConfig) -> CompiledTask:
     failure = None
     if task.on_failure is not None:
         f = task.on_failure
-        failure = Failure(
+        failure = FailurePolicy(
             retry_say=f.retry_say,
             retry_responses=_responses(f.retry_response, f.channel_retry_response),
             max_retries=f.max_retries,

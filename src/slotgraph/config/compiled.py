@@ -1,6 +1,6 @@
 """The compiled DAG: what the engine consumes.
 
-:func:`slotgraph.config.compile_config` turns a validated :class:`~slotgraph.config.models.DagConfig` into a
+:func:`slotgraph.config.compile_config` turns a validated :class:`~slotgraph.config.nodes.DagConfig` into a
 :class:`CompiledDag`: frozen dataclasses, sources normalised, conditions and readback formatters compiled
 once through :mod:`slotgraph.expr`, response parts frozen as plain data, and the lookup tables the spec's
 ``after_tool_callback`` reads (``_setter_slots``, ``_multi_setter_slots``, ``_slot_requires``,
@@ -25,12 +25,12 @@ __all__ = [
     "CompiledTask",
     "ConditionEnv",
     "Exhaust",
-    "Failure",
+    "ExhaustCall",
+    "FailurePolicy",
     "Formatter",
     "Responses",
     "SlotValidation",
     "SteerBack",
-    "ToolCall",
     "ValidateAgainst",
     "condition_env",
 ]
@@ -127,7 +127,7 @@ NO_RESPONSES = Responses()
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall:
+class ExhaustCall:
     """``on_exhaust.then`` resolved to a tool call; ``args`` may hold ``{slot}`` placeholders."""
 
     tool: str
@@ -137,7 +137,7 @@ class ToolCall:
 @dataclass(frozen=True, slots=True)
 class Exhaust:
     say: str | None = None
-    then: ToolCall | None = None
+    then: ExhaustCall | None = None
     responses: Responses = NO_RESPONSES
 
 
@@ -208,7 +208,7 @@ class CompiledSlot:
 
 
 @dataclass(frozen=True, slots=True)
-class Failure:
+class FailurePolicy:
     """A task's ``on_failure``. ``max_retries`` counts *attempts in total*, the first one included (the
     platform's key and meaning): ``max_retries: 2`` is one failed attempt and one retry. Read it as
     :attr:`max_attempts`."""
@@ -243,7 +243,7 @@ class CompiledTask:
     then_say: str | None = None
     then_responses: Responses = NO_RESPONSES
     condition: CompiledCondition | None = None
-    on_failure: Failure | None = None
+    on_failure: FailurePolicy | None = None
     loop_clear_slots: tuple[str, ...] | None = None
     """``on_complete.clear_slots`` of a terminal task: on success these slots and every task result are
     cleared and the flow starts over instead of completing (``None``: no loop)."""

@@ -1,6 +1,6 @@
-"""Field documentation for the published JSON Schemas, read from the config models' attribute docstrings.
+"""Field documentation for the published JSON Schemas, read from the config nodes' attribute docstrings.
 
-The config models document each field with a string literal on the line below it. Pydantic can turn those
+The config nodes document each field with a string literal on the line below it. Pydantic can turn those
 into field descriptions itself (``use_attribute_docstrings``), but it does so while each class is *created*,
 by walking the import's call stack and re-reading the module's source for every class: it made importing the
 config layer (and so ``slotgraph validate``, which imports it twice: itself and its tool probe) slower by

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = [
     "ConfigError",
     "ConfigIssue",
@@ -110,13 +112,13 @@ class ValidationReport:
         return "\n".join(f"{i.severity}: {i}" for i in self.issues)
 
 
-class ConfigError(Exception):
+class ConfigError(SlotgraphError):
     """Base of every error raised by :mod:`slotgraph.config`; ``code`` is stable and machine-readable."""
 
     code: str = "config_error"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, code: str | None = None, fix: str | None = None) -> None:
+        super().__init__(message, fix=fix)
         if code is not None:
             self.code = code
         self.message = message
@@ -141,4 +143,6 @@ class ConfigValidationError(ConfigError):
         self.source = source
         count = len(self.issues)
         head = f"{count} problem{'s' if count != 1 else ''} in {source or 'the config'}:"
-        super().__init__("\n".join([head, *(f"  {issue}" for issue in self.issues)]))
+        fixes = {issue.fix for issue in self.issues if issue.fix}
+        fix = next(iter(fixes)) if len(fixes) == 1 else "fix each problem listed (each one says how)"
+        super().__init__("\n".join([head, *(f"  {issue}" for issue in self.issues)]), fix=fix)

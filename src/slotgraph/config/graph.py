@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from slotgraph.config.models import DagConfig, SlotConfig, TaskConfig
+from slotgraph.config.nodes import DagConfig, SlotConfig, TaskConfig
 
 __all__ = ["NodeKind", "parallel_groups", "render_dot", "render_mermaid", "slot_kind"]
 

@@ -25,13 +25,16 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from slotgraph.config.json_schemas import CompiledSchema, error_lines
+from slotgraph.errors import SlotgraphError
 
 __all__ = ["PayloadProblem", "assemble_payload"]
 
 
-class PayloadProblem(ValueError):
+class PayloadProblem(SlotgraphError, ValueError):
     """The body cannot be sent: a required ``key`` is missing (``kind="missing"``; ``producers`` are the
     earlier stages that declare it), or a value has the wrong type (``kind="type"``)."""
+
+    code = "invalid_payload"
 
     def __init__(
         self,

@@ -11,7 +11,7 @@ from typing import Any
 
 from slotgraph.config.agent import AgentConfig
 from slotgraph.config.docstrings import DocumentedJsonSchema
-from slotgraph.config.models import DagConfig
+from slotgraph.config.nodes import DagConfig
 
 __all__ = ["agent_json_schema", "dag_json_schema"]
 

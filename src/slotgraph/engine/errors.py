@@ -12,24 +12,25 @@ Config problems are not engine errors: they are :class:`slotgraph.config.ConfigV
 
 from __future__ import annotations
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = ["EngineError", "EngineInputError", "EngineStateError"]
 
 
-class EngineError(Exception):
+class EngineError(SlotgraphError):
     """Base class. ``code`` is stable (tests and hosts match on it); ``fix`` tells the caller what to do."""
 
     code: str = "engine_error"
 
     def __init__(self, message: str, *, code: str | None = None, fix: str = "", where: str = "") -> None:
         self.code = code or type(self).code
-        self.fix = fix
         self.where = where
         text = message
         if where:
             text = f"{where}: {text}"
         if fix:
             text = f"{text} (fix: {fix})"
-        super().__init__(text)
+        super().__init__(text, fix=fix)
 
 
 class EngineStateError(EngineError):

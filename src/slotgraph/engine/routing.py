@@ -43,6 +43,7 @@ from slotgraph.engine.state import (
     with_defaults,
     working_copy,
 )
+from slotgraph.names import PENDING_TRANSFER
 
 __all__ = [
     "PREREQ_NOT_MET",
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 PREREQ_NOT_MET = "prereq_not_met"
-TRANSFER_KEY = "_pending_transfer"
+TRANSFER_KEY = PENDING_TRANSFER
 """Where a routing tool's ``target_agent`` is recorded: a transfer request for the host."""
 INVALID_RESULT = "invalid_result"
 

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.errors import EngineStateError
+from slotgraph.names import CONFIRM_PENDING, PENDING_PAYLOADS, REJECT_PENDING
 
 __all__ = [
     "CANDIDATES_KEY",
@@ -46,8 +47,6 @@ ESCALATED: Final = "escalated"
 STATUSES: Final = frozenset({IN_PROGRESS, COMPLETE, ESCALATED})
 TERMINAL_STATUSES: Final = frozenset({COMPLETE, ESCALATED})
 
-CONFIRM_PENDING: Final = "confirm_pending"
-REJECT_PENDING: Final = "reject_pending"
 
 DICT_KEYS: Final = ("filled", "pending", "deferred", "task_results", "_retries", "_last_state")
 """Keys whose value is a dict, created empty when missing (§2.4)."""
@@ -155,9 +154,9 @@ def validate_state(sm: object) -> None:
     snap = sm.get("_rejection_snapshot")
     if snap is not None and not isinstance(snap, Mapping):
         raise _fail("_rejection_snapshot", f"expected a dict, got {type(snap).__name__}", "store a dict")
-    payloads = sm.get("_pending_payloads")
+    payloads = sm.get(PENDING_PAYLOADS)
     if payloads is not None and not isinstance(payloads, list):
-        raise _fail("_pending_payloads", f"expected a list, got {type(payloads).__name__}", "store a list")
+        raise _fail(PENDING_PAYLOADS, f"expected a list, got {type(payloads).__name__}", "store a list")
     for key in ("_promoted_from_deferred", PARALLEL_COMPLETED_KEY):
         names = sm.get(key)
         if names is not None and (not isinstance(names, list) or not all(isinstance(n, str) for n in names)):
@@ -202,9 +201,9 @@ def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
     snap = sm.get("_rejection_snapshot")
     if snap is not None:
         out["_rejection_snapshot"] = dict(snap)
-    payloads = sm.get("_pending_payloads")
+    payloads = sm.get(PENDING_PAYLOADS)
     if payloads is not None:
-        out["_pending_payloads"] = list(payloads)
+        out[PENDING_PAYLOADS] = list(payloads)
     for key in ("_promoted_from_deferred", PARALLEL_COMPLETED_KEY):
         names = sm.get(key)
         if names is not None:

@@ -26,7 +26,7 @@ from slotgraph.evals.golden import GoldenSettings, golden_scenario
 from slotgraph.evals.loader import Case, LoadFailure, discover, load_cases, load_scenario, parse_scenario
 from slotgraph.evals.matching import find_mismatch, lookup_path, values_match
 from slotgraph.evals.replay import ReplayCall, ReplayModel
-from slotgraph.evals.results import Failure, RunSummary, ScenarioResult, TurnRecord
+from slotgraph.evals.results import RunSummary, ScenarioResult, TurnRecord, UnmetExpectation
 from slotgraph.evals.runner import CaseRunner, RunOptions, build_model
 
 __all__ = [
@@ -34,7 +34,6 @@ __all__ = [
     "CaseRunner",
     "ConversationExpect",
     "EvalError",
-    "Failure",
     "GoldenSettings",
     "LoadFailure",
     "ReplayCall",
@@ -51,6 +50,7 @@ __all__ = [
     "Turn",
     "TurnExpect",
     "TurnRecord",
+    "UnmetExpectation",
     "UserSimulation",
     "build_model",
     "discover",

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = ["EvalError", "ScenarioFormatError"]
 
 
-class EvalError(Exception):
+class EvalError(SlotgraphError):
     """Base of every evaluation-harness error."""
 
     code = "eval_error"
@@ -27,6 +29,5 @@ class ScenarioFormatError(EvalError):
         self.file = Path(file)
         self.location = location
         self.message = message
-        self.fix = fix
         where = f"{self.file}: {location}: " if location else f"{self.file}: "
-        super().__init__(where + message + (f" (fix: {fix})" if fix else ""))
+        super().__init__(where + message + (f" (fix: {fix})" if fix else ""), fix=fix)

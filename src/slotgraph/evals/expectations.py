@@ -1,7 +1,7 @@
 """Checking expectations against what a turn (or the whole conversation) did.
 
-Each check returns :class:`~slotgraph.evals.results.Failure` values naming the expectation's place in the
-file (``turns[2].expect.tool_calls[0]``) with the expected and the actual value side by side.
+Each check returns :class:`~slotgraph.evals.results.UnmetExpectation` values naming the expectation's place
+in the file (``turns[2].expect.tool_calls[0]``) with the expected and the actual value side by side.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from slotgraph.evals.format import ConversationExpect, TextExpect, ToolCallExpect, TurnExpect
 from slotgraph.evals.matching import MISSING, find_mismatch, lookup_path, render
-from slotgraph.evals.results import Failure
+from slotgraph.evals.results import UnmetExpectation
 from slotgraph.logic import GuardEvent, RuleEvent
 from slotgraph.runtime import (
     AgentTransferEvent,
@@ -105,8 +105,8 @@ def _show_want(want: ToolCallExpect) -> str:
     return " ".join(parts)
 
 
-def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]:
-    failures: list[Failure] = []
+def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExpectation]:
+    failures: list[UnmetExpectation] = []
     calls = _calls(facts.events)
     results = _results(facts.events)
     actual = "; ".join(_show_call(c) for c in calls) or "no tool calls"
@@ -133,22 +133,30 @@ def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
                     if why is None
                     else f"{actual} (closest: {_show_call(same_name[0])}: {why})"
                 )
-            failures.append(Failure(facts.index, f"{base}.tool_calls[{index}]", _show_want(want), detail))
+            failures.append(
+                UnmetExpectation(facts.index, f"{base}.tool_calls[{index}]", _show_want(want), detail)
+            )
             continue
         used.add(match)
         cursor = match + 1
     if expect.only and not failures and len(used) != len(calls):
         extra = [_show_call(c) for i, c in enumerate(calls) if i not in used]
-        failures.append(Failure(facts.index, f"{base}.only", "no other tool calls", "; ".join(extra)))
+        failures.append(
+            UnmetExpectation(facts.index, f"{base}.only", "no other tool calls", "; ".join(extra))
+        )
     refused = [e.name for e in facts.events if isinstance(e, RefusalEvent)]
     for index, name in enumerate(expect.refused):
         if name not in refused:
             failures.append(
-                Failure(facts.index, f"{base}.refused[{index}]", f"{name} refused", f"refused: {refused}")
+                UnmetExpectation(
+                    facts.index, f"{base}.refused[{index}]", f"{name} refused", f"refused: {refused}"
+                )
             )
     for index, name in enumerate(expect.not_called):
         if any(c.name == name for c in calls):
-            failures.append(Failure(facts.index, f"{base}.not_called[{index}]", f"{name} not called", actual))
+            failures.append(
+                UnmetExpectation(facts.index, f"{base}.not_called[{index}]", f"{name} not called", actual)
+            )
     return failures
 
 
@@ -158,8 +166,8 @@ def _check_state(
     turn: int | None,
     base: str,
     lenient: bool = False,
-) -> list[Failure]:
-    failures: list[Failure] = []
+) -> list[UnmetExpectation]:
+    failures: list[UnmetExpectation] = []
     for path, want in wanted.items():
         problems = []
         for state in states:
@@ -172,35 +180,37 @@ def _check_state(
             shown = (
                 problems[-1] if len(problems) == 1 else f"{problems[-1]} (at end; {len(states)} states seen)"
             )
-            failures.append(Failure(turn, f"{base}.{path}", render(want), shown))
+            failures.append(UnmetExpectation(turn, f"{base}.{path}", render(want), shown))
     return failures
 
 
-def _check_text(want: str | TextExpect, text: str, turn: int, base: str) -> list[Failure]:
+def _check_text(want: str | TextExpect, text: str, turn: int, base: str) -> list[UnmetExpectation]:
     spec = TextExpect(contains=[want]) if isinstance(want, str) else want
-    failures: list[Failure] = []
+    failures: list[UnmetExpectation] = []
     shown = repr(text)
     lowered = text.casefold()
     for i, part in enumerate(spec.contains):
         if part.casefold() not in lowered:
-            failures.append(Failure(turn, f"{base}.contains[{i}]", f"contains {part!r}", shown))
+            failures.append(UnmetExpectation(turn, f"{base}.contains[{i}]", f"contains {part!r}", shown))
     for i, part in enumerate(spec.not_contains):
         if part.casefold() in lowered:
-            failures.append(Failure(turn, f"{base}.not_contains[{i}]", f"does not contain {part!r}", shown))
+            failures.append(
+                UnmetExpectation(turn, f"{base}.not_contains[{i}]", f"does not contain {part!r}", shown)
+            )
     if spec.regex is not None and re.search(spec.regex, text) is None:
-        failures.append(Failure(turn, f"{base}.regex", f"matches /{spec.regex}/", shown))
+        failures.append(UnmetExpectation(turn, f"{base}.regex", f"matches /{spec.regex}/", shown))
     if spec.equals is not None and text != spec.equals:
-        failures.append(Failure(turn, f"{base}.equals", repr(spec.equals), shown))
+        failures.append(UnmetExpectation(turn, f"{base}.equals", repr(spec.equals), shown))
     return failures
 
 
-def _check_visibility(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]:
-    failures: list[Failure] = []
+def _check_visibility(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExpectation]:
+    failures: list[UnmetExpectation] = []
     if not (expect.visible_tools or expect.hidden_tools):
         return failures
     if not facts.visible_tools:
         failures.append(
-            Failure(
+            UnmetExpectation(
                 facts.index, f"{base}.visible_tools", "at least one model call", "the model was not called"
             )
         )
@@ -209,7 +219,7 @@ def _check_visibility(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
     for i, name in enumerate(expect.visible_tools):
         if name not in first:
             failures.append(
-                Failure(
+                UnmetExpectation(
                     facts.index,
                     f"{base}.visible_tools[{i}]",
                     f"{name} visible in the turn's first model call",
@@ -220,7 +230,7 @@ def _check_visibility(expect: TurnExpect, facts: TurnFacts, base: str) -> list[F
         for n, tools in enumerate(facts.visible_tools, 1):
             if name in tools:
                 failures.append(
-                    Failure(
+                    UnmetExpectation(
                         facts.index,
                         f"{base}.hidden_tools[{i}]",
                         f"{name} hidden in model call {n}",
@@ -249,29 +259,33 @@ def _transfer_requests(events: Iterable[Event]) -> list[str]:
     return asked
 
 
-def _flag(want: bool | None, got: bool, turn: int | None, where: str, what: str) -> list[Failure]:
+def _flag(want: bool | None, got: bool, turn: int | None, where: str, what: str) -> list[UnmetExpectation]:
     if want is None or want == got:
         return []
-    return [Failure(turn, where, f"{what}: {want}", f"{what}: {got}")]
+    return [UnmetExpectation(turn, where, f"{what}: {want}", f"{what}: {got}")]
 
 
-def _check_rules(wanted: Sequence[str], events: Iterable[Event], turn: int, base: str) -> list[Failure]:
+def _check_rules(
+    wanted: Sequence[str], events: Iterable[Event], turn: int, base: str
+) -> list[UnmetExpectation]:
     fired = [e.rule for e in events if isinstance(e, RuleEvent) and e.ok]
     missing = [name for name in wanted if name not in fired]
     if not missing:
         return []
-    return [Failure(turn, base, f"rules {list(wanted)} fired", f"fired: {fired or 'none'}")]
+    return [UnmetExpectation(turn, base, f"rules {list(wanted)} fired", f"fired: {fired or 'none'}")]
 
 
-def _check_guards(wanted: Sequence[str], events: Iterable[Event], turn: int, base: str) -> list[Failure]:
+def _check_guards(
+    wanted: Sequence[str], events: Iterable[Event], turn: int, base: str
+) -> list[UnmetExpectation]:
     acted = [e.guard for e in events if isinstance(e, GuardEvent) and e.action != "check_failed"]
     missing = [name for name in wanted if name not in acted]
     if not missing:
         return []
-    return [Failure(turn, base, f"guards {list(wanted)} acted", f"acted: {acted or 'none'}")]
+    return [UnmetExpectation(turn, base, f"guards {list(wanted)} acted", f"acted: {acted or 'none'}")]
 
 
-def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]:
+def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExpectation]:
     """Every unmet expectation of one turn; ``base`` is the expectation's place (``turns[2].expect``)."""
     turn = facts.index
     failures = _check_tool_calls(expect, facts, base)
@@ -285,7 +299,7 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
     for i, path in enumerate(expect.absent):
         got = lookup_path(facts.state, path)
         if got is not MISSING:
-            failures.append(Failure(turn, f"{base}.absent[{i}]", f"{path} absent", render(got)))
+            failures.append(UnmetExpectation(turn, f"{base}.absent[{i}]", f"{path} absent", render(got)))
     if expect.status is not None:
         failures += _check_state({"status": expect.status}, [facts.state], turn, base)
     if expect.text is not None:
@@ -298,7 +312,9 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
         failures += _check_text(expect.instruction, last, turn, f"{base}.instruction")
     failures += _flag(expect.preempted, facts.model_calls == 0, turn, f"{base}.preempted", "preempted")
     if expect.model_calls is not None and expect.model_calls != facts.model_calls:
-        failures.append(Failure(turn, f"{base}.model_calls", str(expect.model_calls), str(facts.model_calls)))
+        failures.append(
+            UnmetExpectation(turn, f"{base}.model_calls", str(expect.model_calls), str(facts.model_calls))
+        )
     failures += _check_visibility(expect, facts, base)
     ended = any(isinstance(e, EndSessionEvent | TransferEvent) for e in facts.events)
     failures += _flag(expect.ended, ended, turn, f"{base}.ended", "ended")
@@ -309,7 +325,7 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
         ] + [e.to_agent for e in facts.events if isinstance(e, AgentTransferEvent)]
         if expect.transfer_to not in targets:
             failures.append(
-                Failure(
+                UnmetExpectation(
                     turn,
                     f"{base}.transfer_to",
                     f"handed over to {expect.transfer_to}",
@@ -318,13 +334,15 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
             )
     if expect.agent is not None and expect.agent != facts.agent:
         failures.append(
-            Failure(turn, f"{base}.agent", f"with agent {expect.agent}", f"with agent {facts.agent or '?'}")
+            UnmetExpectation(
+                turn, f"{base}.agent", f"with agent {expect.agent}", f"with agent {facts.agent or '?'}"
+            )
         )
     if expect.transfer_requested is not None:
         asked = _transfer_requests(facts.events)
         if expect.transfer_requested not in asked:
             failures.append(
-                Failure(
+                UnmetExpectation(
                     turn,
                     f"{base}.transfer_requested",
                     f"a tool asked for a transfer to {expect.transfer_requested}",
@@ -332,19 +350,21 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[Failure]
                 )
             )
     if expect.refusals is not None and expect.refusals != facts.refusals:
-        failures.append(Failure(turn, f"{base}.refusals", str(expect.refusals), str(facts.refusals)))
+        failures.append(UnmetExpectation(turn, f"{base}.refusals", str(expect.refusals), str(facts.refusals)))
     parts = [dict(e.part) for e in facts.events if isinstance(e, PayloadEvent)]
     for i, want in enumerate(expect.payloads):
         if not any(find_mismatch(want, part) is None for part in parts):
-            failures.append(Failure(turn, f"{base}.payloads[{i}]", render(want) + " ⊆", render(parts)))
+            failures.append(
+                UnmetExpectation(turn, f"{base}.payloads[{i}]", render(want) + " ⊆", render(parts))
+            )
     return failures
 
 
 def check_conversation(
     expect: ConversationExpect, facts: ConversationFacts, base: str = "expect"
-) -> list[Failure]:
+) -> list[UnmetExpectation]:
     """Every unmet whole-conversation expectation."""
-    failures: list[Failure] = []
+    failures: list[UnmetExpectation] = []
     if expect.status is not None:
         failures += _check_state({"status": expect.status}, [facts.state], None, base)
     failures += _check_state(expect.state, [facts.state], None, f"{base}.state")
@@ -356,20 +376,22 @@ def check_conversation(
         hits = [c for c in fired if c.name == tool]
         if not any(task.args is None or find_mismatch(task.args, dict(c.args)) is None for c in hits):
             want = label + (f"({render(task.args)} ⊆)" if task.args is not None else "")
-            failures.append(Failure(None, f"{base}.tasks[{i}]", f"fired {want}", shown))
+            failures.append(UnmetExpectation(None, f"{base}.tasks[{i}]", f"fired {want}", shown))
     every = _calls(facts.events)
     results = _results(facts.events)
     for i, call in enumerate(expect.tool_calls):
         if not any(_call_problem(call, got, results, lenient=True) is None for got in every):
             shown_all = "; ".join(_show_call(c) for c in every) or "no tool calls"
-            failures.append(Failure(None, f"{base}.tool_calls[{i}]", _show_want(call), shown_all))
+            failures.append(UnmetExpectation(None, f"{base}.tool_calls[{i}]", _show_want(call), shown_all))
     for i, name in enumerate(expect.not_fired):
         tool = facts.task_tools.get(name, name)
         if any(c.name == tool for c in fired):
-            failures.append(Failure(None, f"{base}.not_fired[{i}]", f"{name} never fired", shown))
+            failures.append(UnmetExpectation(None, f"{base}.not_fired[{i}]", f"{name} never fired", shown))
     if expect.max_model_calls is not None and facts.model_calls > expect.max_model_calls:
         failures.append(
-            Failure(None, f"{base}.max_model_calls", f"≤ {expect.max_model_calls}", str(facts.model_calls))
+            UnmetExpectation(
+                None, f"{base}.max_model_calls", f"≤ {expect.max_model_calls}", str(facts.model_calls)
+            )
         )
     failures += _flag(expect.ended, facts.ended, None, f"{base}.ended", "ended")
     return failures

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.evals.matching import values_match
+from slotgraph.names import SYSTEM_DIRECTIVE, close_tag, open_tag
 from slotgraph.runtime import (
     AssistantToolCalls,
     ModelRequest,
@@ -36,7 +37,7 @@ from slotgraph.runtime import (
 __all__ = ["NEUTRAL_TEXT", "ReplayCall", "ReplayModel", "directive_text"]
 
 NEUTRAL_TEXT = "How can I help you?"
-_OPEN, _CLOSE = "<system_directive>", "</system_directive>"
+_OPEN, _CLOSE = open_tag(SYSTEM_DIRECTIVE), close_tag(SYSTEM_DIRECTIVE)
 
 
 @dataclass(frozen=True, slots=True)

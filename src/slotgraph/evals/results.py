@@ -12,13 +12,13 @@ from typing import Literal
 
 from slotgraph.runtime import Event, TurnResult, Usage
 
-__all__ = ["Failure", "Outcome", "RunSummary", "ScenarioResult", "TurnRecord"]
+__all__ = ["Outcome", "RunSummary", "ScenarioResult", "TurnRecord", "UnmetExpectation"]
 
 Outcome = Literal["passed", "failed", "skipped"]
 
 
 @dataclass(frozen=True, slots=True)
-class Failure:
+class UnmetExpectation:
     """One unmet expectation: the turn (1-based, None for the whole conversation), where the expectation is
     written (``turns[2].expect.tool_calls[0]``), and the expected and actual values side by side."""
 
@@ -47,7 +47,7 @@ class TurnRecord:
     status: str
     visible_tools: tuple[tuple[str, ...], ...]
     latency_s: float
-    failures: tuple[Failure, ...] = ()
+    failures: tuple[UnmetExpectation, ...] = ()
     note: str = ""
 
     @classmethod
@@ -59,7 +59,7 @@ class TurnRecord:
         result: TurnResult,
         visible_tools: tuple[tuple[str, ...], ...],
         latency_s: float,
-        failures: tuple[Failure, ...] = (),
+        failures: tuple[UnmetExpectation, ...] = (),
         note: str = "",
     ) -> TurnRecord:
         """The record of a turn the runtime played: events, text, cost and status come from ``result``."""
@@ -93,7 +93,7 @@ class ScenarioResult:
     source: Path
     outcome: Outcome
     turns: tuple[TurnRecord, ...] = ()
-    failures: tuple[Failure, ...] = ()
+    failures: tuple[UnmetExpectation, ...] = ()
     skip_reason: str = ""
     error: str = ""
     kind: str = "scenario"
@@ -123,7 +123,7 @@ class ScenarioResult:
         return sum(t.latency_s for t in self.turns)
 
     @property
-    def all_failures(self) -> tuple[Failure, ...]:
+    def all_failures(self) -> tuple[UnmetExpectation, ...]:
         return tuple(f for t in self.turns for f in t.failures) + self.failures
 
 

@@ -30,7 +30,7 @@ from slotgraph.evals.expectations import ConversationFacts, TurnFacts, check_con
 from slotgraph.evals.format import Scenario, Turn
 from slotgraph.evals.loader import Case, LoadFailure
 from slotgraph.evals.replay import ReplayCall, ReplayModel
-from slotgraph.evals.results import Failure, Outcome, ScenarioResult, TurnRecord
+from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetExpectation
 from slotgraph.evals.simulation import simulate
 from slotgraph.evals.tool_tests import ToolTestCase, run_tool_test
 from slotgraph.evals.turn_models import RecordingModel, TurnScriptModel
@@ -113,7 +113,7 @@ def _relocate(result: ScenarioResult, locations: Mapping[str, str]) -> ScenarioR
     if not locations:
         return result
 
-    def moved(failure: Failure) -> Failure:
+    def moved(failure: UnmetExpectation) -> UnmetExpectation:
         where = locations.get(failure.expectation, failure.expectation)
         return dataclasses.replace(failure, expectation=where)
 
@@ -195,7 +195,7 @@ class CaseRunner:
             return run_tool_test(case, self.agent, self.options.today)
         if isinstance(case, LoadFailure):
             err = case.error
-            failure = Failure(None, err.location or "<file>", err.fix or "a valid file", err.message)
+            failure = UnmetExpectation(None, err.location or "<file>", err.fix or "a valid file", err.message)
             return ScenarioResult(case.name, case.source, "failed", failures=(failure,), error=str(err))
         with _environment(case.scenario):
             try:
@@ -204,7 +204,9 @@ class CaseRunner:
                 clock = self.clock(case.scenario)
                 model = build_model(spec, clock)
             except Exception as err:  # an agent or model that cannot be built fails this case only
-                failure = Failure(None, "agent", f"{case.agent_path} loads", f"{type(err).__name__}: {err}")
+                failure = UnmetExpectation(
+                    None, "agent", f"{case.agent_path} loads", f"{type(err).__name__}: {err}"
+                )
                 return ScenarioResult(case.name, case.source, "failed", failures=(failure,), kind=case.kind)
             if case.scenario.user_sim is not None:
                 return self._simulate(case, agent, spec, clock)
@@ -314,7 +316,9 @@ class CaseRunner:
                 result = session.send(str(turn.user))
         except Exception as err:  # the turn could not be played: a failure of this turn, the case stops
             latency = time.perf_counter() - started
-            failure = Failure(index + 1, f"turns[{index}]", "the turn plays", f"{type(err).__name__}: {err}")
+            failure = UnmetExpectation(
+                index + 1, f"turns[{index}]", "the turn plays", f"{type(err).__name__}: {err}"
+            )
             visible = tuple(r.tool_names for r in recorder.requests[first_request:])
             calls = len(recorder.requests) - first_request
             return TurnRecord(
@@ -353,7 +357,7 @@ class CaseRunner:
                 inner.end_turn()
             except Exception as err:  # steps left unused: the model was called fewer times than scripted
                 failures.append(
-                    Failure(index + 1, f"turns[{index}].model", "every scripted step used", str(err))
+                    UnmetExpectation(index + 1, f"turns[{index}].model", "every scripted step used", str(err))
                 )
         note = turn.note
         if isinstance(inner, ReplayModel) and inner.guesses:

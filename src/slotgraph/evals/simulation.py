@@ -22,7 +22,7 @@ from pathlib import Path
 
 from slotgraph.evals.expectations import ConversationFacts, check_conversation
 from slotgraph.evals.format import Scenario, UserSimulation
-from slotgraph.evals.results import Failure, Outcome, ScenarioResult, TurnRecord
+from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetExpectation
 from slotgraph.evals.turn_models import RecordingModel
 from slotgraph.runtime import (
     Agent,
@@ -64,7 +64,7 @@ def _one_run(
     user_model: Model,
     scenario: Scenario,
     clock: Callable[[], datetime.datetime] | None,
-) -> tuple[list[TurnRecord], list[Failure]]:
+) -> tuple[list[TurnRecord], list[UnmetExpectation]]:
     sim = scenario.user_sim
     assert sim is not None
     recorder = RecordingModel(agent_model)
@@ -119,7 +119,7 @@ def simulate(
     sim = scenario.user_sim
     if sim is None:
         raise ValueError(f"{source}: the scenario has no user_sim")
-    failures: list[Failure] = []
+    failures: list[UnmetExpectation] = []
     shown: list[TurnRecord] = []
     for run in range(1, sim.k + 1):
         try:
@@ -127,10 +127,10 @@ def simulate(
         except Exception as err:  # a model or session error fails this run
             records, problems = (
                 [],
-                [Failure(None, "user_sim", "the run completes", f"{type(err).__name__}: {err}")],
+                [UnmetExpectation(None, "user_sim", "the run completes", f"{type(err).__name__}: {err}")],
             )
         prefix = f"run {run}/{sim.k}: " if sim.k > 1 else ""
-        failures += [Failure(f.turn, prefix + f.expectation, f.expected, f.actual) for f in problems]
+        failures += [UnmetExpectation(f.turn, prefix + f.expectation, f.expected, f.actual) for f in problems]
         if not shown and (problems or run == sim.k):
             shown = records
     outcome: Outcome = "failed" if failures else "passed"

@@ -37,7 +37,8 @@ import yaml
 
 from slotgraph.evals.errors import ScenarioFormatError
 from slotgraph.evals.matching import render
-from slotgraph.evals.results import Failure, ScenarioResult
+from slotgraph.evals.results import ScenarioResult, UnmetExpectation
+from slotgraph.names import READBACK_TOOLS
 
 __all__ = ["OPERATORS", "ToolTest", "ToolTestCase", "is_tool_test_file", "load_tool_tests", "run_tool_test"]
 
@@ -268,15 +269,17 @@ def run_tool_test(
             if case.agent is None:
                 raise LookupError("no agent to run the tool against (pass --agent PATH)")
             agent = agent_loader(case.agent)
-            if test.tool in ("confirm_pending", "reject_pending"):
+            if test.tool in READBACK_TOOLS:
                 result, new_sm = readback_result(DagEngine(), agent.dag, test.tool, sm)
                 variables["sm"] = new_sm
             else:
                 result = _call_agent_tool(agent, test.tool, test.args, sm, today)
     except Exception as err:  # the tool failed: the platform reports a tool error, the test fails
-        failure = Failure(None, f"{test.where}.tool", f"{test.tool} runs", f"{type(err).__name__}: {err}")
+        failure = UnmetExpectation(
+            None, f"{test.where}.tool", f"{test.tool} runs", f"{type(err).__name__}: {err}"
+        )
         return ScenarioResult(case.name, case.source, "failed", failures=(failure,), kind="tool_test")
-    failures: list[Failure] = []
+    failures: list[UnmetExpectation] = []
     for checks, data in ((test.response, {"result": result}), (test.variables, variables)):
         for item in checks:
             problem = check(item, data)
@@ -284,7 +287,7 @@ def run_tool_test(
                 expected = f"{item.path} {item.operator}" + (
                     "" if item.operator in _NO_VALUE else f" {render(item.value)}"
                 )
-                failures.append(Failure(None, item.where, expected, problem))
+                failures.append(UnmetExpectation(None, item.where, expected, problem))
     if failures:
         return ScenarioResult(case.name, case.source, "failed", failures=tuple(failures), kind="tool_test")
     return ScenarioResult(case.name, case.source, "passed", kind="tool_test")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple
 
+from slotgraph.errors import SlotgraphError
+
 # Compile-time codes (ExpressionSyntaxError).
 SYNTAX: Final = "syntax"
 INVALID_SOURCE: Final = "invalid_source"
@@ -86,10 +88,11 @@ class Position(NamedTuple):
     column: int
 
 
-class ExpressionError(Exception):
-    """Base of every error raised by :mod:`slotgraph.expr`; ``code`` is stable and machine-readable."""
+class ExpressionError(SlotgraphError):
+    """Base of every error raised by :mod:`slotgraph.expr`; ``code`` is stable and machine-readable (each
+    instance carries the code of its problem, e.g. ``unknown_name``)."""
 
-    code: str
+    code: str = "expression_error"
     message: str
     position: Position | None
     source: str | None

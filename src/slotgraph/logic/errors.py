@@ -11,10 +11,12 @@ event, and the turn goes on.
 
 from __future__ import annotations
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = ["LogicError", "VariableWriteError"]
 
 
-class LogicError(Exception):
+class LogicError(SlotgraphError):
     """Base of the logic layer's errors."""
 
     code = "logic_error"

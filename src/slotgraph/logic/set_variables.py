@@ -19,10 +19,9 @@ from typing import Any, Final
 from slotgraph.config.logic import VariableDeclaration
 from slotgraph.logic.errors import VariableWriteError
 from slotgraph.logic.variables import VariableChange, VariableStore
+from slotgraph.names import SET_VARIABLES
 
 __all__ = ["SET_VARIABLES", "apply_set_variables", "set_variables_description", "set_variables_parameters"]
-
-SET_VARIABLES: Final = "set_variables"
 
 _JSON_TYPES: Final = {
     "string": "string",

@@ -40,6 +40,7 @@ from slotgraph.logic.templates import (
     expression_names,
     parse_template,
 )
+from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS, SET_VARIABLES
 
 __all__ = ["BUILTIN_NAMES", "logic_issues", "template_issues"]
 
@@ -48,9 +49,7 @@ BUILTIN_NAMES: Final = frozenset(
 )
 """Names the runtime provides to every expression (slot-filling facts and session metadata)."""
 
-_BUILTIN_TOOLS: Final = frozenset(
-    {"end_session", "escalate", "confirm_pending", "reject_pending", "set_variables"}
-)
+_BUILTIN_TOOLS: Final = SESSION_ENDING_TOOLS | READBACK_TOOLS | {SET_VARIABLES}
 
 
 class _Checker:

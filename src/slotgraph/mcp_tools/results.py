@@ -6,11 +6,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = ["McpToolError", "result_value"]
 
 
-class McpToolError(RuntimeError):
+class McpToolError(SlotgraphError, RuntimeError):
     """An MCP tool call failed: the server answered ``isError``, died, hung, or could not be reached."""
+
+    code = "mcp_tool_failed"
 
 
 def _texts(content: Any) -> list[str]:

@@ -32,6 +32,14 @@ from slotgraph.logic.topics import (
     transition_parameters,
 )
 from slotgraph.models.protocol import ToolSchema
+from slotgraph.names import (
+    CONFIRM_PENDING,
+    END_SESSION,
+    ESCALATE,
+    READBACK_TOOLS,
+    REJECT_PENDING,
+    SESSION_ENDING_TOOLS,
+)
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.tools import Tool, readback_tool, tool_from_function
 
@@ -49,13 +57,6 @@ __all__ = [
     "summary_end_session_tool",
     "transition_topic_tool",
 ]
-
-CONFIRM_PENDING = "confirm_pending"
-REJECT_PENDING = "reject_pending"
-END_SESSION = "end_session"
-ESCALATE = "escalate"
-READBACK_TOOLS = frozenset({CONFIRM_PENDING, REJECT_PENDING})
-SESSION_ENDING_TOOLS = frozenset({END_SESSION, ESCALATE})
 
 
 def end_session(reason: str = "", session_escalated: bool = False) -> dict[str, Any]:

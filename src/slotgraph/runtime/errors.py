@@ -5,7 +5,7 @@ Hierarchy (every class carries a stable ``code`` and inherits :class:`slotgraph.
     SlotgraphRuntimeError                 base of everything raised by slotgraph.runtime
     ├── AgentLoadError                    the agent directory / YAML / tools module cannot be loaded
     │   └── ToolDefinitionError           a tool function cannot be turned into a schema
-    ├── ModelResponseError                a model's generate() returned something that is not a ModelResponse
+    ├── ModelOutputError                a model's generate() returned something that is not a ModelResponse
     ├── SessionError                      misuse of a session (sync call inside a running loop, ended session)
     └── StoreError                        a session store failed (slotgraph.stores raises these too)
         ├── StoreConflictError            a store's version moved under a save (another writer won)
@@ -30,7 +30,7 @@ __all__ = [
     "AgentLoadError",
     "LedgerError",
     "ModelNotAvailableError",
-    "ModelResponseError",
+    "ModelOutputError",
     "ScriptedModelError",
     "SessionError",
     "SlotgraphRuntimeError",
@@ -61,7 +61,7 @@ class ToolDefinitionError(AgentLoadError):
     code = "tool_definition_error"
 
 
-class ModelResponseError(SlotgraphRuntimeError):
+class ModelOutputError(SlotgraphRuntimeError):
     """A model backend answered with something the runtime cannot use (not a ModelResponse, a text that is
     not a string, a tool call without a string id or name). The turn is not saved, like a model exception."""
 

@@ -17,14 +17,17 @@ from typing import Any
 from slotgraph.config.json_schemas import CompiledSchema
 from slotgraph.config.payloads import PayloadProblem, assemble_payload
 from slotgraph.config.tool_sources import HttpToolConfig
+from slotgraph.errors import SlotgraphError
 from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.tools import Tool, ToolContext
 
 __all__ = ["HttpTool", "HttpToolError", "http_tool"]
 
 
-class HttpToolError(RuntimeError):
+class HttpToolError(SlotgraphError, RuntimeError):
     """An HTTP tool's endpoint failed: unreachable, a non-2xx answer, or a body that is not JSON."""
+
+    code = "http_tool_failed"
 
 
 @dataclass(frozen=True, slots=True)

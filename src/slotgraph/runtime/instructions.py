@@ -18,6 +18,18 @@ from typing import Any, Literal
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.actions import EngineAction
+from slotgraph.names import (
+    CONFIRM_PENDING,
+    READBACK_PROTOCOL,
+    REJECT_PENDING,
+    SENTINEL,
+    SLOT_FILLING_PROTOCOL,
+    STEER_BACK,
+    SYSTEM_DIRECTIVE,
+    USER_CONTEXT,
+    open_tag,
+    tagged,
+)
 
 __all__ = [
     "CURRENT_DATE",
@@ -34,27 +46,26 @@ __all__ = [
 CURRENT_DATE = "{current_date}"
 """The one variable an agent's instruction may hold: today's date (ISO) on the session clock."""
 
-SENTINEL = "<!-- slot-framework -->"
 
 Phase = Literal["collection", "readback"]
 
-_COLLECTION_PROTOCOL = """<slot_filling_protocol>
+_COLLECTION_PROTOCOL = f"""<{SLOT_FILLING_PROTOCOL}>
 You collect the information below by calling setter tools; the framework decides what to ask next.
 - When the user gives a piece of information, call the matching setter right away (several setters in one
   response is fine). Convert what the user said into the format the tool describes.
 - Call only the tools you are given, and only for what the user actually said.
-- When a <system_directive> is present, relay it to the user naturally — include exact values or
-  confirmation numbers. Do not invent questions, confirmations or results of your own.{hints}
-</slot_filling_protocol>"""
+- When a <{SYSTEM_DIRECTIVE}> is present, relay it to the user naturally — include exact values or
+  confirmation numbers. Do not invent questions, confirmations or results of your own.{{hints}}
+</{SLOT_FILLING_PROTOCOL}>"""
 
-_READBACK_PROTOCOL = """<readback_protocol>
+_READBACK_PROTOCOL = f"""<{READBACK_PROTOCOL}>
 Some values are waiting for the user's confirmation.
-- If you have not read them back yet, read them back as the <system_directive> says and ask whether they
+- If you have not read them back yet, read them back as the <{SYSTEM_DIRECTIVE}> says and ask whether they
   are correct.
-- If the user confirms, call confirm_pending. If the user says they are wrong without a new value, call
-  reject_pending. If the user corrects a value, call its setter with the corrected value.
-- Relay the <system_directive> naturally — include the exact values.
-</readback_protocol>"""
+- If the user confirms, call {CONFIRM_PENDING}. If the user says they are wrong without a new value, call
+  {REJECT_PENDING}. If the user corrects a value, call its setter with the corrected value.
+- Relay the <{SYSTEM_DIRECTIVE}> naturally — include the exact values.
+</{READBACK_PROTOCOL}>"""
 
 
 def phase_of(action: EngineAction | None, sm: Mapping[str, Any]) -> Phase:
@@ -79,7 +90,7 @@ def collection_hints(dag: CompiledDag, hidden: Collection[str]) -> list[str]:
 
 
 def _tag(name: str, body: str) -> str:
-    return f"<{name}>\n{body.strip()}\n</{name}>"
+    return tagged(name, body.strip())
 
 
 def build_phase_suffix(
@@ -100,17 +111,17 @@ def build_phase_suffix(
         parts.append(_COLLECTION_PROTOCOL.format(hints=guide))
     si_suffix = action.si_suffix.strip() if action is not None else ""
     message = (action.message or "").strip() if action is not None else ""
-    if message and "<system_directive>" not in si_suffix:
-        parts.append(_tag("system_directive", message))
+    if message and open_tag(SYSTEM_DIRECTIVE) not in si_suffix:
+        parts.append(_tag(SYSTEM_DIRECTIVE, message))
     if si_suffix:
         parts.append(si_suffix)
     steer = (action.steer_back_directive or "").strip() if action is not None else ""
     if steer:
-        parts.append(_tag("steer_back", steer))
+        parts.append(_tag(STEER_BACK, steer))
     if user_context:
         parts.append(
             _tag(
-                "user_context",
+                USER_CONTEXT,
                 "Earlier in this turn the user said the following; extract slot values from it with the "
                 f"setters instead of asking again:\n{user_context}",
             )

@@ -26,7 +26,7 @@ The order, and why:
 What a model answers is checked before anything of it is kept, so a misbehaving backend cannot leave a
 history the stores cannot read back: a response that is not a :class:`~slotgraph.models.ModelResponse`
 (or whose text is not a string, or a tool call whose id or name is not a string) raises
-:class:`~slotgraph.runtime.errors.ModelResponseError` — the turn is not saved, as for a model exception. A
+:class:`~slotgraph.runtime.errors.ModelOutputError` — the turn is not saved, as for a model exception. A
 tool call whose arguments are not a JSON object is refused (``bad_arguments``) and kept with ``{}`` as its
 arguments; a call id that is empty or already used in the conversation is replaced by a fresh one (tool
 results answer calls by id); a response with neither text nor tool calls adds an
@@ -58,7 +58,7 @@ from slotgraph.models.protocol import (
     UserMessage,
 )
 from slotgraph.runtime.engine_port import Engine
-from slotgraph.runtime.errors import ModelResponseError
+from slotgraph.runtime.errors import ModelOutputError
 from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, StepPhase, TextEvent, TurnStep
 from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
@@ -423,26 +423,26 @@ async def _guarded(inputs: TurnInputs, out: TurnOutput, request: ModelRequest | 
 
 
 def _checked_response(response: object) -> ModelResponse:
-    """``response`` if it is a usable :class:`ModelResponse`, else :class:`ModelResponseError`."""
+    """``response`` if it is a usable :class:`ModelResponse`, else :class:`ModelOutputError`."""
     fix = "fix the model backend's generate() (see slotgraph.models.protocol)"
     if not isinstance(response, ModelResponse):
-        raise ModelResponseError(
+        raise ModelOutputError(
             f"the model returned a {type(response).__name__}, not a ModelResponse; nothing of this turn was "
             f"saved — {fix}"
         )
     if response.text is not None and not isinstance(response.text, str):
-        raise ModelResponseError(
+        raise ModelOutputError(
             f"the model's response text is a {type(response.text).__name__}, not a string; nothing of this "
             f"turn was saved — {fix}"
         )
     if not isinstance(response.tool_calls, tuple | list):
-        raise ModelResponseError(
+        raise ModelOutputError(
             f"the model's tool_calls is a {type(response.tool_calls).__name__}, not a tuple of ToolCall; "
             f"nothing of this turn was saved — {fix}"
         )
     for index, call in enumerate(response.tool_calls):
         if not isinstance(call, ToolCall) or not isinstance(call.id, str) or not isinstance(call.name, str):
-            raise ModelResponseError(
+            raise ModelOutputError(
                 f"the model's tool_calls[{index}] ({call!r:.120}) is not a ToolCall with a string id and "
                 f"name; nothing of this turn was saved — {fix}"
             )

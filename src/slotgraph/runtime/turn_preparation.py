@@ -26,6 +26,7 @@ from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.actions import EngineAction
 from slotgraph.engine.gate import gate_open
 from slotgraph.engine.state import TERMINAL_STATUSES
+from slotgraph.names import GATE_USER_TEXT
 from slotgraph.runtime.builtin_tools import READBACK_TOOLS
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
@@ -33,7 +34,7 @@ from slotgraph.runtime.tools import ToolRegistry
 
 __all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "prepare_call"]
 
-GATE_TEXT_KEY = "_gate_user_text"
+GATE_TEXT_KEY = GATE_USER_TEXT
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,8 @@ for the API's user (what is wrong, how to fix it) and never carry internals.
 
 from __future__ import annotations
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = [
     "ModelFailedError",
     "ModelUnavailableError",
@@ -33,15 +35,14 @@ __all__ = [
 ]
 
 
-class ServerError(Exception):
+class ServerError(SlotgraphError):
     """Base of the server's errors: ``code`` is stable, ``fix`` says what to do about it."""
 
     code = "server_error"
 
     def __init__(self, message: str, *, fix: str = "") -> None:
-        super().__init__(message)
+        super().__init__(message, fix=fix)
         self.message = message
-        self.fix = fix
 
 
 class ServerConfigError(ServerError):

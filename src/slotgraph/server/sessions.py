@@ -25,7 +25,12 @@ from slotgraph.logic import RECORD_KEY, LogicRecord, variables_snapshot
 from slotgraph.models.errors import ModelError
 from slotgraph.runtime import Agent, EventSink, Session, SessionStore, TurnResult
 from slotgraph.runtime.agent_team import ACTIVE_KEY, AGENTS_KEY
-from slotgraph.runtime.errors import ModelResponseError, StorePayloadError
+from slotgraph.runtime.errors import (
+    ModelOutputError,
+    StoreConflictError,
+    StoreLockTimeoutError,
+    StorePayloadError,
+)
 from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation
 from slotgraph.runtime.session import Clock
 from slotgraph.server.errors import (
@@ -297,13 +302,13 @@ def _translated(session_id: str, err: SlotgraphError, *, ended: bool) -> Excepti
     """The server error for a runtime error a client can act on; anything else stays internal."""
     if isinstance(err, StorePayloadError):
         return _unreadable(session_id)
-    if err.code == "store_conflict":
+    if isinstance(err, StoreConflictError):
         return SessionConflictError(
             f"session {session_id!r} was changed by another request while this turn ran; "
             "this turn was not saved",
             fix="read the session (GET /v1/sessions/{id}) and send the message again",
         )
-    if err.code == "store_lock_timeout":
+    if isinstance(err, StoreLockTimeoutError):
         return SessionBusyError(
             f"session {session_id!r} is busy: another turn of it is still running",
             fix="wait for the running turn's response, then send the message again",
@@ -315,7 +320,7 @@ def _translated(session_id: str, err: SlotgraphError, *, ended: bool) -> Excepti
             fix="send the message again later (after Retry-After seconds, when given)",
             retry_after=err.retry_after,
         )
-    if isinstance(err, ModelError | ModelResponseError):
+    if isinstance(err, ModelError | ModelOutputError):
         return ModelFailedError(
             "the agent's model failed on this turn (see the server log); this turn was not played or saved",
             fix="retrying will not help until the operator fixes the model's configuration",

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from slotgraph.models.protocol import Model, ModelRequest, ModelResponse, UserMessage
+from slotgraph.names import CONFIRM_PENDING, REJECT_PENDING
 from slotgraph.runtime.engine_port import Engine, EngineOutcome
 from slotgraph.runtime.events import TurnResult
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
@@ -236,11 +237,11 @@ class _TracedEngine:
         return self._tracer.span(f"execute_tool {name}", attributes)
 
     def confirm_pending(self, dag: Any, sm: Mapping[str, Any]) -> dict[str, Any]:
-        with self._readback("confirm_pending"):
+        with self._readback(CONFIRM_PENDING):
             return self.inner.confirm_pending(dag, sm)
 
     def reject_pending(self, dag: Any, sm: Mapping[str, Any]) -> dict[str, Any]:
-        with self._readback("reject_pending"):
+        with self._readback(REJECT_PENDING):
             return self.inner.reject_pending(dag, sm)
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = [
     "AgentStageError",
     "GateClosedError",
@@ -37,13 +39,13 @@ __all__ = [
 ]
 
 
-class WorkflowError(Exception):
+class WorkflowError(SlotgraphError):
     """Base of the workflow package's run-time errors."""
 
     code = "workflow_error"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, fix: str | None = None) -> None:
+        super().__init__(message, fix=fix)
         self.message = message
 
     def __str__(self) -> str:

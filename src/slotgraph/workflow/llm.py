@@ -40,6 +40,7 @@ from slotgraph.models.protocol import (
     ToolSchema,
     UserMessage,
 )
+from slotgraph.names import SYSTEM_DIRECTIVE, close_tag, open_tag
 from slotgraph.workflow.config import LlmStageConfig
 from slotgraph.workflow.errors import StageOutputError
 from slotgraph.workflow.schemas import CompiledSchema, error_lines
@@ -109,7 +110,7 @@ def _system(stage: LlmStageConfig, tool: str | None) -> str:
     if tool is not None:
         parts.append(f"Give your answer by calling the tool {tool} with the fields it describes.")
     if stage.instruction.strip():
-        parts.append(f"<system_directive>{stage.instruction.strip()}</system_directive>")
+        parts.append(f"{open_tag(SYSTEM_DIRECTIVE)}{stage.instruction.strip()}{close_tag(SYSTEM_DIRECTIVE)}")
     return "\n\n".join(parts)
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from slotgraph.errors import SlotgraphError
+
 __all__ = [
     "AgentOutcome",
     "AgentPort",
@@ -33,8 +35,10 @@ class HttpAnswer:
     text: str = ""
 
 
-class HttpUnavailable(Exception):
+class HttpUnavailable(SlotgraphError):
     """The endpoint could not be reached (connection refused, timeout, TLS failure)."""
+
+    code = "http_unavailable"
 
 
 @runtime_checkable

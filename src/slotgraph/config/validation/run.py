@@ -6,7 +6,7 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from slotgraph.config.errors import ConfigIssue, ValidationReport
-from slotgraph.config.models import DagConfig
+from slotgraph.config.nodes import DagConfig
 from slotgraph.config.validation.advisories import advisory_issues
 from slotgraph.config.validation.phrasing import phrasing_issues
 from slotgraph.config.validation.platform import platform_issues

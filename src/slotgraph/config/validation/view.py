@@ -11,11 +11,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS
+
 __all__ = ["BUILTIN_TOOLS", "RESERVED_TOOLS", "View", "names_in", "sources_of"]
 
-RESERVED_TOOLS: Final = frozenset({"confirm_pending", "reject_pending"})
+RESERVED_TOOLS: Final = READBACK_TOOLS
 """Readback tools the framework provides; no setter or task may take these names."""
-BUILTIN_TOOLS: Final = RESERVED_TOOLS | {"end_session", "escalate"}
+BUILTIN_TOOLS: Final = RESERVED_TOOLS | SESSION_ENDING_TOOLS
 """Tools the runtime always provides, whatever the agent's tools module defines (it may override them)."""
 SOURCE_KINDS: Final = ("user", "event", "announce")
 

@@ -41,14 +41,11 @@ from slotgraph.engine.invocation import Invocation, Reply
 from slotgraph.engine.readback import format_value
 from slotgraph.engine.stages.promotion import PROMOTED_KEY
 from slotgraph.engine.text import question_for, render_value
+from slotgraph.names import DEFERRED_COLLECTION, PENDING_PAYLOADS, READBACK_SCOPE, SYSTEM_DIRECTIVE, tagged
 
 __all__ = ["PAYLOADS_KEY", "response_parts", "si_suffix"]
 
-PAYLOADS_KEY = "_pending_payloads"
-
-
-def _tag(name: str, body: str) -> str:
-    return f"<{name}>\n{body}\n</{name}>"
+PAYLOADS_KEY = PENDING_PAYLOADS
 
 
 def deferred_collection(inv: Invocation, fresh: list[str] | None = None) -> str:
@@ -60,7 +57,7 @@ def deferred_collection(inv: Invocation, fresh: list[str] | None = None) -> str:
     slot = find_next_question(inv.dag, inv.filled, inv.pending, inv.deferred, inv.activity)
     if slot is not None:
         body += f" Instead, proceed to ask: {question_for(slot, inv.filled)}"
-    return _tag("deferred_collection", body)
+    return tagged(DEFERRED_COLLECTION, body)
 
 
 def readback_scope(inv: Invocation) -> str:
@@ -73,7 +70,7 @@ def readback_scope(inv: Invocation) -> str:
         label = slot.label if slot is not None and slot.label else name
         lines.append(f"  - {label}: {format_value(dag, name, inv.pending[name])}")
     body = "You MUST confirm ALL of the following values together in a single readback -- do NOT omit any:\n"
-    return _tag("readback_scope", body + "\n".join(lines))
+    return tagged(READBACK_SCOPE, body + "\n".join(lines))
 
 
 def pending_confirmation(inv: Invocation) -> str:
@@ -82,7 +79,7 @@ def pending_confirmation(inv: Invocation) -> str:
     order = [s.name for s in dag.slots if s.name in inv.pending]
     order += sorted(n for n in inv.pending if n not in dag.slot_by_name)
     values = ", ".join(format_value(dag, name, inv.pending[name]) for name in order)
-    return _tag("readback_scope", f"Pending confirmation: {values}.")
+    return tagged(READBACK_SCOPE, f"Pending confirmation: {values}.")
 
 
 def newly_deferred(inv: Invocation) -> list[str]:
@@ -99,7 +96,7 @@ def newly_deferred(inv: Invocation) -> list[str]:
 def si_suffix(inv: Invocation, reply: Reply) -> str:
     parts: list[str] = []
     if inv.sm.get("_event_prefilled_this_turn") and reply.message:
-        parts.append(_tag("system_directive", reply.message))
+        parts.append(tagged(SYSTEM_DIRECTIVE, reply.message))
     fresh_deferred = newly_deferred(inv)
     if fresh_deferred and not inv.pending:
         parts.append(deferred_collection(inv, fresh_deferred))

@@ -12,7 +12,7 @@ tasks of a parallel fire, each judged on its own. The task succeeded when its
   ``"in_progress"`` and the ``then_say`` is still delivered (preempted): the flow starts over. Otherwise
   ``then_say`` leads the reply of the DAG evaluation that follows (the cascade, §3.3).
 * **Failure** — ``_retries[task]`` (the failed attempts so far) increments. ``on_failure.max_retries`` counts
-  attempts *in total*, the first included (:attr:`~slotgraph.config.compiled.Failure.max_attempts`:
+  attempts *in total*, the first included (:attr:`~slotgraph.config.compiled.FailurePolicy.max_attempts`:
   ``max_retries: 2`` = one retry); when the failed attempts reach it the task is exhausted
   (:mod:`~slotgraph.engine.stages.exhaustion`; slots are *not* cleared, so the hand-over keeps the context).
   Otherwise it is retried, and a retry never waits for the user unless it needs something from them:

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from slotgraph.models.offline.choices import value_words
 from slotgraph.models.offline.schema import Kind, Param
 from slotgraph.models.offline.spans import words
+from slotgraph.names import READBACK_PROTOCOL, SYSTEM_DIRECTIVE, close_tag, open_tag
 
 __all__ = ["asked_params", "directive_text", "is_readback_instruction", "without_directive"]
 
-_OPEN, _CLOSE = "<system_directive>", "</system_directive>"
+_OPEN, _CLOSE = open_tag(SYSTEM_DIRECTIVE), close_tag(SYSTEM_DIRECTIVE)
 _STOP = frozenset(
     {
         "a", "an", "the", "and", "or", "of", "to", "for", "in", "on", "at", "is", "are", "be", "will",
@@ -72,7 +73,7 @@ def without_directive(system_instruction: str) -> str:
 
 def is_readback_instruction(system_instruction: str) -> bool:
     """True when the instruction carries the readback protocol block."""
-    return "<readback_protocol>" in system_instruction
+    return open_tag(READBACK_PROTOCOL) in system_instruction
 
 
 def _stem(word: str) -> str:

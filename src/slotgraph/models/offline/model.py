@@ -40,6 +40,7 @@ from slotgraph.models.protocol import (
     ToolResultMessage,
     UserMessage,
 )
+from slotgraph.names import READBACK_TOOLS
 
 __all__ = ["OfflineModel"]
 
@@ -108,7 +109,7 @@ def _agent_said(messages: tuple[Message, ...], limit: int = 4) -> tuple[str, ...
         if isinstance(message, AssistantText) and message.text:
             texts.append(message.text)
         elif isinstance(message, ToolResultMessage) and isinstance(message.result, Mapping):
-            if message.name.startswith("set_") or message.name in {"confirm_pending", "reject_pending"}:
+            if message.name.startswith("set_") or message.name in READBACK_TOOLS:
                 continue
             fields = [v for v in message.result.values() if isinstance(v, str) and v.strip()]
             if fields:

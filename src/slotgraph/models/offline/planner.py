@@ -44,6 +44,7 @@ from slotgraph.models.offline.places import find_place_names, find_route, strip_
 from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
 from slotgraph.models.offline.spans import Found, mask, words
 from slotgraph.models.offline.times import find_times, offered_times
+from slotgraph.names import SET_VARIABLES, STEER_BACK, close_tag, open_tag
 
 __all__ = ["NEUTRAL_REPLY", "Plan", "plan_turn", "relay_text"]
 
@@ -84,9 +85,9 @@ def relay_text(system_instruction: str) -> str:
     directive = directive_text(system_instruction)
     if directive:
         return directive
-    start, end = system_instruction.find("<steer_back>"), system_instruction.find("</steer_back>")
+    start, end = system_instruction.find(open_tag(STEER_BACK)), system_instruction.find(close_tag(STEER_BACK))
     if 0 <= start < end:
-        steer = " ".join(system_instruction[start + len("<steer_back>") : end].split())
+        steer = " ".join(system_instruction[start + len(open_tag(STEER_BACK)) : end].split())
         if steer:
             return steer
     return NEUTRAL_REPLY
@@ -765,7 +766,7 @@ def _calls(
     return tuple(calls)
 
 
-UNGUESSED_TOOLS = frozenset({"set_variables"})
+UNGUESSED_TOOLS = frozenset({SET_VARIABLES})
 """Tools the offline model never fills from the user's words: ``set_variables`` takes any declared variable,
 and a guess from free text (a greeting into a string variable) would write a wrong fact; scripted models and
 real LLMs call it."""

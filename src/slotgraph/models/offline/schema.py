@@ -16,11 +16,12 @@ from typing import Any, Literal
 from slotgraph.models.offline.entities import ENTITY_WORDS
 from slotgraph.models.offline.places import place_role
 from slotgraph.models.offline.spans import words
+from slotgraph.names import CONFIRM_PENDING, REJECT_PENDING
 
 __all__ = ["CONFIRM_TOOL", "REJECT_TOOL", "Kind", "Param", "Setter", "param_notes", "read_setters"]
 
-CONFIRM_TOOL = "confirm_pending"
-REJECT_TOOL = "reject_pending"
+CONFIRM_TOOL = CONFIRM_PENDING
+REJECT_TOOL = REJECT_PENDING
 
 Kind = Literal[
     "integer", "number", "date", "time", "phone", "email", "name", "choice", "boolean", "identifier", "text"

@@ -1,6 +1,7 @@
-"""Typed models of the DAG config, exactly as the spec (and the original platform) writes it.
+"""The DAG config's nodes, typed, exactly as the spec (and the original platform) writes them.
 
-These are the *edge* models: pydantic v2, validating plain data loaded from YAML, JSON or a Python dict
+(Called *nodes*, not models, so that "model" in Slotgraph means only a language model.) These are the
+*edge* types: pydantic v2, validating plain data loaded from YAML, JSON or a Python dict
 (`raw_config`). Field names are the spec's (`slot_filling_dag_framework.md` §2.1, §2.2, §5, §5b, §7.6, §8a,
 §12). Nothing here evaluates anything: conditions and formatters stay strings until
 :mod:`slotgraph.config.compile` turns them into callables through :mod:`slotgraph.expr`.
@@ -40,7 +41,7 @@ def _drop_extension_keys(data: Any) -> Any:
     return data
 
 
-class _Model(BaseModel):
+class _Node(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @model_validator(mode="before")
@@ -73,7 +74,7 @@ def _channel_responses() -> Any:
     return Field(default=None, validation_alias=AliasChoices("channel_responses", "channel_response"))
 
 
-class ThenCall(_Model):
+class ThenCall(_Node):
     """The dict form of ``on_exhaust.then``: a tool call with ``{slot}`` placeholders in its args."""
 
     tool: str = Field(min_length=1)
@@ -82,7 +83,7 @@ class ThenCall(_Model):
     """Arguments; string values may hold {slot} placeholders."""
 
 
-class ExhaustConfig(_Model):
+class ExhaustConfig(_Node):
     """``on_exhaust``: what to say and which tool to call when retries are used up (§5.3, §5b, §7.6)."""
 
     say: str | None = None
@@ -93,7 +94,7 @@ class ExhaustConfig(_Model):
     channel_responses: dict[str, ResponseList] | None = _channel_responses()
 
 
-class ValidateAgainstConfig(_Model):
+class ValidateAgainstConfig(_Node):
     """Cross-slot validation (§6a.1): the setter's ``response_field`` must be one of the comma-separated
     options in the filled slot ``filled_slot``; on mismatch the slot error ``error_code`` is signalled."""
 
@@ -102,7 +103,7 @@ class ValidateAgainstConfig(_Model):
     error_code: str = "not_available"
 
 
-class SlotValidationConfig(_Model):
+class SlotValidationConfig(_Node):
     """``validation`` (§5b.1): error messages by code, retry bound and exhaustion."""
 
     errors: dict[str, str] = Field(default_factory=dict)
@@ -112,7 +113,7 @@ class SlotValidationConfig(_Model):
     on_exhaust: ExhaustConfig | None = None
 
 
-class SlotConfig(_Model):
+class SlotConfig(_Node):
     """A slot (§2.1, §12.1, §12.3)."""
 
     name: str = Field(min_length=1)
@@ -163,7 +164,7 @@ class SlotConfig(_Model):
         return (self.source,) if isinstance(self.source, str) else tuple(self.source)
 
 
-class FailureConfig(_Model):
+class FailureConfig(_Node):
     """``on_failure`` of a task (§5.1)."""
 
     retry_say: str | None = None
@@ -177,14 +178,14 @@ class FailureConfig(_Model):
     on_exhaust: ExhaustConfig | None = None
 
 
-class OnCompleteConfig(_Model):
+class OnCompleteConfig(_Node):
     """``on_complete`` of a terminal task (platform key): loop back instead of finishing."""
 
     clear_slots: list[str] = Field(default_factory=list)
     """Slots that leave ``filled`` when the terminal task succeeds; all task results are cleared too."""
 
 
-class TaskConfig(_Model):
+class TaskConfig(_Node):
     """A task (§2.2, §12.4)."""
 
     name: str = Field(min_length=1)
@@ -220,7 +221,7 @@ class TaskConfig(_Model):
     """Terminal tasks: on success, clear these slots and every task result and start over (a loop)."""
 
 
-class SteerBackConfig(_Model):
+class SteerBackConfig(_Node):
     """``steer_back`` (§7.6): the three-tier stall recovery. Defaults 2/4/6."""
 
     soft_after: Annotated[int, Field(ge=1)] = 2
@@ -232,7 +233,7 @@ class SteerBackConfig(_Model):
     on_exhaust: ExhaustConfig | None = None
 
 
-class BootstrapConfig(_Model):
+class BootstrapConfig(_Node):
     """``bootstrap`` (platform key): a routing tool's stored value opens the flow."""
 
     tool: str = Field(min_length=1)
@@ -245,21 +246,21 @@ class BootstrapConfig(_Model):
     """Only checked by the platform's validator (it must name a slot)."""
 
 
-class ReadbackRetryConfig(_Model):
+class ReadbackRetryConfig(_Node):
     """``readback_retry`` (legacy): cleared pending values after stalled readbacks, then escalated."""
 
     max_retries: Annotated[int, Field(ge=1)] = 2
     on_exhaust: ExhaustConfig | None = None
 
 
-class ProgressStallConfig(_Model):
+class ProgressStallConfig(_Node):
     """``progress_stall`` (legacy): escalated after ``max_turns`` user turns without progress."""
 
     max_turns: Annotated[int, Field(ge=1)] = 8
     on_exhaust: ExhaustConfig | None = None
 
 
-class DagConfig(_Model):
+class DagConfig(_Node):
     """The whole DAG config: what the original platform's ``{config_id}_dag`` tool returns."""
 
     slots: list[SlotConfig] = Field(default_factory=list)

@@ -1,0 +1,80 @@
+"""Names that several layers must spell the same way: state keys, built-in tool names, prompt tags.
+
+Every reader imports them from here — the engine that writes a state key and the host that reads it, the
+runtime that writes a prompt tag and the offline model that parses it — so a rename is one edit and a typo
+is an import error, not a silent mismatch. ``tests/test_names.py`` fails on a copy of a name elsewhere.
+
+This module sits below every layer and imports nothing of Slotgraph.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "CONFIRM_PENDING",
+    "DEFERRED_COLLECTION",
+    "END_SESSION",
+    "ESCALATE",
+    "GATE_USER_TEXT",
+    "PENDING_PAYLOADS",
+    "PENDING_TRANSFER",
+    "READBACK_PROTOCOL",
+    "READBACK_SCOPE",
+    "READBACK_TOOLS",
+    "REJECT_PENDING",
+    "SENTINEL",
+    "SESSION_ENDING_TOOLS",
+    "SET_VARIABLES",
+    "SLOT_FILLING_PROTOCOL",
+    "STEER_BACK",
+    "SYSTEM_DIRECTIVE",
+    "USER_CONTEXT",
+    "close_tag",
+    "open_tag",
+    "tagged",
+]
+
+# -- state keys (the ``sm`` dict) that travel between the engine, the runtime and hosts -------------------
+PENDING_PAYLOADS: Final = "_pending_payloads"
+"""Rich response parts stashed for after the model's reply (the spec's host reads them from ``sm``)."""
+PENDING_TRANSFER: Final = "_pending_transfer"
+"""A transfer an executor's result asked for, handed to the host."""
+GATE_USER_TEXT: Final = "_gate_user_text"
+"""What the user said while a gate slot was closed, given back as ``<user_context>`` once it opens."""
+
+# -- built-in tools ------------------------------------------------------------------------------------
+CONFIRM_PENDING: Final = "confirm_pending"
+REJECT_PENDING: Final = "reject_pending"
+READBACK_TOOLS: Final = frozenset({CONFIRM_PENDING, REJECT_PENDING})
+END_SESSION: Final = "end_session"
+ESCALATE: Final = "escalate"
+SESSION_ENDING_TOOLS: Final = frozenset({END_SESSION, ESCALATE})
+SET_VARIABLES: Final = "set_variables"
+
+# -- the framework's part of the system instruction ------------------------------------------------------
+SENTINEL: Final = "<!-- slot-framework -->"
+"""Everything after this line of the system instruction is the framework's, replaced on every model call."""
+SLOT_FILLING_PROTOCOL: Final = "slot_filling_protocol"
+READBACK_PROTOCOL: Final = "readback_protocol"
+SYSTEM_DIRECTIVE: Final = "system_directive"
+"""The engine's message for the model to relay."""
+STEER_BACK: Final = "steer_back"
+USER_CONTEXT: Final = "user_context"
+READBACK_SCOPE: Final = "readback_scope"
+DEFERRED_COLLECTION: Final = "deferred_collection"
+
+
+def open_tag(name: str) -> str:
+    """``<name>``."""
+    return f"<{name}>"
+
+
+def close_tag(name: str) -> str:
+    """``</name>``."""
+    return f"</{name}>"
+
+
+def tagged(name: str, body: str) -> str:
+    """A block of the instruction: ``<name>``, the body, ``</name>``, one per line."""
+    return f"{open_tag(name)}\n{body}\n{close_tag(name)}"
