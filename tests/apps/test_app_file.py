@@ -143,3 +143,14 @@ def test_an_inline_agents_problems_point_into_the_app_file(tmp_path: Path) -> No
     (app / "app.yaml").write_text(both, encoding="utf-8")
     with pytest.raises(ConfigValidationError, match="exactly one of 'path'"):
         load_app(app)
+
+
+def test_a_command_that_takes_one_agent_names_the_agents_of_an_app() -> None:
+    from typer.testing import CliRunner
+
+    from slotgraph.cli.main import create_app
+
+    result = CliRunner().invoke(create_app(), ["graph", str(TEAM)])
+    assert result.exit_code == 2
+    assert "a multi-agent app (app.yaml), not one agent" in result.output
+    assert str(TEAM / "takeout") in result.output.replace("\n", "")

@@ -84,8 +84,17 @@ def check_path_usage(path: Path) -> None:
 
 
 def load_path(path: Path) -> Definition:
-    """Load ``path``; raise :class:`PathUsageError` or :class:`InvalidConfig` (never a config error)."""
+    """Load ``path``; raise :class:`PathUsageError` or :class:`InvalidConfig` (never a config error).
+
+    A multi-agent app directory is not one agent: the error names the agents in it."""
     check_path_usage(path)
+    if path.is_dir() and not (path / AGENT_FILE).is_file() and (path / APP_FILE).is_file():
+        inside = _agents_inside(path)
+        listed = ", ".join(str(p) for p in inside[:_MAX_LISTED]) or "the agents its app.yaml lists"
+        raise PathUsageError(
+            f"{path}: a multi-agent app ({APP_FILE}), not one agent",
+            f"pass one of its agents: {listed} (slotgraph validate, chat, serve and test take the app)",
+        )
     try:
         return load_definition(path)
     except ConfigValidationError as err:
