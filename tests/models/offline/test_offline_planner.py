@@ -117,6 +117,52 @@ def test_free_text_goes_to_the_asked_parameter_only() -> None:
     assert _plan([GUEST], "How can I help?", "a window table").tool_calls == ()
 
 
+def test_a_clause_that_answered_another_parameter_is_not_the_asked_free_text() -> None:
+    asked = "Do you have any special requests or dietary needs?"
+    # a change of party size while special requests are asked: the leftover "make it people" is no request
+    assert _plan([GUEST, BASICS], asked, "actually make it 6 people").tool_calls == (
+        ("set_reservation_basics", {"party_size": 6}),
+    )
+    assert _plan([GUEST, BASICS], asked, "make it 6 people instead").tool_calls == (
+        ("set_reservation_basics", {"party_size": 6}),
+    )
+    # a clause of its own is still the request; a long leftover of the same clause stays too
+    assert _plan([GUEST, BASICS], asked, "6 people, and no nuts please").tool_calls == (
+        ("set_guest_info", {"special_requests": "no nuts"}),
+        ("set_reservation_basics", {"party_size": 6}),
+    )
+    assert _plan([GUEST, BASICS], asked, "oh and we'll be 6 people, one of us is vegan").tool_calls == (
+        ("set_guest_info", {"special_requests": "one of us is vegan"}),
+        ("set_reservation_basics", {"party_size": 6}),
+    )
+
+
+def test_none_is_a_zero_only_when_the_question_is_about_a_count() -> None:
+    phone = {
+        "name": "set_large_party_phone",
+        "description": "Record a contact phone number for a large party.",
+        "parameters": {
+            "type": "object",
+            "properties": {"large_party_phone": {"type": "string", "description": "Contact phone number."}},
+        },
+    }
+    # the phone question mentions "parties" and "number", so the party size scores as asked too
+    question = "For parties of five or more we like a contact number. What's the best number to reach you?"
+    assert _plan([phone, BASICS], question, "no").tool_calls == ()
+    assert _plan([phone, BASICS], question, "no special requests").tool_calls == ()
+    kids = {
+        "name": "set_kids",
+        "description": "Record the children travelling.",
+        "parameters": {
+            "type": "object",
+            "properties": {"children": {"type": "integer", "description": "Number of children."}},
+        },
+    }
+    assert _plan([kids], "How many children are travelling with you?", "none").tool_calls == (
+        ("set_kids", {"children": 0}),
+    )
+
+
 def test_offered_times_are_matched() -> None:
     plan = _plan([TIME], "We have 17:30, 19:00, 20:30. Which time works best for you?", "7 please")
     assert plan.tool_calls == (("set_selected_time", {"time": "19:00"}),)

@@ -356,7 +356,9 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
             continue
         value = count.value * 7 if unit_class(count.unit) == "week" else count.value
         work.take(target, value, count)
-    if not readback and is_nothing(work.text):
+    # "none" is a zero only when the question is about a count: "no" to "what's the best number to reach you
+    # for your party?" declines the phone number, it does not set the party size to 0.
+    if not readback and is_nothing(work.text) and all(p.kind == "integer" for p in asked):
         for param in int_params:
             if param in asked and not work.has(param):
                 work.take(param, 0)
@@ -683,6 +685,41 @@ def _split_two(text: str) -> tuple[str, str] | None:
     return text[: match.start()], text[match.end() :]
 
 
+_CLAUSE_BOUNDARY_RE = re.compile(r"[;,.!?]+\s*|\s+(?:and|but|plus)\s+", re.I)
+_CHANGE_PHRASE_RE = re.compile(
+    r"^(?:make (?:it|that|them|this)|change (?:it|that|this)|switch (?:it|that)?|we'll be|we will be|"
+    r"there(?:'ll| will) be)\b",
+    re.I,
+)
+
+
+def _without_spent_clauses(original: str, masked: str) -> str:
+    """``masked`` minus the clauses a value was read from that are left with only a few words.
+
+    The asked free-text parameter takes what is left of the message, but a clause that gave another
+    parameter its value is that answer, not a note: "actually make it 6 people" while special requests are
+    asked changes the party size and leaves "make it people", which is no request. Such a clause is dropped
+    when what is left of it is three words or fewer, or a change phrase ("make it ... instead"); other clauses
+    stay ("6 people, and no nuts please" → "no nuts please"). Offsets are kept (the result is ``masked`` with
+    the dropped clauses blanked).
+    """
+    bounds: list[tuple[int, int]] = []
+    start = 0
+    for boundary in _CLAUSE_BOUNDARY_RE.finditer(original):
+        bounds.append((start, boundary.start()))
+        start = boundary.end()
+    bounds.append((start, len(original)))
+    dropped: list[tuple[int, int]] = []
+    for begin, end in bounds:
+        clause = masked[begin:end]
+        if clause == original[begin:end]:
+            continue  # nothing was read from this clause
+        left = clean_text(clause)
+        if len(words(left)) <= 3 or _CHANGE_PHRASE_RE.match(left):
+            dropped.append((begin, end))
+    return mask(masked, dropped) if dropped else masked
+
+
 def _fill_text(
     work: _Work, params: Sequence[Param], asked: Sequence[Param], user_text: str, readback: bool
 ) -> None:
@@ -717,7 +754,7 @@ def _fill_text(
         # The asked parameter takes the free text left over; a text parameter that was not asked takes only
         # a clause after a value just given to its sibling ("under Chen, no allergies" when a name was asked).
         if param in asked:
-            remaining = work.text
+            remaining = _without_spent_clauses(user_text, work.text)
         else:
             clause = _sibling_clause(work, param, params)
             if clause is None:
