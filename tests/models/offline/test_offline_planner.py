@@ -135,6 +135,21 @@ def test_a_clause_that_answered_another_parameter_is_not_the_asked_free_text() -
         ("set_guest_info", {"special_requests": "one of us is vegan"}),
         ("set_reservation_basics", {"party_size": 6}),
     )
+    trip = {
+        "name": "set_trip",
+        "description": "Record the trip.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "destination": {"type": "string", "description": "Where the traveller is going."},
+                "nights": {"type": "integer", "description": "How many nights."},
+            },
+        },
+    }
+    where = "Where are you going, and for how many nights?"
+    assert _plan([trip], where, "Lisbon for 3 nights").tool_calls == (
+        ("set_trip", {"destination": "Lisbon", "nights": 3}),
+    )
 
 
 def test_none_is_a_zero_only_when_the_question_is_about_a_count() -> None:

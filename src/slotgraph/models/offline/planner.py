@@ -693,15 +693,53 @@ _CHANGE_PHRASE_RE = re.compile(
 )
 
 
+_FUNCTION_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "for",
+        "of",
+        "to",
+        "it",
+        "its",
+        "it's",
+        "is",
+        "are",
+        "be",
+        "we",
+        "we'll",
+        "us",
+        "me",
+        "my",
+        "our",
+        "i",
+        "i'm",
+        "i'd",
+        "like",
+        "want",
+        "need",
+        "just",
+        "only",
+        "about",
+        "around",
+        "maybe",
+        "then",
+        "now",
+    ]
+)
+
+
 def _without_spent_clauses(original: str, masked: str) -> str:
     """``masked`` minus the clauses a value was read from that are left with only a few words.
 
     The asked free-text parameter takes what is left of the message, but a clause that gave another
     parameter its value is that answer, not a note: "actually make it 6 people" while special requests are
     asked changes the party size and leaves "make it people", which is no request. Such a clause is dropped
-    when what is left of it is three words or fewer, or a change phrase ("make it ... instead"); other clauses
-    stay ("6 people, and no nuts please" → "no nuts please"). Offsets are kept (the result is ``masked`` with
-    the dropped clauses blanked).
+    when what is left of it is a change phrase ("make it ... instead") or only function and unit words ("for
+    people"); a clause with other words stays ("Lisbon for 3 nights" keeps "Lisbon"), and so do the other
+    clauses ("6 people, and no nuts please" → "no nuts please"). Offsets are kept (the result is ``masked``
+    with the dropped clauses blanked).
     """
     bounds: list[tuple[int, int]] = []
     start = 0
@@ -715,7 +753,8 @@ def _without_spent_clauses(original: str, masked: str) -> str:
         if clause == original[begin:end]:
             continue  # nothing was read from this clause
         left = clean_text(clause)
-        if len(words(left)) <= 3 or _CHANGE_PHRASE_RE.match(left):
+        content = [w for w in words(left) if w not in _FUNCTION_WORDS and unit_class(w) is None]
+        if not content or _CHANGE_PHRASE_RE.match(left):
             dropped.append((begin, end))
     return mask(masked, dropped) if dropped else masked
 
