@@ -39,7 +39,10 @@ from slotgraph.runtime.agent_team import (
 from slotgraph.runtime.engine_port import DagEngine, Engine
 from slotgraph.runtime.errors import SessionError, StorePayloadError
 from slotgraph.runtime.events import ErrorEvent, Event, TurnResult, TurnStep
+from slotgraph.runtime.executions import RECORD_FIELD as EXECUTIONS_FIELD
+from slotgraph.runtime.executions import executions_from_record
 from slotgraph.runtime.instructions import fill_current_date
+from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.tracing_port import TurnTracer
@@ -143,6 +146,10 @@ class Session:
         """Caller facts given at session start: expressions read them where no variable has the name."""
         self._logic = LogicRecord()
         self._run_cache = RunCache()
+        self._executions: dict[str, int] = {}
+        """Per task, the executor attempts settled in saved turns (see slotgraph.runtime.executions)."""
+        self.ledger: ExecutionLedger | None = self.store if isinstance(self.store, ExecutionLedger) else None
+        """Where executor attempts are recorded before dispatch: the store, when it keeps a ledger."""
 
     def _turn_tools(self, agent: Agent) -> ToolRegistry:
         """``agent``'s tools as the turn sees them (wrapped by the tracer, once per agent)."""
@@ -276,6 +283,13 @@ class Session:
                 f"session {self.id!r}: the stored record's agent-logic part is malformed ({err}); nothing "
                 "was played or saved — fix or delete the stored session"
             ) from None
+        try:
+            self._executions = executions_from_record(self.id, record.get(EXECUTIONS_FIELD))
+        except ValueError as err:
+            raise StorePayloadError(
+                f"session {self.id!r}: the stored record's executor attempts are malformed ({err}); nothing "
+                "was played or saved — fix or delete the stored session"
+            ) from None
         if self.team is not None:
             self._load_team(record)
 
@@ -327,6 +341,7 @@ class Session:
         agent, sm, logic_record = self.agent, self._sm, self._logic
         history: tuple[Message, ...] = tuple(self._history)
         parked = dict(self._parked.agents)
+        executions = dict(self._executions)
         outs: list[TurnOutput] = []
         extra: list[Event] = []
         while True:
@@ -351,10 +366,12 @@ class Session:
                 logic=logic,
                 team=self.team.names if self.team is not None else frozenset(),
                 resumed=bool(outs),
+                ledger=self.ledger,
+                executions=executions,
             )
             out = await run_turn(inputs)
             outs.append(out)
-            sm, history = out.sm, tuple(out.history)
+            sm, history, executions = out.sm, tuple(out.history), out.executions
             logic_record = logic.record() if logic is not None else logic_record
             handover = out.handover
             if handover is None or out.ended or self.team is None:
@@ -380,6 +397,8 @@ class Session:
             "ended": any(o.ended for o in outs),
             "turns": self._turns + 1,
         }
+        if executions:
+            record[EXECUTIONS_FIELD] = dict(executions)
         if agent.logic is not None:
             record[RECORD_KEY] = logic_record.to_json()
         if self.team is not None:
@@ -395,6 +414,7 @@ class Session:
             self._turns + 1,
         )
         self._logic, self._parked = logic_record, ParkedAgents(parked)
+        self._executions = dict(executions)
         return TurnResult(
             events=(*(e for o in outs for e in o.events), *extra),
             model_calls=sum(o.model_calls for o in outs),

@@ -51,6 +51,7 @@ from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.events import (
     AgentTransferEvent,
     EndSessionEvent,
+    ErrorEvent,
     Event,
     RefusalEvent,
     RefusalReason,
@@ -61,9 +62,10 @@ from slotgraph.runtime.events import (
     ToolResultEvent,
     TransferEvent,
 )
+from slotgraph.runtime.executions import Executions
 from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.tool_gates import GateLayer
-from slotgraph.runtime.tools import ToolContext, ToolRegistry
+from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
 
 __all__ = ["ToolOutcome", "ToolRunner", "refusal_result"]
 
@@ -86,6 +88,8 @@ class ToolOutcome:
     ended: bool = False
     transfer: str | None = None
     """The agent of the app this call's result hands the conversation to (its ``target_agent``)."""
+    halted: bool = False
+    """The call's outcome is unknown (an interrupted executor attempt nobody can settle): the turn stops."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +105,8 @@ class ToolRunner:
     extra_context: Mapping[str, Any] = field(default_factory=dict)
     agent_name: str = ""
     """The session's agent: a routing tool's ``target_agent`` naming another agent hands the session over."""
+    executions: Executions | None = None
+    """Numbers task-executor attempts and records them in the ledger (None: executors run without keys)."""
     gates: GateLayer | None = None
     """The session's gate layer (agents with logic): gates, bound arguments, captures, ``set_variables``."""
     team: frozenset[str] = frozenset()
@@ -113,9 +119,11 @@ class ToolRunner:
             return self.registry.schemas(visible)
         return self.gates.schemas(self.registry, visible)
 
-    def _context(self, sm: Mapping[str, Any]) -> ToolContext:
+    def _context(self, sm: Mapping[str, Any], idempotency_key: str | None = None) -> ToolContext:
         state = types.MappingProxyType(copy.deepcopy(dict(sm)))
-        return ToolContext(self.clock_now, self.clock_now.date(), state, self.channel, self.session_id)
+        return ToolContext(
+            self.clock_now, self.clock_now.date(), state, self.channel, self.session_id, idempotency_key
+        )
 
     def _refuse(
         self,
@@ -244,19 +252,94 @@ class ToolRunner:
             logger.error("engine call %s has invalid arguments: %s", call.name, problem)
             result = {"success": False, "error": f"InvalidArguments: {problem}"}
             return self._finish(call, sm, events, result, failed=True, route=is_executor)
+        if is_executor and self.executions is not None:
+            return await self._run_attempt(call, tool, args, sm, events, self.executions)
+        result, failed = await self._invoke(call, tool, args, sm, is_executor, None)
+        if not failed and self.gates is not None and origin != "engine":
+            self.gates.capture(call.name, result)
+        return self._finish(call, sm, events, result, failed=failed, route=is_executor or not failed)
+
+    async def _run_attempt(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        args: dict[str, Any],
+        sm: dict[str, Any],
+        events: list[Event],
+        executions: Executions,
+    ) -> ToolOutcome:
+        """A task executor's call as one ledger-recorded attempt (see :mod:`slotgraph.runtime.executions`)."""
+        attempt = await executions.begin(call.name, args)
+        if attempt.action == "reuse":
+            assert attempt.entry is not None
+            result = attempt.entry.result
+            executions.settle(attempt)
+            return self._finish(call, sm, events, result, failed=_is_failure(result), route=True)
+        if attempt.action == "ask":
+            known = await self._asked(call, tool, attempt.key)
+            if known is not None:
+                result, failed = known
+                await executions.finish(attempt, result)
+                return self._finish(call, sm, events, result, failed=failed, route=True)
+            if not tool.takes_idempotency_key:
+                return self._unconfirmed(call, sm, events, attempt.key)
+        result, failed = await self._invoke(call, tool, args, sm, True, attempt.key)
+        await executions.finish(attempt, result)
+        return self._finish(call, sm, events, result, failed=failed, route=True)
+
+    async def _asked(self, call: ToolCall, tool: Tool, key: str) -> tuple[Any, bool] | None:
+        """The status hook's answer for an interrupted attempt, or None (no hook, or it never happened)."""
+        if tool.status_hook is None:
+            return None
         try:
-            result = await tool.invoke(args, self._context(sm))
+            found = await tool.ask_status(key)
+        except Exception as err:
+            logger.exception("the status hook of %s raised for %s", call.name, key)
+            return {"success": False, "error": f"{type(err).__name__}: {err}"}, True
+        if found is None:
+            return None
+        try:
+            return tool_result_json(found), _is_failure(found)
+        except TypeError as problem:
+            return {"success": False, "error": f"InvalidResult: {problem}"}, True
+
+    def _unconfirmed(self, call: ToolCall, sm: dict[str, Any], events: list[Event], key: str) -> ToolOutcome:
+        message = (
+            f"{call.name} was started by an interrupted turn (idempotency key {key!r}) and its outcome is "
+            "unknown; it is not run again. Settle it in the session store's ledger (complete the key with "
+            "the executor's result, or release it to let it run again), or give the executor an "
+            "idempotency_status hook or an idempotency_key parameter"
+        )
+        logger.error("session %s: %s", self.session_id, message)
+        result = {
+            "success": False,
+            "unconfirmed": True,
+            "idempotency_key": key,
+            "error": f"Unconfirmed: {message}",
+        }
+        events.append(ToolResultEvent(call.id, call.name, result, failed=True))
+        events.append(ErrorEvent("execution_unconfirmed", message))
+        return ToolOutcome(result, sm, tuple(events), halted=True)
+
+    async def _invoke(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        args: dict[str, Any],
+        sm: dict[str, Any],
+        is_executor: bool,
+        key: str | None,
+    ) -> tuple[Any, bool]:
+        """Call the tool: ``(its JSON result, False)``, or ``(a failed result, True)`` when it raised or
+        returned something JSON cannot carry (an executor's failure is routed; another tool's is for the
+        model to read)."""
+        try:
+            result = await tool.invoke(args, self._context(sm, key))
         except Exception as err:
             logger.exception("tool %s raised", call.name)
-            error = f"{type(err).__name__}: {err}"
-            if is_executor:
-                return self._finish(
-                    call, sm, events, {"success": False, "error": error}, failed=True, route=True
-                )
-            failed = {"error": True, "failed": True, "message": f"The tool {call.name} failed ({error})."}
-            return self._finish(call, sm, events, failed, failed=True, route=False)
+            return _failure(call.name, f"{type(err).__name__}: {err}", is_executor), True
         try:
-            result = tool_result_json(result)
+            return tool_result_json(result), False
         except TypeError as problem:
             logger.error(
                 "tool %s returned a value JSON cannot carry (%s); make it return str, int, float, bool, "
@@ -264,16 +347,7 @@ class ToolRunner:
                 call.name,
                 problem,
             )
-            error = f"InvalidResult: {problem}"
-            if is_executor:
-                return self._finish(
-                    call, sm, events, {"success": False, "error": error}, failed=True, route=True
-                )
-            failed = {"error": True, "failed": True, "message": f"The tool {call.name} failed ({error})."}
-            return self._finish(call, sm, events, failed, failed=True, route=False)
-        if self.gates is not None and origin != "engine":
-            self.gates.capture(call.name, result)
-        return self._finish(call, sm, events, result, failed=False, route=True)
+            return _failure(call.name, f"InvalidResult: {problem}", is_executor), True
 
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
         assert call.name in (CONFIRM_PENDING, REJECT_PENDING)
@@ -332,3 +406,15 @@ class ToolRunner:
             events.append(TransferEvent(f"transfer to {target}", {"agent": target, "tool": call.name}))
             ended = True
         return ToolOutcome(result, new_sm, tuple(events), ended=ended)
+
+
+def _failure(name: str, error: str, is_executor: bool) -> dict[str, Any]:
+    """The result of a failed call: an executor's is routed to the engine (its retries apply), another
+    tool's is for the model to read."""
+    if is_executor:
+        return {"success": False, "error": error}
+    return {"error": True, "failed": True, "message": f"The tool {name} failed ({error})."}
+
+
+def _is_failure(result: Any) -> bool:
+    return isinstance(result, Mapping) and (result.get("success") is False or result.get("failed") is True)

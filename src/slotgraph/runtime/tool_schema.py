@@ -29,7 +29,7 @@ from slotgraph.runtime.errors import ToolDefinitionError
 
 __all__ = ["INJECTABLE_NAMES", "ParsedDocstring", "ParsedSignature", "parse_docstring", "parse_signature"]
 
-INJECTABLE_NAMES = frozenset({"context", "today", "now"})
+INJECTABLE_NAMES = frozenset({"context", "today", "now", "idempotency_key"})
 """Parameter names the runtime fills from the session, never the model."""
 
 _SECTION = re.compile(
@@ -46,7 +46,8 @@ class ParsedDocstring:
 
 @dataclass(frozen=True, slots=True)
 class ParsedSignature:
-    """A function's schema plus what the runtime must inject: ``{parameter: "context" | "today" | "now"}``."""
+    """A function's schema plus what the runtime must inject: ``{parameter: "context" | "today" | "now" |
+    "idempotency_key"}``."""
 
     parameters: Mapping[str, Any]
     injected: Mapping[str, str]

@@ -7,7 +7,8 @@ loop — in the server, the other sessions of the worker and the store's lock re
 ``async def`` tool is awaited on the loop. Arguments coming
 from a model are checked against the schema before the function runs (:meth:`Tool.check_args`): wrong types,
 unknown or missing arguments become a refusal, never an exception. Parameters the runtime injects —
-``context`` (a :class:`ToolContext`), ``today``, ``now`` — are filled from the session clock.
+``context`` (a :class:`ToolContext`), ``today``, ``now`` — are filled from the session clock;
+``idempotency_key`` gets the key of a task executor's attempt (:mod:`slotgraph.runtime.executions`).
 
 :class:`ToolRegistry` holds an agent's tools plus the built-ins (:mod:`slotgraph.runtime.builtin_tools`);
 :func:`load_tools_module` imports an agent's ``tools.py`` from its file path.
@@ -43,13 +44,15 @@ runtime routes to the engine's functions instead of calling anything."""
 
 @dataclass(frozen=True, slots=True)
 class ToolContext:
-    """What a tool may know of the session: its clock, a read-only copy of the state, the channel."""
+    """What a tool may know of the session: its clock, a read-only copy of the state, the channel, and —
+    for a task executor's call — the attempt's idempotency key (:mod:`slotgraph.runtime.executions`)."""
 
     now: datetime.datetime
     today: datetime.date
     state: Mapping[str, Any]
     channel: str | None
     session_id: str
+    idempotency_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,31 @@ class Tool:
     injected: Mapping[str, str] = field(default_factory=dict)
     validator: type[BaseModel] | None = None
     kind: ToolKind = "function"
+
+    @property
+    def takes_idempotency_key(self) -> bool:
+        """The function declares ``idempotency_key``: it promises to perform one key's effect once."""
+        return "idempotency_key" in self.injected.values()
+
+    @property
+    def status_hook(self) -> Callable[[str], Any] | None:
+        """The function's ``idempotency_status`` attribute: asked with a key whose outcome is unknown, it
+        returns the recorded result, or None when that key never took effect."""
+        hook = getattr(self.fn, "idempotency_status", None)
+        return hook if callable(hook) else None
+
+    async def ask_status(self, key: str) -> Any:
+        """The status hook's answer for ``key`` (run like the tool: sync hooks in a worker thread)."""
+        hook = self.status_hook
+        if hook is None:
+            return None
+        if inspect.iscoroutinefunction(hook):
+            found = await hook(key)
+        else:
+            found = await asyncio.to_thread(hook, key)
+        if inspect.isawaitable(found):
+            found = await found
+        return found
 
     def check_args(self, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         """Validate model-supplied arguments: ``(validated, None)`` or ``(None, what is wrong)``."""
@@ -87,7 +115,15 @@ class Tool:
             raise RuntimeError(f"tool {self.name!r} is routed by the runtime and has no function")
         kwargs = dict(args)
         for param, what in self.injected.items():
-            kwargs[param] = context.today if what == "today" else context.now if what == "now" else context
+            kwargs[param] = (
+                context.today
+                if what == "today"
+                else context.now
+                if what == "now"
+                else context.idempotency_key
+                if what == "idempotency_key"
+                else context
+            )
         if inspect.iscoroutinefunction(self.fn):
             result = await self.fn(**kwargs)
         else:

@@ -60,8 +60,10 @@ from slotgraph.models.protocol import (
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import ModelOutputError
 from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, StepPhase, TextEvent, TurnStep
+from slotgraph.runtime.executions import Executions
 from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
+from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.logic_bridge import LogicTools
 from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply
@@ -110,6 +112,11 @@ class TurnInputs:
     resumed: bool = False
     """The turn goes on with this agent after a transfer: ``user`` is already the last user message of
     ``history`` (it is not added again, but the engine and the rules still get its text)."""
+    ledger: ExecutionLedger | None = None
+    """Where task-executor attempts are recorded before dispatch (:mod:`~slotgraph.runtime.executions`);
+    None: executors run without idempotency keys."""
+    executions: Mapping[str, int] = field(default_factory=dict)
+    """Per task, the attempts settled in saved turns (the record's ``executions``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +147,8 @@ class TurnOutput:
     sink: EventSink | None = None
     handover: Handover | None = None
     """Set when a tool call handed the conversation to another agent of the app; the turn stops there."""
+    executions: dict[str, int] = field(default_factory=dict)
+    """Per task, the attempts settled by the end of this turn (saved in the record)."""
 
     async def emit(self, *events: Event) -> None:
         """Record events in order and hand each to the sink (if any) as it happens."""
@@ -160,6 +169,10 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         sm = inputs.engine.begin_turn(inputs.dag, sm)
     history = [*inputs.history] if inputs.resumed else [*inputs.history, inputs.user]
     out = TurnOutput(sm=sm, history=history, sink=inputs.on_event)
+    out.executions = dict(inputs.executions)
+    executions = None
+    if inputs.ledger is not None:
+        executions = Executions(inputs.ledger, inputs.session_id, out.executions)  # shares the dict
     runner = ToolRunner(
         inputs.dag,
         inputs.registry,
@@ -170,6 +183,7 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         agent_name=inputs.agent_name,
         gates=GateLayer(inputs.logic) if inputs.logic is not None else None,
         team=inputs.team,
+        executions=executions,
     )
     logic = inputs.logic
     if logic is not None:
@@ -307,6 +321,8 @@ async def _play_engine_reply(
     out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
     out.ended = out.ended or outcome.ended
     _note_handover(out, call, outcome)
+    if outcome.halted:  # an interrupted attempt with an unknown outcome: never fire it again blindly
+        return False
     await _after_tool(logic, out, call.name, outcome.result)
     return True
 

@@ -33,6 +33,9 @@ from slotgraph.stores.runs import InMemoryRunStore
 
 __all__ = ["create_app"]
 
+SHUTDOWN_GRACE = 30.0
+"""Seconds a stopping server waits for turns still playing (their clients may have gone) before closing."""
+
 _DESCRIPTION = """Slotgraph hosts LLM agents whose control flow is deterministic.
 
 Create a session with an agent, send it messages, read its state. Errors are `application/problem+json`
@@ -75,6 +78,7 @@ def create_app(
         try:
             yield
         finally:
+            await service.wait_running(SHUTDOWN_GRACE)  # turns whose clients left still save
             await _close(service.store)
             await run_service.close()
 

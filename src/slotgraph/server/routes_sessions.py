@@ -4,7 +4,8 @@ The stream (``POST /v1/sessions/{id}/messages:stream``) answers ``text/event-str
 event (``event: <kind>``, ``data: <json>``) sent as it happens — a tool call before the model's next reply —
 then ``event: turn`` with the turn's summary and ``event: done``. Errors found before the turn starts (an
 unknown or ended session) are ordinary problem+json responses; an error during the turn ends the stream with
-``event: error`` carrying the same problem document (never internals).
+``event: error`` carrying the same problem document (never internals). A client that drops the stream does
+not cancel the turn: it plays to the end and is saved (its events are then simply not sent).
 """
 
 from __future__ import annotations
@@ -136,7 +137,9 @@ def sessions_router() -> APIRouter:
                     yield chunk
                 yield _sse("done", {})
             finally:
-                await task
+                # a client that went away cancels this generator, never the turn: the service plays it
+                # to the end, saves it and releases the session's lock (SessionService.turn)
+                await asyncio.shield(task)
 
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         return StreamingResponse(events(), media_type="text/event-stream", headers=headers)

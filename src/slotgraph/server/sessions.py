@@ -14,8 +14,9 @@ saved. Both are recognised by the runtime's stable error codes.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
@@ -178,6 +179,8 @@ class SessionService:
         self.store = store
         self._clock = clock
         self._seed = seed
+        self._running: set[asyncio.Task[TurnOutcome]] = set()
+        """Turns being played; each finishes (and saves) even when its request went away."""
 
     def agent(self, name: str) -> HostedAgent:
         found = self.agents.get(name)
@@ -255,7 +258,24 @@ class SessionService:
         return stored
 
     async def turn(self, session_id: str, text: str, *, on_event: EventSink | None = None) -> TurnOutcome:
-        """Play one user turn of a stored session; ``on_event`` sees each event as it happens."""
+        """Play one user turn of a stored session; ``on_event`` sees each event as it happens.
+
+        The turn runs as a task of its own, shielded from the caller: a client that goes away (a dropped
+        stream, a closed connection) cancels the request, never the turn — its tool calls already had
+        side effects, so it plays to the end, saves, and releases the session's lock."""
+        task = asyncio.create_task(self._turn(session_id, text, on_event))
+        self._running.add(task)
+        task.add_done_callback(_forget(self._running))
+        return await asyncio.shield(task)
+
+    async def wait_running(self, timeout: float) -> int:
+        """Wait (at most ``timeout`` seconds) for the turns still playing; how many were left unfinished."""
+        if not self._running:
+            return 0
+        _, pending = await asyncio.wait(set(self._running), timeout=timeout)
+        return len(pending)
+
+    async def _turn(self, session_id: str, text: str, on_event: EventSink | None) -> TurnOutcome:
         stored = await self.ensure_open(session_id)
         meta = stored.record[META_KEY]
         hosted = stored.hosted
@@ -288,6 +308,15 @@ class SessionService:
             agent=session.agent,
             agent_states=session.agent_states if session.team is not None else None,
         )
+
+
+def _forget(running: set[asyncio.Task[TurnOutcome]]) -> Callable[[asyncio.Task[TurnOutcome]], None]:
+    def done(task: asyncio.Task[TurnOutcome]) -> None:
+        running.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a turn whose client left is not an "unretrieved exception"
+
+    return done
 
 
 def _unreadable(session_id: str) -> SessionUnreadableError:

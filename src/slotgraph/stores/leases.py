@@ -16,12 +16,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
+from typing import Any
 
 from slotgraph.runtime.errors import StoreLockTimeoutError
 
-__all__ = ["DEFAULT_LOCK_TTL", "hold_lease", "new_token"]
+__all__ = ["DEFAULT_LOCK_TTL", "finish_in_background", "hold_lease", "new_token"]
 
 DEFAULT_LOCK_TTL = 30.0
 """Seconds a lease lives without renewal: how long a crashed holder blocks its session at most."""
@@ -80,10 +81,34 @@ async def hold_lease(
         yield
     finally:
         renewer.cancel()
+        await finish_in_background(_stop_and_release(renewer, release, what, ttl))
+
+
+async def _stop_and_release(
+    renewer: asyncio.Task[None], release: Callable[[], Awaitable[None]], what: str, ttl: float
+) -> None:
+    try:
+        await asyncio.wait({renewer})
+    finally:
         try:
-            await asyncio.wait({renewer})
-        finally:
-            try:
-                await release()
-            except Exception as problem:  # the lease lapses by itself after ttl
-                _LOG.warning("releasing the lock of %s failed (it lapses after %gs): %s", what, ttl, problem)
+            await release()
+        except Exception as problem:  # the lease lapses by itself after ttl
+            _LOG.warning("releasing the lock of %s failed (it lapses after %gs): %s", what, ttl, problem)
+
+
+_FINISHING: set[asyncio.Task[None]] = set()
+
+
+async def finish_in_background(job: Coroutine[Any, Any, None]) -> None:
+    """Run ``job`` (a lock release) to its end even if the caller is cancelled meanwhile.
+
+    A cancelled turn (a client that went away, a server shutting down) must still free its session: the
+    caller waits for the release, but a second cancellation only stops the waiting — the release goes on,
+    so the lock is free within a round trip instead of after ``lock_ttl``."""
+    task = asyncio.ensure_future(job)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        _FINISHING.add(task)
+        task.add_done_callback(_FINISHING.discard)
+        raise

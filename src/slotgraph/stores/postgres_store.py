@@ -43,6 +43,7 @@ from slotgraph.runtime.errors import (
 from slotgraph.runtime.ledger import JSON, LedgerEntry, Reservation, ledger_result, reservation_for
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
+from slotgraph.stores.leases import finish_in_background
 from slotgraph.stores.redaction import redact_url
 
 __all__ = ["PostgresStore", "advisory_key"]
@@ -274,7 +275,7 @@ class PostgresStore:
             try:
                 yield
             finally:
-                await self._release(conn, key)
+                await finish_in_background(self._release(conn, key))
 
     async def _release(self, conn: Any, key: int) -> None:
         try:
