@@ -30,6 +30,8 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     raw: str | None = None
     hold: bool = False
+    trickle: bool = False
+    """Send the body one byte every 50 ms (each read is quick; the whole answer takes many seconds)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,13 @@ class LoopbackServer:
             for name, value in reply.headers.items():
                 handler.send_header(name, value)
             handler.end_headers()
+            if reply.trickle:
+                for index in range(len(payload)):
+                    handler.wfile.write(payload[index : index + 1])
+                    handler.wfile.flush()
+                    if self.release.wait(0.05):
+                        return
+                return
             handler.wfile.write(payload)
         except (BrokenPipeError, ConnectionResetError):
             return

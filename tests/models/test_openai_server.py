@@ -142,6 +142,16 @@ def test_a_server_slower_than_the_timeout_is_a_timeout_after_the_retries(server:
     assert len(server.requests) == 2 and sleeps.delays == [0.625]
 
 
+def test_a_server_trickling_its_answer_is_cut_at_the_total_deadline(server: LoopbackServer) -> None:
+    """Each byte comes well within the timeout, the whole answer would take ~10 s: the call ends at 0.5 s."""
+    sleeps = Sleeps()
+    body = completion("x" * 150)
+    server.queue(Reply(body, trickle=True))
+    with pytest.raises(ModelTimeoutError, match=r"no answer within 0.5s \(1 attempts\)"):
+        _generate(_model(server, sleeps, retries=0, timeout=0.5))
+    assert len(server.requests) == 1
+
+
 def test_a_refused_key_is_an_auth_error_naming_the_variable(server: LoopbackServer) -> None:
     server.queue(Reply({"error": {"message": "Incorrect API key provided"}}, status=401))
     with pytest.raises(ModelAuthError) as info:

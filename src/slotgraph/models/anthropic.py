@@ -123,8 +123,9 @@ class AnthropicModel:
         httpx = self._httpx
         attempts = self.retry.max_retries + 1
         try:
-            response = await client.post(self.url, json=body, headers=headers)
-        except httpx.TimeoutException as err:
+            async with asyncio.timeout(self.timeout):  # the whole answer, not each read: a trickle ends too
+                response = await client.post(self.url, json=body, headers=headers)
+        except (httpx.TimeoutException, TimeoutError) as err:
             raise RetryableError(
                 ModelTimeoutError(
                     f"{self._where}: no answer within {self.timeout:g}s ({attempts} attempts); raise "

@@ -130,9 +130,10 @@ class GeminiModel:
         attempts = self.retry.max_retries + 1
         timeouts, connects = _transport_errors()
         try:
-            response = await client.aio.models.generate_content(
-                model=self.model, contents=contents, config=config
-            )
+            async with asyncio.timeout(self.timeout):  # the whole answer, not each read: a trickle ends too
+                response = await client.aio.models.generate_content(
+                    model=self.model, contents=contents, config=config
+                )
         except self._errors.APIError as err:
             raise self._api_error(err, attempts) from err
         except timeouts as err:

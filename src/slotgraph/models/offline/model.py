@@ -23,6 +23,7 @@ the default phone region.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -80,7 +81,8 @@ class OfflineModel:
         if user_text is None and again is not None:
             user_text, called = again
             instruction = without_directive(instruction)
-        plan = plan_turn(
+        plan = await asyncio.to_thread(  # parsing is CPU work: off the event loop, other sessions go on
+            plan_turn,
             tools,
             system_instruction=instruction,
             user_text=user_text,
