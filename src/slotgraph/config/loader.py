@@ -1,7 +1,9 @@
 """Reading config documents: YAML or JSON files, or plain mappings passed in by a host.
 
 YAML is read with a safe loader that refuses duplicate keys (PyYAML would silently keep the last one,
-hiding a mistake). Syntax errors carry the file, line and column. :func:`read_located_mapping` also
+hiding a mistake), and a document that expands beyond bounds through aliases (an "alias bomb", see
+:mod:`.yaml_budget`) or is nested too deeply is refused before it is built. Syntax errors carry the
+file, line and column. :func:`read_located_mapping` also
 returns where each value is in the file, so validation issues can be given a line and column. Nothing here
 validates the content; see :mod:`slotgraph.config.validation`.
 """
@@ -18,6 +20,7 @@ import yaml
 
 from slotgraph.config.errors import ConfigLoadError
 from slotgraph.config.positions import Position, SourceMap, json_positions, yaml_positions
+from slotgraph.config.yaml_budget import YamlBudgetError, check_node_budget
 
 __all__ = ["read_document", "read_located_mapping", "read_mapping"]
 
@@ -71,10 +74,15 @@ def _parse(file: Path, *, with_positions: bool) -> tuple[Any, dict[str, Position
                 f"{file}:{err.lineno}:{err.colno}: invalid JSON: {err.msg} "
                 "— fix: correct the JSON syntax there"
             ) from None
+        except RecursionError:
+            raise ConfigLoadError(
+                f"{file}: the JSON is nested too deeply to read (hundreds of levels) — fix: flatten it"
+            ) from None
         return data, json_positions(text) if with_positions else {}
     loader = _StrictLoader(text)  # a SafeLoader
     try:
         node = loader.get_single_node()  # compose: nodes only, no Python object yet
+        check_node_budget(node)  # an alias bomb is refused before anything walks its expansion
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark
@@ -86,6 +94,12 @@ def _parse(file: Path, *, with_positions: bool) -> tuple[Any, dict[str, Position
         ) from None
     except yaml.YAMLError as err:
         raise ConfigLoadError(f"{file}: invalid YAML: {err}") from None
+    except YamlBudgetError as err:
+        raise ConfigLoadError(f"{file}: {err}") from None
+    except RecursionError:
+        raise ConfigLoadError(
+            f"{file}: the YAML is nested too deeply to read (hundreds of levels) — fix: flatten the structure"
+        ) from None
     finally:
         loader.dispose()
     return data, yaml_positions(node) if with_positions else {}

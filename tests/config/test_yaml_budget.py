@@ -1,0 +1,55 @@
+"""YAML that would expand without bound (alias bombs), refer to itself or nest too deeply is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from slotgraph.config.errors import ConfigLoadError
+from slotgraph.config.loader import read_document
+from slotgraph.config.yaml_budget import MAX_EXPANDED_NODES
+
+
+def bomb(levels: int) -> str:
+    """Each level is a list of nine aliases of the one before: 9**levels values from a few hundred bytes."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "name: bomb\n" + "\n".join(lines) + "\n"
+
+
+def test_an_alias_bomb_is_refused_before_it_is_expanded(tmp_path: Path) -> None:
+    file = tmp_path / "agent.yaml"
+    file.write_text(bomb(9))
+    assert file.stat().st_size < 813  # the size of the bomb of issue 24
+    with pytest.raises(ConfigLoadError, match=r"agent\.yaml: line \d+: the document expands to more than"):
+        read_document(file)
+
+
+def test_aliases_within_the_budget_still_load(tmp_path: Path) -> None:
+    file = tmp_path / "agent.yaml"
+    file.write_text(bomb(4))  # 9**4 = 6,561 values
+    data = read_document(file)
+    assert len(data["a3"]) == 9 and data["a3"][0][0][0] == ["x"] * 9
+    assert MAX_EXPANDED_NODES > 9**4
+
+
+def test_a_self_referencing_alias_is_refused(tmp_path: Path) -> None:
+    file = tmp_path / "agent.yaml"
+    file.write_text("name: loop\nitems: &a [1, *a]\n")
+    with pytest.raises(ConfigLoadError, match="refers to a node that contains it"):
+        read_document(file)
+
+
+def test_yaml_nested_thousands_of_levels_is_a_clear_error(tmp_path: Path) -> None:
+    file = tmp_path / "agent.yaml"
+    file.write_text("x: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigLoadError, match="nested too deeply"):
+        read_document(file)
+
+
+def test_json_nested_too_deeply_is_a_clear_error(tmp_path: Path) -> None:
+    file = tmp_path / "dag.json"
+    file.write_text('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    with pytest.raises(ConfigLoadError, match="nested too deeply"):
+        read_document(file)
