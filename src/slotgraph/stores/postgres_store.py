@@ -18,9 +18,14 @@ The payload is kept as ``text`` — the exact JSON the codec wrote, checked by t
   connection for the duration of the turn (``lock_timeout`` bounds the wait). The server releases it when the
   connection ends — on release, or at once when a crashed holder's socket closes: no TTL to wait out.
 
-Connections open lazily on first use and belong to that event loop (see :mod:`slotgraph.stores.redis_store`
-for what that means for ``Session.send``). The driver is imported only when the store is used:
-``pip install 'slotgraph[postgres]'``.
+Connections come from two ``psycopg_pool`` pools, so a burst of turns *waits* for a connection instead of
+opening one each (and failing at the server's ``max_connections``): ``pool_size`` (10) connections for
+statements, each held for one statement, and ``lock_pool_size`` (50) connections holding session locks,
+each held for one turn. Separate pools mean turns holding locks can never starve the statements they need.
+A turn waits for a lock connection within its ``lock_timeout``; a statement waits up to ``pool_timeout``
+(30 s). The pools open lazily on first use and belong to that event loop (see
+:mod:`slotgraph.stores.redis_store` for what that means for ``Session.send``). The driver is imported only
+when the store is used: ``pip install 'slotgraph[postgres]'``.
 """
 
 from __future__ import annotations
@@ -68,7 +73,12 @@ CREATE TABLE IF NOT EXISTS slotgraph_ledger (
 )
 """
 _DDL_LOCK = 0x51_07_67_72  # any constant: serialises CREATE TABLE between processes starting together
-_IDLE_LOCK_CONNECTIONS = 4
+DEFAULT_POOL_SIZE = 10
+"""Connections for loads, saves and ledger writes (each held for one statement)."""
+DEFAULT_LOCK_POOL_SIZE = 50
+"""Connections holding session locks (each held for one turn): how many turns run at once per process."""
+DEFAULT_POOL_TIMEOUT = 30.0
+"""Seconds an operation waits for a pooled connection before it fails."""
 
 
 def advisory_key(session_id: str) -> int:
@@ -80,36 +90,70 @@ def advisory_key(session_id: str) -> int:
 class PostgresStore:
     """Sessions in PostgreSQL. ``url`` is a libpq URL: ``postgresql://user:password@host:port/db``."""
 
-    def __init__(self, url: str, *, lock_timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        pool_size: int = DEFAULT_POOL_SIZE,
+        lock_pool_size: int = DEFAULT_LOCK_POOL_SIZE,
+        pool_timeout: float = DEFAULT_POOL_TIMEOUT,
+    ) -> None:
         self.url = url
         self.lock_timeout = lock_timeout
+        self.pool_size = pool_size
+        self.lock_pool_size = lock_pool_size
+        self.pool_timeout = pool_timeout
         self.where = redact_url(url)
         self._locks = LocalLocks(lock_timeout)
-        self._conn: Any = None
-        self._idle: list[Any] = []
+        self._pools: tuple[Any, Any] | None = None
+        """(queries, locks): two pools, so turns holding locks can never starve the queries they need."""
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._connecting: asyncio.Lock | None = None
-        self._connecting_loop: asyncio.AbstractEventLoop | None = None
+        self._opening: asyncio.Lock | None = None
         self._closed = False
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.where!r})"
 
-    async def _connect(self) -> Any:
+    async def _open_pools(self) -> tuple[Any, Any]:
         try:
             import psycopg
+            from psycopg_pool import AsyncConnectionPool
         except ImportError:
             raise StoreConfigError(
-                "the PostgreSQL store needs the psycopg driver: pip install 'slotgraph[postgres]'"
+                "the PostgreSQL store needs psycopg and psycopg_pool: pip install 'slotgraph[postgres]'"
             ) from None
-        try:
-            return await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        try:  # one direct connection first: a bad URL or an unreachable server is reported as such
+            conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
         except psycopg.ProgrammingError as problem:
             raise StoreConfigError(f"{self.where}: not a usable PostgreSQL URL ({problem})") from None
         except psycopg.Error as problem:
             raise _unavailable(self.where, problem) from None
+        try:
+            async with conn.transaction():
+                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
+                await conn.execute(_DDL)
+                await conn.execute(_DDL_LEDGER)
+        except Exception as problem:
+            raise _unavailable(self.where, problem) from None
+        finally:
+            await conn.close()
+        pools = []
+        for size, name in ((self.pool_size, "queries"), (self.lock_pool_size, "locks")):
+            pool = AsyncConnectionPool(
+                self.url,
+                kwargs={"autocommit": True},
+                min_size=0 if name == "locks" else 1,
+                max_size=size,
+                timeout=self.pool_timeout,
+                open=False,
+                name=f"slotgraph-{name}",
+            )
+            await pool.open()
+            pools.append(pool)
+        return pools[0], pools[1]
 
-    async def _db(self) -> Any:
+    async def _pool_pair(self) -> tuple[Any, Any]:
         if self._closed:
             raise StoreError(f"{self.where}: the store was closed; open a new one with open_store()")
         loop = asyncio.get_running_loop()
@@ -118,32 +162,22 @@ class PostgresStore:
                 f"{self.where}: this store connected on another event loop; use one store per event loop "
                 "(with Session objects, call `await session.asend(...)`, not `session.send(...)`)"
             )
-        if self._conn is not None and not self._conn.closed:
-            return self._conn
-        if self._connecting is None or self._connecting_loop is not loop:
-            self._connecting, self._connecting_loop = asyncio.Lock(), loop
-        async with self._connecting:  # concurrent first uses open one connection, not one each
-            return await self._open_shared(loop)
-
-    async def _open_shared(self, loop: asyncio.AbstractEventLoop) -> Any:
-        if self._conn is None or self._conn.closed:
-            conn = await self._connect()
-            try:
-                async with conn.transaction():
-                    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK,))
-                    await conn.execute(_DDL)
-                    await conn.execute(_DDL_LEDGER)
-            except Exception as problem:
-                await conn.close()
-                raise _unavailable(self.where, problem) from None
-            self._conn, self._loop = conn, loop
-        return self._conn
+        if self._pools is not None:
+            return self._pools
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+        async with self._opening:  # concurrent first uses open the pools once
+            if self._pools is None:
+                self._pools = await self._open_pools()
+                self._loop = loop
+        return self._pools
 
     async def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        conn = await self._db()
+        queries, _ = await self._pool_pair()
         try:
-            cursor = await conn.execute(sql, params)
-            return list(await cursor.fetchall()) if cursor.description else []
+            async with queries.connection() as conn:  # waits (up to pool_timeout) when all are busy
+                cursor = await conn.execute(sql, params)
+                return list(await cursor.fetchall()) if cursor.description else []
         except Exception as problem:
             raise _unavailable(self.where, problem) from problem
 
@@ -252,9 +286,18 @@ class PostgresStore:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.lock_timeout
         async with self._locks.hold(session_id):
-            await self._db()  # the table exists and the loop is checked before a lock connection is used
-            conn = self._idle.pop() if self._idle else await self._connect()
+            _, locks = await self._pool_pair()
             key = advisory_key(session_id)
+            try:  # a dedicated pooled connection holds the advisory lock for the turn
+                conn = await locks.getconn(timeout=self.pool_timeout)
+            except Exception as problem:
+                if type(problem).__name__ == "PoolTimeout":
+                    raise StoreError(
+                        f"{self.where}: all {self.lock_pool_size} lock connections stayed busy for "
+                        f"{self.pool_timeout:g}s (that many turns were running); raise lock_pool_size or "
+                        "pool_timeout in the store URL, or add server processes"
+                    ) from None
+                raise _unavailable(self.where, problem) from problem
             wait_ms = max(
                 1, int((deadline - loop.time()) * 1000)
             )  # 0 would mean "wait forever" to PostgreSQL
@@ -262,39 +305,40 @@ class PostgresStore:
                 await conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{wait_ms}ms",))
                 await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
             except BaseException as problem:
-                await conn.close()
+                await finish_in_background(self._discard(locks, conn))
                 if _is_lock_timeout(problem):
-                    raise StoreLockTimeoutError(
-                        f"session {session_id!r} in {self.where} is busy: another turn (maybe in another "
-                        f"process) held its lock for more than {self.lock_timeout:g}s; retry later, or raise "
-                        "lock_timeout in the store URL"
-                    ) from None
+                    raise self._busy(session_id) from None
                 if isinstance(problem, Exception):
                     raise _unavailable(self.where, problem) from problem
                 raise
             try:
                 yield
             finally:
-                await finish_in_background(self._release(conn, key))
+                await finish_in_background(self._release(locks, conn, key))
 
-    async def _release(self, conn: Any, key: int) -> None:
+    def _busy(self, session_id: str) -> StoreLockTimeoutError:
+        return StoreLockTimeoutError(
+            f"session {session_id!r} in {self.where} is busy: another turn (maybe in another process) held "
+            f"its lock for more than {self.lock_timeout:g}s; retry later, or raise lock_timeout in the URL"
+        )
+
+    async def _release(self, pool: Any, conn: Any, key: int) -> None:
         try:
             await conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
         except BaseException:
-            await conn.close()  # ending the connection releases its advisory locks
+            await self._discard(pool, conn)  # ending the connection releases its advisory locks
             raise
-        if self._closed or len(self._idle) >= _IDLE_LOCK_CONNECTIONS:
-            await conn.close()
-        else:
-            self._idle.append(conn)
+        await pool.putconn(conn)
+
+    async def _discard(self, pool: Any, conn: Any) -> None:
+        await conn.close()
+        await pool.putconn(conn)  # the pool drops a closed connection and opens another when needed
 
     async def release_loop(self) -> None:
-        """Close the connections bound to the running loop; the next use reconnects on its loop."""
-        conns, self._idle = [self._conn, *self._idle], []
-        self._conn, self._loop = None, None
-        for conn in conns:
-            if conn is not None:
-                await conn.close()
+        """Close the pools bound to the running loop; the next use opens new ones on its loop."""
+        pools, self._pools, self._loop, self._opening = self._pools, None, None, None
+        for pool in pools or ():
+            await pool.close()
 
     async def close(self) -> None:
         self._closed = True

@@ -6,6 +6,8 @@ Keys (``prefix`` defaults to ``slotgraph:``): ``{prefix}session:{id}`` is a hash
 
 * A save is one Lua script — compare the version, write, index — so it is atomic on the server, with no
   WATCH/MULTI round trips to retry.
+* Connections come from a blocking pool of ``pool_size`` (50): a burst of turns waits for a connection
+  (up to ``pool_timeout``, 30 s) instead of failing with "too many connections".
 * The lock is ``SET lock token NX PX ttl``; it is renewed (``PEXPIRE`` if the token still matches) every
   ``ttl / 3`` while held and released by a script that deletes it only if the token matches; a crashed
   holder's lock expires after ``lock_ttl`` seconds (see :mod:`slotgraph.stores.leases`).
@@ -78,6 +80,10 @@ return 0
 """
 
 
+REDIS_POOL_SIZE = 50
+"""Connections a store keeps to Redis; more concurrent operations wait (up to ``pool_timeout``) for one."""
+
+
 class RedisStore:
     """Sessions in Redis. ``url`` is a redis-py URL (``redis://host:port/db``, ``rediss://``, ``unix://``)."""
 
@@ -88,14 +94,19 @@ class RedisStore:
         prefix: str = "slotgraph:",
         lock_ttl: float = DEFAULT_LOCK_TTL,
         lock_timeout: float = DEFAULT_LOCK_TIMEOUT,
+        pool_size: int = REDIS_POOL_SIZE,
+        pool_timeout: float = 30.0,
     ) -> None:
         self.url = url
+        self.pool_size = pool_size
+        self.pool_timeout = pool_timeout
         self.prefix = prefix
         self.lock_ttl = lock_ttl
         self.lock_timeout = lock_timeout
         self.where = redact_url(url)
         self._locks = LocalLocks(lock_timeout)
         self._client: Any = None
+        self._pool: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
 
@@ -119,11 +130,14 @@ class RedisStore:
             raise StoreConfigError(
                 "the Redis store needs the redis driver: pip install 'slotgraph[redis]'"
             ) from None
-        try:
-            client = aioredis.from_url(self.url, decode_responses=True)
+        try:  # a blocking pool: a burst of turns waits for a connection instead of failing
+            pool = aioredis.BlockingConnectionPool.from_url(
+                self.url, max_connections=self.pool_size, timeout=self.pool_timeout, decode_responses=True
+            )
         except ValueError as problem:
             raise StoreConfigError(f"{self.where}: not a usable Redis URL ({problem})") from None
-        self._client, self._loop = client, loop
+        client = aioredis.Redis(connection_pool=pool)
+        self._client, self._loop, self._pool = client, loop, pool
         self._scripts = {
             name: client.register_script(body)
             for name, body in (
@@ -249,8 +263,11 @@ class RedisStore:
     async def release_loop(self) -> None:
         """Close the client bound to the running loop; the next use connects on whatever loop runs then."""
         client, self._client, self._loop = self._client, None, None
+        pool, self._pool = self._pool, None
         if client is not None:
             await client.aclose()
+        if pool is not None:
+            await pool.disconnect()
 
     async def close(self) -> None:
         self._closed = True

@@ -11,7 +11,9 @@
 
 Query parameters tune the store: ``lock_timeout`` (seconds a turn waits for the session's lock; every
 store), ``lock_ttl`` (seconds a crashed holder's lock outlives it; SQLite and Redis), ``prefix`` (key prefix;
-Redis). Other query parameters of Redis and PostgreSQL URLs go to the driver (e.g. ``sslmode=require``).
+Redis), ``pool_size`` / ``pool_timeout`` (connections in the pool and seconds to wait for one; Redis and
+PostgreSQL), ``lock_pool_size`` (connections holding session locks; PostgreSQL). Other query parameters
+of Redis and PostgreSQL URLs go to the driver (e.g. ``sslmode=require``).
 
 ``open_store`` is synchronous and does no I/O: connections open lazily on the first operation, so a bad
 host or password is reported then (as :class:`~slotgraph.runtime.errors.StoreError`); a bad URL is reported
@@ -26,9 +28,14 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from slotgraph.runtime.errors import StoreConfigError
 from slotgraph.runtime.store import InMemoryStore, SessionStore
-from slotgraph.stores.postgres_store import PostgresStore
+from slotgraph.stores.postgres_store import (
+    DEFAULT_LOCK_POOL_SIZE,
+    DEFAULT_POOL_SIZE,
+    DEFAULT_POOL_TIMEOUT,
+    PostgresStore,
+)
 from slotgraph.stores.redaction import redact_url
-from slotgraph.stores.redis_store import RedisStore
+from slotgraph.stores.redis_store import REDIS_POOL_SIZE, RedisStore
 from slotgraph.stores.sqlite_store import DEFAULT_SQLITE_PATH, SQLiteStore
 
 __all__ = ["DEFAULT_STORE_URL", "SCHEMES", "open_store"]
@@ -49,8 +56,8 @@ _ALIASES = {
 _OURS = {
     "memory": {"lock_timeout"},
     "sqlite": {"lock_timeout", "lock_ttl"},
-    "redis": {"lock_timeout", "lock_ttl", "prefix"},
-    "postgresql": {"lock_timeout"},
+    "redis": {"lock_timeout", "lock_ttl", "prefix", "pool_size", "pool_timeout"},
+    "postgresql": {"lock_timeout", "pool_size", "lock_pool_size", "pool_timeout"},
 }
 _FAMILY = {"rediss": "redis", "postgres": "postgresql"}
 
@@ -92,8 +99,16 @@ def open_store(url: str) -> SessionStore:
             prefix=ours.get("prefix", "slotgraph:"),
             lock_ttl=_seconds(ours, "lock_ttl", 30.0),
             lock_timeout=lock_timeout,
+            pool_size=_count(ours, "pool_size", REDIS_POOL_SIZE),
+            pool_timeout=_seconds(ours, "pool_timeout", DEFAULT_POOL_TIMEOUT),
         )
-    return PostgresStore(driver_url, lock_timeout=lock_timeout)
+    return PostgresStore(
+        driver_url,
+        lock_timeout=lock_timeout,
+        pool_size=_count(ours, "pool_size", DEFAULT_POOL_SIZE),
+        lock_pool_size=_count(ours, "lock_pool_size", DEFAULT_LOCK_POOL_SIZE),
+        pool_timeout=_seconds(ours, "pool_timeout", DEFAULT_POOL_TIMEOUT),
+    )
 
 
 def _examples() -> str:
@@ -127,6 +142,17 @@ def _split_query(
         else:
             rest.append((key, value))
     return mine, rest
+
+
+def _count(options: dict[str, str], key: str, default: int) -> int:
+    if key not in options:
+        return default
+    raw = options[key]
+    if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
+        raise StoreConfigError(
+            f"{key}={raw!r} in the store URL must be a whole number from 1 to 10000, e.g. {key}=20"
+        )
+    return int(raw)
 
 
 def _seconds(options: dict[str, str], key: str, default: float, *, allow_zero: bool = False) -> float:
