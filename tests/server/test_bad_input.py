@@ -52,3 +52,39 @@ def test_a_body_that_is_not_utf8_says_so(sqlite_api: TestClient, body: bytes, co
     assert problem["code"] == "bad_request"
     assert "UTF-8 JSON" in problem["detail"] and "Content-Type: application/json" in problem["fix"]
     assert sqlite_api.get(f"/v1/sessions/{session_id}").json()["turns"] == 0
+
+
+@pytest.mark.parametrize(
+    ("event_data", "says"),
+    [
+        ('{"a": ' * 420 + "1" + "}" * 420, "nested more than 64 levels deep"),  # ~3 KB, as in issue 24
+        ('{"name": "\\ud800"}', "event_data.name holds a lone surrogate"),
+        ('{"text": "\\u0000ok\\udfff"}', "lone surrogate"),
+    ],
+)
+def test_event_data_that_would_poison_a_session_is_a_422_and_nothing_is_stored(
+    sqlite_api: TestClient, event_data: str, says: str
+) -> None:
+    body = '{"agent": "bella_notte", "event_data": ' + event_data + "}"
+    response = sqlite_api.post(
+        "/v1/sessions", content=body.encode(), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 422, response.text
+    (error,) = response.json()["errors"]
+    assert error["location"] == "body.event_data" and says in error["message"]
+    created = sqlite_api.post("/v1/sessions", json={"agent": "bella_notte"})
+    assert created.status_code == 201  # the server is fine; the bad request stored nothing
+
+
+def test_a_stored_state_the_engine_cannot_play_on_is_session_unreadable(tmp_path: Path) -> None:
+    import asyncio
+
+    store = SQLiteStore(tmp_path / "sessions.db")
+    with TestClient(app_for(store=store), raise_server_exceptions=False) as c:
+        session_id = c.post("/v1/sessions", json={"agent": "bella_notte"}).json()["session_id"]
+        record, version = asyncio.run(store.load(session_id)) or ({}, 0)
+        record["sm"] = {"filled": ["not", "a", "dict"]}
+        asyncio.run(store.save(session_id, record, version))
+        sent = c.post(f"/v1/sessions/{session_id}/messages", json={"text": "hi"})
+    assert sent.status_code == 500 and sent.json()["code"] == "session_unreadable", sent.text
+    assert "Traceback" not in sent.text

@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
+from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
 from slotgraph.config.nodes import DagConfig
@@ -86,6 +87,8 @@ class AgentConfig(BaseModel):
     response_guards: list[ResponseGuardConfig] = Field(default_factory=list)
     """Checks on the model's text before the person sees it (pattern, code or llm) and what to do on a
     violation (replace, redact, regenerate, suppress)."""
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    """Bounds on one turn's work: tool timeouts, tool calls per response and per turn, stored history."""
 
     @model_validator(mode="before")
     @classmethod

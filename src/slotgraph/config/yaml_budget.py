@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import yaml
 
+from slotgraph.config.errors import ConfigLoadError
+
 __all__ = ["MAX_ALIASES", "MAX_EXPANDED_NODES", "YamlBudgetError", "check_node_budget"]
 
 MAX_EXPANDED_NODES = 250_000
@@ -23,8 +25,10 @@ MAX_ALIASES = 10_000
 """How many times aliases (``*name``) may be used in one document."""
 
 
-class YamlBudgetError(ValueError):
+class YamlBudgetError(ConfigLoadError):
     """The document is too large once its aliases are expanded, or refers to itself."""
+
+    code = "yaml_too_large"
 
 
 def check_node_budget(root: yaml.Node | None) -> None:

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from slotgraph.config import AgentConfig, CompiledDag, compile_config
 from slotgraph.config.agent import Definition
+from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.validation import validate_raw
@@ -199,6 +200,16 @@ def _logic(
     return logic if logic.active else None
 
 
+def _limits(limits: LimitsConfig | Mapping[str, Any] | None) -> LimitsConfig:
+    if limits is None or isinstance(limits, LimitsConfig):
+        return limits or LimitsConfig()
+    try:
+        return LimitsConfig.model_validate(dict(limits))
+    except ValidationError as err:
+        problems = "; ".join(f"limits.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors())
+        raise AgentLoadError(f"invalid limits ({problems}) — fix: see docs/security.md#limits") from None
+
+
 class _LogicKeys(BaseModel):
     variables: list[VariableDeclaration]
     rules: list[RuleConfig]
@@ -232,6 +243,8 @@ class Agent:
     team: AgentTeam | None = field(default=None, compare=False, repr=False)
     """The multi-agent app this agent belongs to (``slotgraph.apps`` sets it); a session started on the
     app's root can move between its agents (:mod:`slotgraph.runtime.agent_team`)."""
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    """Bounds on one turn's work (``limits:`` in agent.yaml): tool timeouts, call caps, stored history."""
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
@@ -284,6 +297,7 @@ class Agent:
             tracing=agent_cfg.tracing if agent_cfg is not None else False,
             logic=logic if logic.active else None,
             description=(agent_cfg.description or "") if agent_cfg is not None else "",
+            limits=agent_cfg.limits if agent_cfg is not None else LimitsConfig(),
         )
 
     @classmethod
@@ -302,6 +316,7 @@ class Agent:
         builtin_tools: BuiltinToolSettings | Mapping[str, Any] | None = None,
         response_guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
         topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
+        limits: LimitsConfig | Mapping[str, Any] | None = None,
     ) -> Agent:
         """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
 
@@ -315,10 +330,11 @@ class Agent:
         logic = _logic(
             instruction, variables, rules, tool_logic or {}, builtin_tools, response_guards, topics
         )
+        bounds = _limits(limits)
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC
         return cls(name=name, dag=compiled, tools=_registry(tools, logic), instruction=instruction,
                    model=None if isinstance(model, str) else model, model_spec=spec,
-                   channel=channel, logic=logic)  # fmt: skip
+                   channel=channel, logic=logic, limits=bounds)  # fmt: skip
 
     def close(self) -> None:
         """Release the tool sources (stop MCP servers started for this agent). Idempotent."""

@@ -129,9 +129,11 @@ RefusalReason = Literal[
     "idempotency_pending",
     "idempotency_unconfirmed",
     "receipt_refused",
+    "call_limit",
 ]
 """Why a call was refused: the runtime's checks (``unknown_tool``, ``executor``, ``bad_arguments``,
-``session_ended``), the DAG's visibility (``hidden_tool``), a tool gate (``gate_closed``, ``bind_unresolved``,
+``session_ended``, ``call_limit``: past a tool-call cap of ``limits:``), the DAG's visibility
+(``hidden_tool``), a tool gate (``gate_closed``, ``bind_unresolved``,
 ``merge_bind_refused``, ``summary_required``, ``extraction_pending``) or an execution contract
 (``idempotency_*``, ``receipt_refused``)."""
 

@@ -30,6 +30,7 @@ from slotgraph.names import (
     open_tag,
     tagged,
 )
+from slotgraph.runtime.fencing import fence_text
 
 __all__ = [
     "CURRENT_DATE",
@@ -123,7 +124,7 @@ def build_phase_suffix(
             _tag(
                 USER_CONTEXT,
                 "Earlier in this turn the user said the following; extract slot values from it with the "
-                f"setters instead of asking again:\n{user_context}",
+                f"setters instead of asking again:\n{fence_text(user_context)}",
             )
         )
     return "\n\n".join(parts)

@@ -25,7 +25,9 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from slotgraph.engine.errors import EngineStateError
 from slotgraph.engine.routing import TRANSFER_KEY
+from slotgraph.engine.state import validate_state
 from slotgraph.logic import RECORD_KEY, LogicRecord, LogicSession, RunCache, variables_snapshot
 from slotgraph.models.protocol import Message, Model, Usage, UserMessage
 from slotgraph.runtime.agent_team import (
@@ -41,7 +43,9 @@ from slotgraph.runtime.errors import SessionError, StorePayloadError
 from slotgraph.runtime.events import ErrorEvent, Event, TurnResult, TurnStep
 from slotgraph.runtime.executions import RECORD_FIELD as EXECUTIONS_FIELD
 from slotgraph.runtime.executions import executions_from_record
+from slotgraph.runtime.history import bounded_history
 from slotgraph.runtime.instructions import fill_current_date
+from slotgraph.runtime.json_values import json_problem
 from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.runtime.tools import ToolRegistry
@@ -84,6 +88,18 @@ def _check_record(session_id: str, record: Any) -> None:
         )
 
 
+def _checked_event_data(event_data: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``event_data`` as a dict, refused when it is not bounded JSON (it is stored with the session)."""
+    if event_data is None:
+        return {}
+    if not isinstance(event_data, Mapping):
+        raise SessionError(f"event_data must be a mapping, got {type(event_data).__name__}")
+    problem = json_problem(event_data, "event_data")
+    if problem is not None:
+        raise SessionError(f"{problem}; event_data must be JSON (finite numbers, strings, lists, objects)")
+    return dict(event_data)
+
+
 def _system_clock() -> datetime:
     return datetime.now().astimezone()
 
@@ -114,7 +130,7 @@ class Session:
         self.agent = agent
         self.model = model
         self.id = session_id or uuid.uuid4().hex
-        self.event_data: dict[str, Any] = dict(event_data or {})
+        self.event_data: dict[str, Any] = _checked_event_data(event_data)
         self.channel = channel if channel is not None else agent.channel
         self.clock: Clock = clock or _system_clock
         self._owned_store = store is None
@@ -232,7 +248,7 @@ class Session:
     async def asend_event(self, name: str, *, event_data: Mapping[str, Any] | None = None) -> TurnResult:
         """Play a turn without user text (e.g. ``welcome``), optionally adding event data first."""
         if event_data:
-            self.event_data.update(event_data)
+            self.event_data.update(_checked_event_data(event_data))
         return await self._turn(UserMessage("", event=name))
 
     def send(self, text: str) -> TurnResult:
@@ -271,6 +287,13 @@ class Session:
             return
         record, version = found
         _check_record(self.id, record)
+        try:
+            validate_state(record["sm"])
+        except EngineStateError as err:
+            raise StorePayloadError(
+                f"session {self.id!r}: the stored state cannot be played on ({err}); nothing was played or "
+                "saved — fix or delete the stored session"
+            ) from None
         self._sm = dict(record.get("sm") or {})
         self._history = list(record.get("history") or [])
         self._ended = bool(record.get("ended", False))
@@ -368,6 +391,7 @@ class Session:
                 resumed=bool(outs),
                 ledger=self.ledger,
                 executions=executions,
+                limits=agent.limits,
             )
             out = await run_turn(inputs)
             outs.append(out)
@@ -391,6 +415,7 @@ class Session:
             agent = self.team[handover.target]
             arriving = parked.pop(agent.name, ParkedAgent())
             sm, logic_record = self._arrive(agent, arriving.sm, handover), arriving.logic
+        history = tuple(bounded_history(history, agent.limits.history_messages))
         record: dict[str, Any] = {
             "sm": sm,
             "history": list(history),

@@ -29,6 +29,7 @@ dates become ISO strings, tuples and sets lists), so the state stays storable; a
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import logging
 import types
@@ -38,6 +39,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.config.limits import LimitsConfig
 from slotgraph.models.protocol import ToolCall, ToolSchema
 from slotgraph.runtime.builtin_tools import (
     CONFIRM_PENDING,
@@ -63,6 +65,7 @@ from slotgraph.runtime.events import (
     TransferEvent,
 )
 from slotgraph.runtime.executions import Executions
+from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
@@ -107,6 +110,8 @@ class ToolRunner:
     """The session's agent: a routing tool's ``target_agent`` naming another agent hands the session over."""
     executions: Executions | None = None
     """Numbers task-executor attempts and records them in the ledger (None: executors run without keys)."""
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    """Tool timeouts (``limits:`` in agent.yaml)."""
     gates: GateLayer | None = None
     """The session's gate layer (agents with logic): gates, bound arguments, captures, ``set_variables``."""
     team: frozenset[str] = frozenset()
@@ -124,6 +129,10 @@ class ToolRunner:
         return ToolContext(
             self.clock_now, self.clock_now.date(), state, self.channel, self.session_id, idempotency_key
         )
+
+    def refuse(self, call: ToolCall, reason: RefusalReason, message: str, sm: dict[str, Any]) -> ToolOutcome:
+        """Refuse a model call (it is not run): the model reads ``message``."""
+        return self._refuse(call, reason, message, sm)
 
     def _refuse(
         self,
@@ -281,8 +290,9 @@ class ToolRunner:
                 result, failed = known
                 await executions.finish(attempt, result)
                 return self._finish(call, sm, events, result, failed=failed, route=True)
-            if not tool.takes_idempotency_key:
+            if tool.status_hook is None and not tool.takes_idempotency_key:
                 return self._unconfirmed(call, sm, events, attempt.key)
+            # the hook says the key never took effect, or the executor deduplicates by key: run it
         result, failed = await self._invoke(call, tool, args, sm, True, attempt.key)
         await executions.finish(attempt, result)
         return self._finish(call, sm, events, result, failed=failed, route=True)
@@ -292,7 +302,7 @@ class ToolRunner:
         if tool.status_hook is None:
             return None
         try:
-            found = await tool.ask_status(key)
+            found = await asyncio.wait_for(tool.ask_status(key), self.limits.timeout_for(call.name))
         except Exception as err:
             logger.exception("the status hook of %s raised for %s", call.name, key)
             return {"success": False, "error": f"{type(err).__name__}: {err}"}, True
@@ -333,8 +343,19 @@ class ToolRunner:
         """Call the tool: ``(its JSON result, False)``, or ``(a failed result, True)`` when it raised or
         returned something JSON cannot carry (an executor's failure is routed; another tool's is for the
         model to read)."""
+        timeout = self.limits.timeout_for(call.name)
         try:
-            result = await tool.invoke(args, self._context(sm, key))
+            async with asyncio.timeout(timeout) as deadline:
+                result = await tool.invoke(args, self._context(sm, key))
+        except TimeoutError:
+            if deadline.expired():
+                logger.error(
+                    "tool %s did not answer within %gs; the call counts as failed", call.name, timeout
+                )
+                error = f"Timeout: {call.name} did not answer within {timeout:g}s"
+                return _failure(call.name, error, is_executor), True
+            logger.exception("tool %s raised", call.name)
+            return _failure(call.name, "TimeoutError: the tool raised TimeoutError", is_executor), True
         except Exception as err:
             logger.exception("tool %s raised", call.name)
             return _failure(call.name, f"{type(err).__name__}: {err}", is_executor), True
@@ -383,7 +404,11 @@ class ToolRunner:
         route: bool,
     ) -> ToolOutcome:
         events.append(ToolResultEvent(call.id, call.name, result, failed=failed))
-        new_sm = self.engine.after_tool(self.dag, sm, call.name, dict(call.args), result) if route else sm
+        new_sm = (  # values from outside are fenced before they can reach an instruction (runtime.fencing)
+            self.engine.after_tool(self.dag, sm, call.name, fence_value(dict(call.args)), fence_value(result))
+            if route
+            else sm
+        )
         events.append(StateSnapshotEvent(copy.deepcopy(new_sm), call.name))
         ended = False
         if not failed and call.name == END_SESSION:

@@ -43,6 +43,7 @@ from datetime import datetime
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.config.limits import LimitsConfig
 from slotgraph.engine.actions import EngineAction, FunctionCall
 from slotgraph.logic import LogicSession
 from slotgraph.models.protocol import (
@@ -61,6 +62,7 @@ from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import ModelOutputError
 from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, StepPhase, TextEvent, TurnStep
 from slotgraph.runtime.executions import Executions
+from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
 from slotgraph.runtime.ledger import ExecutionLedger
@@ -117,6 +119,8 @@ class TurnInputs:
     None: executors run without idempotency keys."""
     executions: Mapping[str, int] = field(default_factory=dict)
     """Per task, the attempts settled in saved turns (the record's ``executions``)."""
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
+    """Tool timeouts and tool-call caps (``limits:`` in agent.yaml)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +153,8 @@ class TurnOutput:
     """Set when a tool call handed the conversation to another agent of the app; the turn stops there."""
     executions: dict[str, int] = field(default_factory=dict)
     """Per task, the attempts settled by the end of this turn (saved in the record)."""
+    tool_calls: int = 0
+    """Tool calls run this turn (model and engine), against ``limits.tool_calls_per_turn``."""
 
     async def emit(self, *events: Event) -> None:
         """Record events in order and hand each to the sink (if any) as it happens."""
@@ -184,6 +190,7 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         gates=GateLayer(inputs.logic) if inputs.logic is not None else None,
         team=inputs.team,
         executions=executions,
+        limits=inputs.limits,
     )
     logic = inputs.logic
     if logic is not None:
@@ -314,6 +321,7 @@ async def _play_engine_reply(
     if reply.parallel_calls:
         return await _play_parallel(runner, out, logic, (call_spec, *reply.parallel_calls))
     call = ToolCall(_next_call_id(out), call_spec.name, dict(call_spec.args))
+    out.tool_calls += 1
     outcome = await runner.run(call, out.sm, origin="engine")
     out.sm = outcome.sm
     await out.emit(*outcome.events)
@@ -334,16 +342,24 @@ async def _play_parallel(
     routed in order (``after_tool``), so every task's result — success or failure — reaches the next engine
     invocation, which judges each with its own retries."""
     calls = [ToolCall(f"{_next_call_id(out)}_{index}", s.name, dict(s.args)) for index, s in enumerate(specs)]
+    out.tool_calls += len(calls)
     start = out.sm
     outcomes = await asyncio.gather(*(runner.run(call, start, origin="engine") for call in calls))
     out.history.append(AssistantToolCalls(tuple(calls)))
+    halted = False
     for call, outcome in zip(calls, outcomes, strict=True):
-        out.sm = runner.engine.after_tool(runner.dag, out.sm, call.name, dict(call.args), outcome.result)
+        if (
+            outcome.halted
+        ):  # an interrupted attempt with an unknown outcome: not routed, never re-fired blindly
+            halted = True
+        else:  # values from outside are fenced before they can reach an instruction (runtime.fencing)
+            args, result = fence_value(dict(call.args)), fence_value(outcome.result)
+            out.sm = runner.engine.after_tool(runner.dag, out.sm, call.name, args, result)
         await out.emit(*outcome.events)
         out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
         out.ended = out.ended or outcome.ended
         await _after_tool(logic, out, call.name, outcome.result)
-    return True
+    return not halted
 
 
 def _note_handover(out: TurnOutput, call: ToolCall, outcome: ToolOutcome) -> None:
@@ -399,10 +415,16 @@ async def _call_model(
             logger.warning("session %s: %s", inputs.session_id, message)
             await out.emit(ErrorEvent("empty_model_response", message))
         return False, bool(payload_events)
-    calls = _admissible_calls(response.tool_calls, out.history, inputs.session_id)
+    calls = _admissible_calls(_capped(response.tool_calls, inputs), out.history, inputs.session_id)
     out.history.append(AssistantToolCalls(tuple(call for call, _ in calls)))
-    for call, args_problem in calls:
-        refusal = runner.check_model_call(call, visible, out.sm, ended=out.ended, args_problem=args_problem)
+    for index, (call, args_problem) in enumerate(calls):
+        refusal = _over_limit(runner, call, index, len(response.tool_calls), inputs.limits, out)
+        if refusal is None:
+            refusal = runner.check_model_call(
+                call, visible, out.sm, ended=out.ended, args_problem=args_problem
+            )
+        if refusal is None:
+            out.tool_calls += 1
         outcome = refusal if refusal is not None else await runner.run(call, out.sm, origin="model")
         out.refusals += int(outcome.refused)
         out.sm = outcome.sm
@@ -436,6 +458,45 @@ async def _guarded(inputs: TurnInputs, out: TurnOutput, request: ModelRequest | 
         out.usage = out.usage + response.usage
     await out.emit(*guarded.events)
     return guarded.text
+
+
+def _capped(calls: tuple[ToolCall, ...] | list[ToolCall], inputs: TurnInputs) -> tuple[ToolCall, ...]:
+    """The calls of one response that are answered: the first ``tool_calls_per_response`` run, one more is
+    refused with the reason, the rest are dropped (bounded work for any response)."""
+    cap = inputs.limits.tool_calls_per_response
+    if len(calls) <= cap + 1:
+        return tuple(calls)
+    logger.warning(
+        "session %s: the model made %d tool calls in one response; %d run, the rest are refused or dropped",
+        inputs.session_id,
+        len(calls),
+        cap,
+    )
+    return tuple(calls[: cap + 1])
+
+
+def _over_limit(
+    runner: ToolRunner, call: ToolCall, index: int, made: int, limits: LimitsConfig, out: TurnOutput
+) -> ToolOutcome | None:
+    """A ``call_limit`` refusal for a call past the per-response or per-turn cap, else None."""
+    if index >= limits.tool_calls_per_response:
+        return runner.refuse(
+            call,
+            "call_limit",
+            f"At most {limits.tool_calls_per_response} tool calls run per response; this response made "
+            f"{made}, so the calls after the first {limits.tool_calls_per_response} were not run. Call the "
+            "ones still needed in your next response.",
+            out.sm,
+        )
+    if out.tool_calls >= limits.tool_calls_per_turn:
+        return runner.refuse(
+            call,
+            "call_limit",
+            f"At most {limits.tool_calls_per_turn} tool calls run in one turn, and this turn has used them; "
+            "this call was not run. Answer the person with what you have.",
+            out.sm,
+        )
+    return None
 
 
 def _checked_response(response: object) -> ModelResponse:

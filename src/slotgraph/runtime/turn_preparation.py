@@ -29,6 +29,7 @@ from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.names import GATE_USER_TEXT
 from slotgraph.runtime.builtin_tools import READBACK_TOOLS
 from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.fencing import fence_text, fence_value
 from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
 from slotgraph.runtime.tools import ToolRegistry
 
@@ -102,7 +103,13 @@ def prepare_call(
         return Preparation(new_sm, None, visible, inject_suffix(instruction, suffix), engine_ran=False)
     extra = {"variables": variables} if variables is not None else {}
     outcome = engine.invoke(
-        dag, sm, last_user_text=last_user_text, event_data=event_data, channel=channel, debug=debug, **extra
+        dag,
+        sm,
+        last_user_text=fence_text(last_user_text),  # untrusted: never a framework tag in a directive
+        event_data=fence_value(event_data),
+        channel=channel,
+        debug=debug,
+        **extra,
     )
     new_sm = outcome.sm
     action = outcome.action
