@@ -32,6 +32,7 @@ FULL: dict[str, list[str]] = {
     "sgd_replay.py": [],
     "expr_fuzz.py": [],
     "parallel_tasks.py": [],
+    "lock_recovery.py": ["--ttl", "5"],
 }
 QUICK: dict[str, list[str]] = {
     "engine.py": ["--quick"],
@@ -43,6 +44,7 @@ QUICK: dict[str, list[str]] = {
     "sgd_replay.py": ["--limit", "4"],
     "expr_fuzz.py": ["--cases", "200"],
     "parallel_tasks.py": ["--turns", "2", "--latency-ms", "5"],
+    "lock_recovery.py": ["--ttl", "0.5"],
 }
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,

@@ -24,6 +24,7 @@ CASES = [
     (["sgd_replay.py", "--limit", "4"], "overall:"),
     (["runtime.py", "--bookings", "2"], "prompt tokens (+ history)"),
     (["service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"], "store"),
+    (["lock_recovery.py", "--ttl", "0.5"], "the killed holder's lock was free after"),
     (["parallel_tasks.py", "--turns", "2", "--latency-ms", "5"], "parallel/sequential turn ratio:"),
 ]
 

@@ -35,7 +35,7 @@ DEFAULT_HISTORY_MESSAGES = 400
 class LimitsConfig(BaseModel):
     """Bounds on one turn's work (see the module docstring); every key is optional."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     tool_timeout: float = Field(default=DEFAULT_TOOL_TIMEOUT, gt=0, le=3600)
     """Seconds any tool call may take before it counts as failed."""
