@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from slotgraph.config import CompiledDag
@@ -78,11 +78,15 @@ class FakeEngine:
         out["routed"] = [*out.get("routed", []), tool_name]
         return out
 
-    def confirm_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+    def confirm_pending(
+        self, dag: CompiledDag, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
         out = dict(sm)
         out["filled"] = {**out.get("filled", {}), **out.get("pending", {})}
         out["pending"] = {}
         return out
 
-    def reject_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+    def reject_pending(
+        self, dag: CompiledDag, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
         return dict(sm)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import copy
 import itertools
 import os
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -136,11 +136,15 @@ class _DeferredRouting:
         self.routed.append((tool_name, dict(args), result))
         return dict(sm)
 
-    def confirm_pending(self, dag: Any, sm: Mapping[str, Any]) -> dict[str, Any]:
-        return self.engine.confirm_pending(dag, sm)
+    def confirm_pending(
+        self, dag: Any, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
+        return self.engine.confirm_pending(dag, sm, slots=slots)
 
-    def reject_pending(self, dag: Any, sm: Mapping[str, Any]) -> dict[str, Any]:
-        return self.engine.reject_pending(dag, sm)
+    def reject_pending(
+        self, dag: Any, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
+        return self.engine.reject_pending(dag, sm, slots=slots)
 
 
 # --- the callbacks ------------------------------------------------------------------------------------------

@@ -250,8 +250,9 @@ def after_tool(
 def _confirmable(out: Mapping[str, Any], slots: Collection[str] | None) -> list[str]:
     """The pending values a confirmation commits: those the user heard read back — equal to what was pending
     when the previous engine invocation ended (``_last_state``); a value corrected since then is read back
-    first — and, when ``slots`` is given, only those. Without a previous readback (no ``_last_state``
-    pending) every pending value."""
+    first — and, when ``slots`` is given, only those; never one whose rejection was just recorded
+    (``reject_pending`` in the same step). Without a previous readback (no ``_last_state`` pending) every
+    pending value."""
     pending: Mapping[str, Any] = out["pending"]
     last = out.get("_last_state")
     heard = last.get("pending") if isinstance(last, Mapping) else None
@@ -260,6 +261,9 @@ def _confirmable(out: Mapping[str, Any], slots: Collection[str] | None) -> list[
         names = [name for name in names if name in heard and heard[name] == pending[name]]
     if slots is not None:
         names = [name for name in names if name in slots]
+    rejected = out.get("_rejection_snapshot") if out.get("_rejection_requested") else None
+    if isinstance(rejected, Mapping):  # rejected in the same step: never confirmed with the rest
+        names = [name for name in names if name not in rejected]
     return names
 
 

@@ -13,7 +13,7 @@ variables; the gate layer runs it against the session's variables) and, with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from pydantic import ConfigDict, create_model
@@ -79,20 +79,27 @@ def escalate(reason: str = "") -> dict[str, Any]:
 
 
 def readback_result(
-    engine: Engine, dag: CompiledDag, name: str, sm: Mapping[str, Any]
+    engine: Engine,
+    dag: CompiledDag,
+    name: str,
+    sm: Mapping[str, Any],
+    slots: Collection[str] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run a readback tool on ``sm``: ``(result, new state)``. The results say what the tool did, in the
     original platform's shapes: ``confirm_pending`` → ``{"committed": [slot names], "stored": True}``,
     ``reject_pending`` → ``{"rejected": [slot names], "stored": True}``; with nothing pending, ``{"error":
     True, "error_code": "nothing_pending", "message": ...}`` and the state unchanged. A partial confirmation
-    (a value corrected since the readback stays pending for its own readback) adds ``"still_pending"``."""
+    (a value corrected since the readback stays pending for its own readback, or ``slots`` naming only some
+    values) adds ``"still_pending"``; ``reject_pending`` with ``slots`` lists only those."""
     waiting = sorted((sm.get("pending") or {}).keys())
     if name == CONFIRM_PENDING:
-        new_sm = engine.confirm_pending(dag, sm)
+        new_sm = engine.confirm_pending(dag, sm, slots=slots) if slots else engine.confirm_pending(dag, sm)
         key = "committed"
     elif name == REJECT_PENDING:
-        new_sm = engine.reject_pending(dag, sm)
+        new_sm = engine.reject_pending(dag, sm, slots=slots) if slots else engine.reject_pending(dag, sm)
         key = "rejected"
+        if slots:
+            waiting = [slot for slot in waiting if slot in slots]
     else:
         raise ValueError(f"{name!r} is not a readback tool")
     if not waiting:
@@ -112,10 +119,12 @@ def builtin_tools() -> list[Tool]:
         readback_tool(
             CONFIRM_PENDING,
             "Confirm the values just read back to the user (the user said they are correct).",
+            "Only these slots, when the user confirmed part of what was read back; omit to confirm all.",
         ),
         readback_tool(
             REJECT_PENDING,
             "Reject the values just read back to the user (the user said they are wrong).",
+            "Only these slots, when the user said only part of what was read back is wrong; omit for all.",
         ),
         tool_from_function(end_session),
         tool_from_function(escalate),

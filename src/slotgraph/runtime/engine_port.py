@@ -13,7 +13,7 @@ closed :class:`slotgraph.engine.Reason`); the spec's action dict exists only at 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -57,9 +57,17 @@ class Engine(Protocol):
         self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any
     ) -> dict[str, Any]: ...
 
-    def confirm_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]: ...
+    def confirm_pending(
+        self, dag: CompiledDag, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
+        """Commit the pending values read back (``slots``: only those, docs/engine.md "Partial readback")."""
+        ...
 
-    def reject_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]: ...
+    def reject_pending(
+        self, dag: CompiledDag, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
+        """Record the rejection of the pending values (``slots``: only those)."""
+        ...
 
 
 class DagEngine:
@@ -109,12 +117,16 @@ class DagEngine:
 
         return dict(engine.after_tool(dict(sm), dag, tool_name, dict(args), result))
 
-    def confirm_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+    def confirm_pending(
+        self, dag: CompiledDag, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
         from slotgraph import engine
 
-        return dict(engine.confirm_pending(dict(sm), dag))
+        return dict(engine.confirm_pending(dict(sm), dag, slots=slots))
 
-    def reject_pending(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
+    def reject_pending(
+        self, dag: CompiledDag, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
         from slotgraph import engine
 
-        return dict(engine.reject_pending(dict(sm)))
+        return dict(engine.reject_pending(dict(sm), slots=slots))

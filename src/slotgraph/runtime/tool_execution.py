@@ -372,7 +372,9 @@ class ToolRunner:
 
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
         assert call.name in (CONFIRM_PENDING, REJECT_PENDING)
-        result, new_sm = readback_result(self.engine, self.dag, call.name, sm)
+        slots = call.args.get("slots") if isinstance(call.args, Mapping) else None
+        named = [str(slot) for slot in slots] if isinstance(slots, list) and slots else None
+        result, new_sm = readback_result(self.engine, self.dag, call.name, sm, named)
         events.append(ToolResultEvent(call.id, call.name, result))
         events.append(StateSnapshotEvent(copy.deepcopy(new_sm), call.name))
         return ToolOutcome(result, new_sm, tuple(events))

@@ -150,12 +150,24 @@ def tool_from_function(fn: Callable[..., Any], *, name: str | None = None) -> To
     return Tool(tool_name, fn, schema, signature.injected, validator)
 
 
-def readback_tool(name: str, description: str) -> Tool:
-    """A parameterless tool the runtime routes to the engine (``confirm_pending``/``reject_pending``)."""
-    schema = ToolSchema(
-        name, description, {"type": "object", "properties": {}, "additionalProperties": False}
+class _ReadbackArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    slots: list[str] | None = None
+
+
+def readback_tool(name: str, description: str, slots_description: str) -> Tool:
+    """A tool the runtime routes to the engine (``confirm_pending``/``reject_pending``). Its one optional
+    parameter, ``slots``, names the values it applies to (partial readback); without it, all of them."""
+    parameters = {
+        "type": "object",
+        "properties": {
+            "slots": {"type": "array", "items": {"type": "string"}, "description": slots_description},
+        },
+        "additionalProperties": False,
+    }
+    return Tool(
+        name, None, ToolSchema(name, description, parameters), validator=_ReadbackArgs, kind="readback"
     )
-    return Tool(name, None, schema, kind="readback")
 
 
 class ToolRegistry:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -236,13 +236,17 @@ class _TracedEngine:
         }
         return self._tracer.span(f"execute_tool {name}", attributes)
 
-    def confirm_pending(self, dag: Any, sm: Mapping[str, Any]) -> dict[str, Any]:
+    def confirm_pending(
+        self, dag: Any, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
         with self._readback(CONFIRM_PENDING):
-            return self.inner.confirm_pending(dag, sm)
+            return self.inner.confirm_pending(dag, sm, slots=slots)
 
-    def reject_pending(self, dag: Any, sm: Mapping[str, Any]) -> dict[str, Any]:
+    def reject_pending(
+        self, dag: Any, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
+    ) -> dict[str, Any]:
         with self._readback(REJECT_PENDING):
-            return self.inner.reject_pending(dag, sm)
+            return self.inner.reject_pending(dag, sm, slots=slots)
 
 
 @dataclass(frozen=True, slots=True)

@@ -196,7 +196,8 @@ def read_setters(tools: Sequence[Mapping[str, Any]]) -> tuple[Setter, ...]:
     for tool in tools:
         name = str(tool["name"])
         parameters = tool.get("parameters") or {}
-        properties = parameters.get("properties") or {}
+        # the readback tools' optional ``slots`` is not a value to extract: they are called by name (planner)
+        properties = {} if name in (CONFIRM_TOOL, REJECT_TOOL) else parameters.get("properties") or {}
         notes = param_notes(str(tool.get("description") or ""), list(properties))
         params = tuple(
             _param(name, pname, pschema or {}, notes.get(pname, "")) for pname, pschema in properties.items()
