@@ -31,8 +31,20 @@ __all__ = ["resolve_candidates"]
 
 
 def resolve_candidates(inv: Invocation) -> list[str]:
-    """Use the early answers and held values whose slot is askable now; returns the slots resolved."""
+    """Use the early answers and held values whose slot is askable now; returns the slots resolved.
+
+    Repeated until nothing more resolves: a value used now can make another one's slot askable (a chain of
+    ``requires``), which must not be asked while its own early answer waits. Each round resolves or drops at
+    least one value, so the loop is bounded by their number."""
     resolved: list[str] = []
+    while _one_round(inv, resolved):
+        pass
+    inv.candidates_used = resolved
+    return resolved
+
+
+def _one_round(inv: Invocation, resolved: list[str]) -> bool:
+    progress = False
     for key, confirmed in ((HELD_KEY, True), (CANDIDATES_KEY, False)):
         values: dict[str, Any] = inv.sm.get(key) or {}
         if not values:
@@ -42,10 +54,12 @@ def resolve_candidates(inv: Invocation) -> list[str]:
             slot = inv.dag.slot_by_name.get(name)
             if slot is None or name in inv.filled or name in inv.pending or name in inv.deferred:
                 inv.trace.emit("candidate_dropped", slot=name, why="superseded")
+                progress = True
                 continue
             if not inv.activity.slot_active(name) or not inv.activity.requires_met(slot):
                 waiting[name] = value
                 continue
+            progress = True
             if not holds_against(slot, value, inv.filled):
                 inv.trace.emit("candidate_dropped", slot=name, why="does_not_hold", value=value)
                 continue
@@ -66,5 +80,4 @@ def resolve_candidates(inv: Invocation) -> list[str]:
             inv.sm[key] = waiting
         else:
             inv.sm.pop(key, None)
-    inv.candidates_used = resolved
-    return resolved
+    return progress
