@@ -109,3 +109,23 @@ def test_report_deduplicates_and_separates_warnings() -> None:
 
 def test_prefixed_issue() -> None:
     assert ConfigIssue("c", "slots[0]", "m", "f").prefixed("dag").location == "dag.slots[0]"
+
+
+def test_the_keys_beyond_the_spec_warn_where_they_have_no_effect() -> None:
+    raw: dict[str, Any] = {
+        "slots": [
+            {"name": "a", "setter": "set_a", "ask": "A?", "accept_early": True},
+            {"name": "b", "setter": "set_b", "ask": "B?", "requires": ["a"], "accept_early": True},
+            {"name": "out", "source": "task:T", "changeable": True},
+        ],
+        "tasks": [
+            {"name": "T", "tool": "t", "inputs": ["a", "b"], "outputs": {"o": "out"}, "success_check": "ok",
+             "parallel": True, "terminal": True, "readback_together": True},
+        ],
+    }  # fmt: skip
+    codes = _codes(validate_dag(raw))
+    assert ("accept_early_without_requires", "slots[0].accept_early") in codes
+    assert not any(location == "slots[1].accept_early" for _, location in codes)
+    assert ("changeable_without_setter", "slots[2].changeable") in codes
+    assert ("parallel_terminal_task", "tasks[0].parallel") in codes
+    assert ("readback_together_without_group", "tasks[0].readback_together") in codes

@@ -42,6 +42,20 @@ def _slots(view: View) -> Iterator[ConfigIssue]:
                 f"slot {name!r} is collected but no task uses it (not in any inputs or requires)",
                 "add it to a task's inputs (or requires), or remove the slot if it is not needed",
             )
+        if slot.get("accept_early") is True and not list(names_in(slot.get("requires"))):
+            yield _warn(
+                "accept_early_without_requires",
+                f"slots[{index}].accept_early",
+                "accept_early has no effect on a slot without requires: it can always be answered",
+                "remove accept_early, or add the requires the slot waits for",
+            )
+        if slot.get("changeable") is True and not (is_user and slot.get("setter")):
+            yield _warn(
+                "changeable_without_setter",
+                f"slots[{index}].changeable",
+                "changeable has no effect on a slot the user cannot set (no 'user' source or no setter)",
+                "remove changeable, or give the slot a 'user' source and a setter",
+            )
         if slot.get("requires_readback") is True and not is_user:
             yield _warn(
                 "readback_on_non_user_slot",
@@ -126,6 +140,20 @@ def _tasks(view: View) -> Iterator[ConfigIssue]:
             )
         if task.get("terminal") is True and isinstance(name, str):
             seen_terminal = name
+        if task.get("parallel") is True and task.get("terminal") is True:
+            yield _warn(
+                "parallel_terminal_task",
+                f"tasks[{index}].parallel",
+                "a terminal task never fires in parallel (its success ends the session); parallel is ignored",
+                "remove parallel from the terminal task",
+            )
+        if task.get("readback_together") is True and task.get("readback_inputs") is not True:
+            yield _warn(
+                "readback_together_without_group",
+                f"tasks[{index}].readback_together",
+                "readback_together only applies to the grouped readback of readback_inputs: true",
+                "add readback_inputs: true, or remove readback_together",
+            )
 
 
 def advisory_issues(view: View) -> Iterator[ConfigIssue]:
