@@ -90,6 +90,7 @@ def dag_graph(dag: CompiledDag) -> dict[str, Any]:
                 "tool": task.tool,
                 "readback": task.readback_inputs,
                 "condition": task.condition.source if task.condition else None,
+                "parallel": task.parallel,
             }
         )
     edges = _edges(dag)

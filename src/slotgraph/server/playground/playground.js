@@ -228,7 +228,7 @@
   }
 
   function subtitle(n) {
-    if (n.type === "task") return "calls " + n.tool;
+    if (n.type === "task") return "calls " + n.tool + (n.parallel ? " · parallel" : "");
     const kind = n.kind.replace(/_/g, " ");
     return (n.condition ? "if … · " : "") + kind + (n.readback ? " · readback" : "");
   }
