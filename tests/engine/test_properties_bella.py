@@ -86,6 +86,8 @@ def test_guarantees_hold_on_bella_notte_with_changes_and_early_answers(data: st.
             if action["preempt"] or sm["status"] != "in_progress":
                 break
             visible = sorted({*ANSWERS, "confirm_pending", "reject_pending"} - set(action["hide_tools"]))
+            if not visible:
+                break
             chosen = data.draw(st.lists(st.sampled_from(visible), unique=True, max_size=2), label="calls")
             if not chosen:
                 break
