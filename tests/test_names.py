@@ -27,6 +27,9 @@ EXACT = {
     names.USER_CONTEXT,
     names.READBACK_SCOPE,
     names.DEFERRED_COLLECTION,
+    names.CANDIDATES,
+    names.CHANGES,
+    names.HELD,
 }
 TAGS = [
     names.SYSTEM_DIRECTIVE,

@@ -12,11 +12,14 @@ from __future__ import annotations
 from typing import Final
 
 __all__ = [
+    "CANDIDATES",
+    "CHANGES",
     "CONFIRM_PENDING",
     "DEFERRED_COLLECTION",
     "END_SESSION",
     "ESCALATE",
     "GATE_USER_TEXT",
+    "HELD",
     "PENDING_PAYLOADS",
     "PENDING_TRANSFER",
     "READBACK_PROTOCOL",
@@ -42,6 +45,13 @@ PENDING_TRANSFER: Final = "_pending_transfer"
 """A transfer an executor's result asked for, handed to the host."""
 GATE_USER_TEXT: Final = "_gate_user_text"
 """What the user said while a gate slot was closed, given back as ``<user_context>`` once it opens."""
+CANDIDATES: Final = "_candidates"
+"""Early answers waiting until their slot can be asked (written by the engine, shown by the playground and
+``chat --show-state``)."""
+CHANGES: Final = "_changes"
+"""Confirmed values the user is changing: slot → the confirmed value (the new one waits in ``pending``)."""
+HELD: Final = "_held"
+"""Confirmed values set aside after a change upstream, restored if they still hold."""
 
 # -- built-in tools ------------------------------------------------------------------------------------
 CONFIRM_PENDING: Final = "confirm_pending"

@@ -22,7 +22,8 @@ from rich.table import Table
 from slotgraph.config import CompiledDag
 from slotgraph.engine import Ask, AwaitReadback, compute_dag_state, compute_hidden_tools
 from slotgraph.engine.stages.changes import changing
-from slotgraph.engine.state import CANDIDATES_KEY, CHANGES_KEY, HELD_KEY, TERMINAL_STATUSES
+from slotgraph.engine.state import TERMINAL_STATUSES
+from slotgraph.names import CANDIDATES, CHANGES, HELD
 from slotgraph.runtime import Event, RefusalEvent, ToolCallEvent, ToolResultEvent
 
 __all__ = ["ToolStep", "TurnSummary", "state_panel", "turn_summary"]
@@ -146,9 +147,9 @@ def turn_summary(
         tasks=_task_outcomes(dag, results),
         directive=directive,
         variables=variables,
-        early=state.get(CANDIDATES_KEY) or {},
-        changing=state.get(CHANGES_KEY) or {},
-        held=state.get(HELD_KEY) or {},
+        early=state.get(CANDIDATES) or {},
+        changing=state.get(CHANGES) or {},
+        held=state.get(HELD) or {},
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.errors import EngineStateError
-from slotgraph.names import CONFIRM_PENDING, PENDING_PAYLOADS, REJECT_PENDING
+from slotgraph.names import CANDIDATES, CHANGES, CONFIRM_PENDING, HELD, PENDING_PAYLOADS, REJECT_PENDING
 
 __all__ = [
     "CANDIDATES_KEY",
@@ -51,14 +51,14 @@ TERMINAL_STATUSES: Final = frozenset({COMPLETE, ESCALATED})
 DICT_KEYS: Final = ("filled", "pending", "deferred", "task_results", "_retries", "_last_state")
 """Keys whose value is a dict, created empty when missing (§2.4)."""
 
-CANDIDATES_KEY: Final = "_candidates"
+CANDIDATES_KEY: Final = CANDIDATES
 """``{slot: value}``: early answers — values given before their slot could be asked (its ``requires`` unmet),
 kept until the slot becomes askable, then validated and read back (``accept_early``)."""
-HELD_KEY: Final = "_held"
+HELD_KEY: Final = HELD
 """``{slot: value}``: confirmed values set aside because something they depend on changed (a task output
 they require was invalidated, or the slot their ``validate_against`` reads changed); restored without a new
 readback when the slot is askable again and the value still holds, else the slot is asked again."""
-CHANGES_KEY: Final = "_changes"
+CHANGES_KEY: Final = CHANGES
 """``{slot: previous value}``: a confirmed value the user is changing (``changeable``); the new value waits in
 ``pending``/``deferred``. Tasks that read the slot do not fire until the change is confirmed or rejected."""
 OPTIONAL_DICT_KEYS: Final = (CANDIDATES_KEY, HELD_KEY, CHANGES_KEY)

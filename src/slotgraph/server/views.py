@@ -15,7 +15,7 @@ from typing import Any
 from slotgraph.config import CompiledDag
 from slotgraph.config.compiled import condition_env
 from slotgraph.engine import Ask, compute_dag_state
-from slotgraph.engine.state import CANDIDATES_KEY, CHANGES_KEY, HELD_KEY
+from slotgraph.names import CANDIDATES, CHANGES, HELD
 from slotgraph.runtime import Event, StateSnapshotEvent, ToolResultEvent, event_to_json
 
 __all__ = [
@@ -168,9 +168,9 @@ def session_view(
         "filled": state.get("filled") or {},
         "pending": state.get("pending") or {},
         "deferred": state.get("deferred") or {},
-        "candidates": state.get(CANDIDATES_KEY) or {},
-        "changes": state.get(CHANGES_KEY) or {},
-        "held": state.get(HELD_KEY) or {},
+        "candidates": state.get(CANDIDATES) or {},
+        "changes": state.get(CHANGES) or {},
+        "held": state.get(HELD) or {},
         "tasks": _tasks(dag, sm),
         "asking": _asking(dag, sm),
         "inactive": _inactive(dag, sm, variables),
