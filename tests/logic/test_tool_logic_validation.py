@@ -108,3 +108,26 @@ def test_the_agent_schema_describes_tool_logic_and_builtin_tools() -> None:
     keys = {"available_when", "unavailable_message", "bind", "merge_bind", "capture", "progress_message"}
     assert keys <= set(tool_logic)
     assert all(prop.get("description") for prop in tool_logic.values())
+
+
+def test_extraction_needs_an_extractor_the_agent_has(tmp_path: Path) -> None:
+    agent = dedent(
+        """\
+        name: bad
+        dag: dag.yaml
+        variables:
+          - {name: account, type: string, description: the account, extraction: true}
+        """
+    )
+    with pytest.raises(ConfigValidationError) as caught:
+        load_definition(_agent(tmp_path, agent))
+    assert {(i.code, i.location, i.line) for i in caught.value.issues} == {
+        ("no_extractor", "variables[0].extraction", 4)
+    }
+    unknown = agent + "extraction: {tool: nope}\n"
+    with pytest.raises(ConfigValidationError) as caught:
+        load_definition(_agent(tmp_path, unknown))
+    assert {(i.code, i.location) for i in caught.value.issues} == {("unknown_tool", "extraction.tool")}
+    unused = agent.replace(", extraction: true", "") + "extraction: {tool: lookup}\n"
+    warned = load_definition(_agent(tmp_path, unused)).report.warnings
+    assert [(w.code, w.location) for w in warned] == [("nothing_to_extract", "extraction")]

@@ -327,3 +327,55 @@ def test_rule_tool_calls_go_through_the_gate_too() -> None:
     [rule] = [e for e in result.events if getattr(e, "kind", "") == "rule"]
     assert not rule.ok and "verify the caller first" in (rule.error or "")
     assert backend.refunds == []
+
+
+def test_the_step_record_lists_the_tools_the_model_was_offered() -> None:
+    backend = Backend()
+    steps = [ScriptedStep(text="Verify first.", expect_hidden=("refund",))]
+    agent, _ = _agent(steps, backend)
+    result = agent.session(variables={"order_id": "O-1"}).send("refund")
+    [step] = result.steps
+    assert "refund" not in step.visible_tools and "refund" in step.hidden_tools
+    assert "transfer" in step.visible_tools
+
+
+def test_merge_bind_refuses_when_the_applications_value_is_not_an_object() -> None:
+    backend = Backend()
+    logic = {"transfer": {"merge_bind": {"params": {"kind": "variable", "name": "refund_id"}}}}
+    steps = [ScriptedStep(tool_calls=(call("transfer", params={"a": 1}),)), ScriptedStep(text="ok")]
+    agent, _ = _agent(steps, backend, tool_logic=logic)
+    result = agent.session(variables={"refund_id": "R-1"}).send("transfer")
+    [refusal] = _refusals(result)
+    assert refusal.refused == "merge_bind_refused" and "configuration problem" in refusal.message
+    assert backend.transfers == []
+
+
+def test_writes_by_set_variables_and_captures_fire_variable_changed_rules() -> None:
+    backend = Backend()
+    rules = [
+        {
+            "name": "verified_now",
+            "trigger": "variable_changed",
+            "variable": "verified",
+            "condition": "verified",
+            "actions": [{"inject_instruction": "The caller is verified: offer the refund."}],
+        },
+        {
+            "name": "refunded",
+            "trigger": "variable_changed",
+            "variable": "refund_id",
+            "actions": [{"set_variable": {"variable": "order_id", "value": "'refunded ' + refund_id"}}],
+        },
+    ]
+    steps = [
+        ScriptedStep(tool_calls=(call("set_variables", verified=True),)),
+        ScriptedStep(tool_calls=(call("refund", amount=1.0),), expect_in_instruction=("offer the refund",)),
+        ScriptedStep(text="Done."),
+    ]
+    agent, model = _agent(steps, backend, rules=rules)
+    session = agent.session(variables={"order_id": "O-1"})
+    result = session.send("I'm verified")
+    fired = [e.rule for e in result.events if getattr(e, "kind", "") == "rule" and e.ok]
+    assert fired == ["verified_now", "refunded"]
+    assert session.variables["order_id"] == "refunded R-1"
+    model.assert_complete()

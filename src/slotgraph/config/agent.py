@@ -24,7 +24,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
 from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.loader import read_located_mapping
-from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
+from slotgraph.config.logic import (
+    ExtractionConfig,
+    ResponseGuardConfig,
+    RuleConfig,
+    TopicConfig,
+    VariableDeclaration,
+)
 from slotgraph.config.nodes import DagConfig
 from slotgraph.config.positions import SourceMap
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
@@ -77,13 +83,15 @@ class AgentConfig(BaseModel):
     rules: list[RuleConfig] = Field(default_factory=list)
     """Deterministic lifecycle rules: trigger, optional condition, ordered actions."""
     tool_logic: dict[str, ToolLogicConfig] = Field(default_factory=dict)
-    """Per-tool gates, keyed by tool name: `available_when`, `unavailable_message`, `bind`, `merge_bind`,
-    `capture`, `progress_message`."""
+    """Per-tool gates and execution contracts, keyed by tool name: `available_when`, `unavailable_message`,
+    `bind`, `merge_bind`, `capture`, `progress_message`, `idempotency`, `receipt`."""
     builtin_tools: BuiltinToolSettings = Field(default_factory=BuiltinToolSettings)
     """Settings of the built-in tools (`end_session.require_summary`)."""
     topics: list[TopicConfig] = Field(default_factory=list)
     """Topics (subagents): named specialists with their own instructions the conversation moves between
     with the `transition_topic` tool or rules."""
+    extraction: ExtractionConfig | None = None
+    """Background extraction of the variables declared `extraction: true` (the extractor tool)."""
     response_guards: list[ResponseGuardConfig] = Field(default_factory=list)
     """Checks on the model's text before the person sees it (pattern, code or llm) and what to do on a
     violation (replace, redact, regenerate, suppress)."""

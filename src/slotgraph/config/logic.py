@@ -24,6 +24,7 @@ __all__ = [
     "VARIABLE_TYPES",
     "EndSessionAction",
     "EscalateAction",
+    "ExtractionConfig",
     "GuardAction",
     "GuardCheckConfig",
     "InjectInstructionAction",
@@ -98,6 +99,9 @@ class VariableDeclaration(_Strict):
     linked_to: str | None = Field(default=None, min_length=1)
     """Make the variable a read-only alias of a runtime fact: a session metadata key (`session_id`,
     `channel`, a caller fact), `filled.<slot>`, `status` or `current_phase`."""
+    extraction: bool = False
+    """Fill the variable by background extraction from the caller's messages (needs the agent's
+    `extraction.tool`); a gated tool that binds it waits for the latest extraction."""
 
     @property
     def mutable(self) -> bool:
@@ -115,7 +119,20 @@ class VariableDeclaration(_Strict):
         problem = type_problem(self.default, self.type)
         if problem is not None:
             raise ValueError(f"the default does not match type {self.type!r}: {problem}")
+        if self.extraction and self.linked_to is not None:
+            raise ValueError("a linked variable is read-only, so extraction cannot fill it")
         return self
+
+
+class ExtractionConfig(_Strict):
+    """Background extraction: after each caller message a tool extracts values for the variables declared
+    with `extraction: true`, while the conversation goes on."""
+
+    tool: str = Field(min_length=1)
+    """The extractor: a tool of the agent taking `message` (the caller's text) and, optionally, `fields`
+    (variable name → description); it returns an object of variable name → value."""
+    wait_seconds: float = Field(default=2.0, gt=0, le=30)
+    """How long a gated tool that binds an extracted variable waits for the latest extraction."""
 
 
 class SetVariableAction(_Strict):

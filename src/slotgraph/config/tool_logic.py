@@ -1,4 +1,4 @@
-"""The per-tool logic keys of ``agent.yaml``: ``tool_logic:`` (tool gates) and
+"""The per-tool logic keys of ``agent.yaml``: ``tool_logic:`` (tool gates and execution contracts) and
 ``builtin_tools:`` (settings of the built-in tools).
 
 These are the *shapes*, checked by pydantic with locations like every other config key. What the shapes
@@ -9,7 +9,8 @@ bound parameter is a parameter of the tool is checked when the tools are importe
 A gate wraps one tool (``tool_logic: {record_copay: {...}}``): ``available_when`` hides and refuses it while
 false (and when it fails to evaluate — gates fail closed), ``bind``/``merge_bind`` inject arguments the model
 cannot choose, ``capture`` copies parts of the result into variables, ``progress_message`` is said right
-before the tool runs.
+before the tool runs. ``idempotency`` and ``receipt`` are execution contracts for writes
+(:mod:`slotgraph.logic.contracts`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["BindSource", "BuiltinToolSettings", "EndSessionSettings", "ToolLogicConfig"]
+__all__ = [
+    "BindSource",
+    "BuiltinToolSettings",
+    "EndSessionSettings",
+    "IdempotencyConfig",
+    "ReceiptConfig",
+    "ToolLogicConfig",
+]
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -51,8 +59,43 @@ class BindSource(_Strict):
         return self
 
 
+class IdempotencyConfig(_Strict):
+    """Run a write at most once per key: a repeat returns the original result instead of running again."""
+
+    key: list[str] = Field(min_length=1)
+    """The parameters (of the final, bound arguments) whose values identify one write."""
+    fingerprint: list[str] = Field(default_factory=list)
+    """The business parameters a repeat must match: a repeated key with other values here is refused.
+    Never include generated values such as timestamps."""
+    scope: Literal["session", "agent"] = "session"
+    """`session`: keys are per conversation. `agent`: one key space for every session of the agent, so a
+    write keyed on a transaction id happens once across conversations, processes and workers."""
+    wait_seconds: float = Field(default=10.0, gt=0, le=300)
+    """How long a duplicate waits for a concurrent original to finish before it is refused."""
+
+
+class ReceiptConfig(_Strict):
+    """A write only with a receipt: a status reader must find exactly one matching succeeded record."""
+
+    reader: str = Field(min_length=1)
+    """The tool that reads the payment records, called by the runtime with those of the write's final
+    arguments its parameters name (e.g. the bound `appointment_id`). It returns a list of records, or an
+    object with a `records` list; a record has `id`, `status`, `amount_minor` (an integer in minor units),
+    `currency` and optionally `direction`."""
+    transaction_id_param: str = Field(min_length=1)
+    """The write's parameter holding the transaction id to look for."""
+    amount_param: str = Field(min_length=1)
+    """The write's parameter holding the amount in major units (10, "10.00")."""
+    currency_param: str = Field(min_length=1)
+    """The write's parameter holding the ISO 4217 currency code."""
+    status_value: str = "succeeded"
+    """The status a matching record must have."""
+    direction: str | None = "charge"
+    """The direction a matching record must have when it carries one (null: any)."""
+
+
 class ToolLogicConfig(_Strict):
-    """The gates of one tool (a key of `tool_logic:`, the tool's name)."""
+    """The gates and contracts of one tool (a key of `tool_logic:`, the tool's name)."""
 
     available_when: str | None = None
     """An expression: the tool is offered and runs only while it is true (an error counts as false)."""
@@ -67,6 +110,10 @@ class ToolLogicConfig(_Strict):
     """Variable → `$.path` into the tool's result; a value of None never overwrites the variable."""
     progress_message: str | None = Field(default=None, min_length=1)
     """A sentence said once the gate passed, right before the tool runs."""
+    idempotency: IdempotencyConfig | None = None
+    """Run at most once per key (see IdempotencyConfig)."""
+    receipt: ReceiptConfig | None = None
+    """Run only with a matching succeeded payment record (see ReceiptConfig)."""
 
     @model_validator(mode="after")
     def _one_mode(self) -> ToolLogicConfig:

@@ -199,6 +199,16 @@ class RuleEngine:
                     continue
                 await self._fire_one(other, {}, None, effects, depth=depth + 1)
 
+    async def fire_changes(self, changes: Sequence[VariableChange]) -> RuleEffects:
+        """Fire the ``variable_changed`` rules of writes made outside the rules (the model's
+        ``set_variables``, tool captures, background extraction), one level below a rule's own writes."""
+        effects = RuleEffects()
+        for change in changes:
+            for rule in self.rules:
+                if rule.trigger == "variable_changed" and rule.variable in (None, change.name):
+                    await self._fire_one(rule, {}, None, effects, depth=1)
+        return effects
+
     def _report(self, effects: RuleEffects, rule: CompiledRule, done: tuple[str, ...], error: str) -> None:
         logger.warning("rule %s (%s): %s", rule.name, rule.trigger, error)
         effects.events.append(RuleEvent(rule.name, rule.trigger, done, ok=False, error=error))

@@ -9,6 +9,10 @@ A host (the runtime's turn loop, another adapter) does four things per turn and 
 3. after every tool result, ``await logic.after_tool(name, result, sm)`` — fires ``tool_result``;
 4. ``await logic.end_turn(sm)`` — fires ``turn_end``; then persists :meth:`LogicSession.record`.
 
+Writes made outside the rules — the model's ``set_variables``, tool captures, background extraction — fire
+the ``variable_changed`` rules at the next of these points (after the tool call that made them, else at the
+end of the turn); prompt-program writes never do.
+
 ``sm`` is the slot-filling state; it is only read, to expose ``filled``, ``status`` and ``current_phase`` to
 expressions. Every call returns the :class:`~slotgraph.logic.rules.RuleEffects` of the rules it fired.
 Nothing here raises into the turn.
@@ -22,7 +26,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
+from slotgraph.config.logic import (
+    ExtractionConfig,
+    ResponseGuardConfig,
+    RuleConfig,
+    TopicConfig,
+    VariableDeclaration,
+)
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.logic.gates import CompiledToolLogic, ToolGates, compile_tool_logic
 from slotgraph.logic.guards import (
@@ -38,12 +48,16 @@ from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile
 from slotgraph.logic.templates import Template, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker
 from slotgraph.logic.topics import CompiledTopic, TopicManager, TopicMove, compile_topics
-from slotgraph.logic.variables import SlotFillingFacts, VariableStore
+from slotgraph.logic.variables import SlotFillingFacts, VariableChange, VariableStore
+from slotgraph.names import SET_VARIABLES
 
 __all__ = ["RECORD_KEY", "AgentLogic", "LogicRecord", "LogicSession", "variables_snapshot"]
 
 _BLANK_LINES: Final = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
 """Lines left empty by statements and untaken sections collapse into one blank line."""
+
+_OUTSIDE_WRITERS: Final = frozenset({SET_VARIABLES, "extraction"})
+"""Write sources (besides ``capture:<tool>``) whose changes fire ``variable_changed`` rules after the call."""
 
 RECORD_KEY: Final = "logic"
 """The key of the logic layer's part of a persisted session record."""
@@ -63,6 +77,8 @@ class AgentLogic:
     """Settings of the built-in tools (``end_session.require_summary``)."""
     guards: tuple[CompiledGuard, ...] = ()
     topics: tuple[CompiledTopic, ...] = ()
+    extraction: ExtractionConfig | None = None
+    """Background extraction of the variables declared ``extraction: true``."""
 
     @classmethod
     def build(
@@ -76,6 +92,7 @@ class AgentLogic:
         builtin_tools: BuiltinToolSettings | None = None,
         guards: Sequence[ResponseGuardConfig] = (),
         topics: Sequence[TopicConfig] = (),
+        extraction: ExtractionConfig | None = None,
     ) -> AgentLogic:
         """Compile an agent's logic (run :func:`slotgraph.logic.validation.logic_issues` first for errors
         with locations; here a bad rule expression raises ExpressionSyntaxError)."""
@@ -88,6 +105,7 @@ class AgentLogic:
             builtin_tools or BuiltinToolSettings(),
             compile_guards(guards),
             compile_topics(topics),
+            extraction,
         )
 
     @property
@@ -104,6 +122,13 @@ class AgentLogic:
         )
 
     @property
+    def extracted(self) -> frozenset[str]:
+        """The variables background extraction fills (declared ``extraction: true``, with an extractor)."""
+        if self.extraction is None:
+            return frozenset()
+        return frozenset(d.name for d in self.declarations if d.extraction)
+
+    @property
     def mutable_variables(self) -> tuple[VariableDeclaration, ...]:
         """The declarations the model may write (through ``set_variables``)."""
         return tuple(d for d in self.declarations if d.mutable)
@@ -118,6 +143,9 @@ class LogicRecord:
     started: bool = False
     topic_stack: tuple[str, ...] = ()
     """Where ``__return__`` goes back to, innermost last (``""`` is the main conversation)."""
+    unextracted: tuple[str, ...] = ()
+    """Caller messages whose background extraction had not succeeded when the turn was saved: the next
+    extraction reads them again (so a gate never binds a value older than what the caller said)."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -127,6 +155,8 @@ class LogicRecord:
         }
         if self.topic_stack:
             data["topic_stack"] = list(self.topic_stack)
+        if self.unextracted:
+            data["unextracted"] = list(self.unextracted)
         return data
 
     @classmethod
@@ -139,6 +169,9 @@ class LogicRecord:
         variables = data.get("variables", {})
         injected = data.get("injected", [])
         started = data.get("started", False)
+        unextracted = data.get("unextracted", [])
+        if not isinstance(unextracted, list) or not all(isinstance(i, str) for i in unextracted):
+            raise ValueError(f"'{RECORD_KEY}.unextracted' must be a list of strings")
         if not isinstance(variables, Mapping):
             raise ValueError(f"'{RECORD_KEY}.variables' must be an object, got {type(variables).__name__}")
         if not isinstance(injected, list) or not all(isinstance(i, str) for i in injected):
@@ -148,7 +181,7 @@ class LogicRecord:
         stack = data.get("topic_stack", [])
         if not isinstance(stack, list) or not all(isinstance(t, str) for t in stack):
             raise ValueError(f"'{RECORD_KEY}.topic_stack' must be a list of strings")
-        return cls(dict(variables), tuple(injected), started, tuple(stack))
+        return cls(dict(variables), tuple(injected), started, tuple(stack), tuple(unextracted))
 
 
 class LogicSession:
@@ -170,6 +203,8 @@ class LogicSession:
         self.store = VariableStore(logic.declarations, record.variables, metadata=metadata)
         self.seed_problems = self.store.seed(initial_variables if not record.started else None)
         self.started = record.started
+        self.unextracted: tuple[str, ...] = record.unextracted
+        """Messages background extraction has yet to read (the host keeps it current)."""
         self.injected: list[str] = list(record.injected)
         self._delivered = 0
         self.cache = cache if cache is not None else RunCache(clock=clock)
@@ -180,6 +215,8 @@ class LogicSession:
             self.topics = TopicManager({t.id: t for t in logic.topics}, self.store, list(record.topic_stack))
         self.rules = RuleEngine(logic.rules, self.store, invoker, topics=self.topics)
         self.rules.moved = self.moved_text
+        self._outside_writes: list[VariableChange] = []
+        self.store.subscribe(self._note_write)
         self.gates = ToolGates(logic.tool_logic, self.store)
         """The ``tool_logic:`` gates over this session's variables."""
         self.warnings: list[str] = []
@@ -207,12 +244,28 @@ class LogicSession:
             effects.extend(self._apply(await self.rules.fire("user_message")))
         if not effects.ended:
             effects.extend(self._apply(await self.rules.fire("turn_start")))
+        if not effects.ended:
+            effects.extend(await self.variables_changed(sm))
         return effects
 
-    async def after_tool(self, name: str, result: Any, sm: Mapping[str, Any]) -> RuleEffects:
-        """Fire the ``tool_result`` rules of tool ``name``."""
+    def _note_write(self, change: VariableChange) -> None:
+        if change.source in _OUTSIDE_WRITERS or change.source.startswith("capture:"):
+            self._outside_writes.append(change)
+
+    async def variables_changed(self, sm: Mapping[str, Any]) -> RuleEffects:
+        """Fire the ``variable_changed`` rules of the writes made since the last call by the model
+        (``set_variables``), tool captures and background extraction."""
         self._sync(sm)
-        return self._apply(await self.rules.fire("tool_result", tool=name, result=result))
+        changes, self._outside_writes = self._outside_writes, []
+        return self._apply(await self.rules.fire_changes(changes)) if changes else RuleEffects()
+
+    async def after_tool(self, name: str, result: Any, sm: Mapping[str, Any]) -> RuleEffects:
+        """Fire the ``tool_result`` rules of tool ``name``, then the ``variable_changed`` rules of the
+        variables the call wrote (``set_variables``, captures, extraction it waited for)."""
+        self._sync(sm)
+        effects = self._apply(await self.rules.fire("tool_result", tool=name, result=result))
+        effects.extend(await self.variables_changed(sm))
+        return effects
 
     async def end_turn(self, sm: Mapping[str, Any]) -> RuleEffects:
         """Fire ``turn_end``, then check the active topic's ``return_when``; instructions a model call got
@@ -220,7 +273,8 @@ class LogicSession:
         self._sync(sm)
         del self.injected[: self._delivered]
         self._delivered = 0
-        effects = self._apply(await self.rules.fire("turn_end"))
+        effects = await self.variables_changed(sm)
+        effects.extend(self._apply(await self.rules.fire("turn_end")))
         move = self.topics.return_due() if self.topics is not None else None
         if move is not None:
             effects.events.append(move.event)
@@ -308,7 +362,7 @@ class LogicSession:
 
     def record(self) -> LogicRecord:
         stack = tuple(self.topics.stack) if self.topics is not None else ()
-        return LogicRecord(self.store.values(), tuple(self.injected), self.started, stack)
+        return LogicRecord(self.store.values(), tuple(self.injected), self.started, stack, self.unextracted)
 
 
 def variables_snapshot(

@@ -30,7 +30,13 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from slotgraph.config import ConfigIssue
-from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
+from slotgraph.config.logic import (
+    ExtractionConfig,
+    ResponseGuardConfig,
+    RuleConfig,
+    TopicConfig,
+    VariableDeclaration,
+)
 from slotgraph.config.tool_logic import ToolLogicConfig
 from slotgraph.expr import ExpressionError, parse_output_path
 from slotgraph.logic.templates import (
@@ -284,6 +290,8 @@ def _check_tool_logic(checker: _Checker, raw: Any) -> None:
         for variable, path in config.capture.items():
             checker.write(variable, f"{at}.capture.{variable}", "capture")
             checker.path(path, f"{at}.capture.{variable}", f"capture {variable}")
+        if config.receipt is not None:
+            checker.tool(config.receipt.reader, f"{at}.receipt.reader", runs=False)
 
 
 def _check_topics(checker: _Checker, raw: Mapping[str, Any]) -> None:
@@ -344,6 +352,37 @@ def _check_guard(checker: _Checker, guard: ResponseGuardConfig, at: str) -> None
         checker.reads[before:] = [read for read in checker.reads[before:] if read[0] != "text"]
 
 
+def _check_extraction(checker: _Checker, raw: Mapping[str, Any]) -> None:
+    eligible = [name for name, d in checker.declared.items() if d.extraction]
+    config: ExtractionConfig | None = None
+    try:
+        config = ExtractionConfig.model_validate(raw["extraction"]) if raw.get("extraction") else None
+    except ValidationError:
+        return  # the structure check reports it, with its location
+    if eligible and config is None:
+        items = raw.get("variables") or []
+        index = next(i for i, d in enumerate(items) if isinstance(d, Mapping) and d.get("extraction") is True)
+        checker.error(
+            "no_extractor",
+            f"variables[{index}].extraction",
+            f"{', '.join(eligible)} {'is' if len(eligible) == 1 else 'are'} filled by background extraction, "
+            "but the agent names no extractor",
+            "add extraction: {tool: <your extractor tool>} to agent.yaml, or remove extraction: true",
+        )
+    if config is not None:
+        checker.tool(config.tool, "extraction.tool")
+        if not eligible:
+            checker.issues.append(
+                ConfigIssue(
+                    "nothing_to_extract",
+                    "extraction",
+                    "no variable is declared with extraction: true, so the extractor never runs",
+                    "mark the variables extraction should fill with extraction: true, or remove extraction",
+                    severity="warning",
+                )
+            )
+
+
 def _valid_items(raw: Any, model: type[Any]) -> list[tuple[int, Any]]:
     if not isinstance(raw, list):
         return []
@@ -384,6 +423,7 @@ def logic_issues(
         _check_rule(checker, rule, f"rules[{index}]")
     _check_tool_logic(checker, raw.get("tool_logic"))
     _check_topics(checker, raw)
+    _check_extraction(checker, raw)
     for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):
         _check_guard(checker, guard, f"response_guards[{index}]")
     for name in sorted(set(checker.declared) & set(slot_names)):

@@ -19,7 +19,13 @@ from pydantic import BaseModel, ValidationError
 from slotgraph.config import AgentConfig, CompiledDag, compile_config
 from slotgraph.config.agent import Definition
 from slotgraph.config.limits import LimitsConfig
-from slotgraph.config.logic import ResponseGuardConfig, RuleConfig, TopicConfig, VariableDeclaration
+from slotgraph.config.logic import (
+    ExtractionConfig,
+    ResponseGuardConfig,
+    RuleConfig,
+    TopicConfig,
+    VariableDeclaration,
+)
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
@@ -122,7 +128,7 @@ def _check_tool_logic(logic: AgentLogic, registry: ToolRegistry) -> None:
                         f"parameters: {known}) — fix the name or remove the binding"
                     )
         for key in ("idempotency", "receipt"):
-            contract = getattr(entry.config, key, None)
+            contract = getattr(entry.config, key)
             if contract is None:
                 continue
             params = (
@@ -136,6 +142,13 @@ def _check_tool_logic(logic: AgentLogic, registry: ToolRegistry) -> None:
                         f"tool_logic.{name}.{key}: {name} has no parameter {param!r} — a contract reads the "
                         "tool's final (bound) arguments; fix the name"
                     )
+    if logic.extraction is not None:
+        extractor = registry.get(logic.extraction.tool)
+        if extractor is not None and "message" not in (extractor.schema.parameters.get("properties") or {}):
+            problems.append(
+                f"extraction.tool: the extractor {logic.extraction.tool} has no 'message' parameter — it is "
+                "called with the caller's message (and, if it takes them, 'fields')"
+            )
     if logic.builtin_tools.end_session.require_summary:
         end = registry.get(END_SESSION)
         if end is not None and "summary" not in (end.schema.parameters.get("properties") or {}):
@@ -156,6 +169,7 @@ def _logic(
     builtin_tools: BuiltinToolSettings | Mapping[str, Any] | None,
     guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
     topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
+    extraction: ExtractionConfig | Mapping[str, Any] | None = None,
 ) -> AgentLogic | None:
     """The agent logic of Python-given parts, checked like agent.yaml's (errors raise AgentLoadError)."""
     raw: dict[str, Any] = {
@@ -181,6 +195,10 @@ def _logic(
             if isinstance(builtin_tools, BuiltinToolSettings)
             else dict(builtin_tools)
         )
+    if extraction is not None:
+        raw["extraction"] = (
+            extraction.model_dump() if isinstance(extraction, ExtractionConfig) else dict(extraction)
+        )
     issues = structure_issues(raw, _LogicKeys) or [
         i for i in logic_issues(raw, instruction) if i.severity == "error"
     ]
@@ -196,6 +214,7 @@ def _logic(
         builtin_tools=keys.builtin_tools,
         guards=keys.response_guards,
         topics=keys.topics,
+        extraction=keys.extraction,
     )
     return logic if logic.active else None
 
@@ -217,6 +236,7 @@ class _LogicKeys(BaseModel):
     builtin_tools: BuiltinToolSettings = BuiltinToolSettings()
     response_guards: list[ResponseGuardConfig]
     topics: list[TopicConfig]
+    extraction: ExtractionConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -277,6 +297,7 @@ class Agent:
             builtin_tools=agent_cfg.builtin_tools if agent_cfg is not None else None,
             guards=agent_cfg.response_guards if agent_cfg is not None else (),
             topics=agent_cfg.topics if agent_cfg is not None else (),
+            extraction=agent_cfg.extraction if agent_cfg is not None else None,
         )
         try:
             registry = _registry([*functions, *external], logic if logic.active else None)
@@ -317,18 +338,26 @@ class Agent:
         response_guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
         topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
         limits: LimitsConfig | Mapping[str, Any] | None = None,
+        extraction: ExtractionConfig | Mapping[str, Any] | None = None,
     ) -> Agent:
         """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
 
-        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools``, ``response_guards`` and ``topics`` take
-        the shapes of ``agent.yaml``'s keys; the instruction may use ``#when`` sections and prompt programs.
-        Problems raise :class:`AgentLoadError` with every issue.
+        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools``, ``response_guards``, ``topics`` and
+        ``extraction`` take the shapes of ``agent.yaml``'s keys; the instruction may use ``#when`` sections
+        and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
         ``model`` is a :class:`Model` or a ``"provider:model"`` spec (resolved when a session starts); without
         it the agent uses agent.yaml's default, the offline model.
         """
         compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
         logic = _logic(
-            instruction, variables, rules, tool_logic or {}, builtin_tools, response_guards, topics
+            instruction,
+            variables,
+            rules,
+            tool_logic or {},
+            builtin_tools,
+            response_guards,
+            topics,
+            extraction,
         )
         bounds = _limits(limits)
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC

@@ -126,7 +126,6 @@ RefusalReason = Literal[
     "summary_required",
     "extraction_pending",
     "idempotency_conflict",
-    "idempotency_pending",
     "idempotency_unconfirmed",
     "receipt_refused",
     "call_limit",

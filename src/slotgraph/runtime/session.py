@@ -43,6 +43,7 @@ from slotgraph.runtime.errors import SessionError, StorePayloadError
 from slotgraph.runtime.events import ErrorEvent, Event, TurnResult, TurnStep
 from slotgraph.runtime.executions import RECORD_FIELD as EXECUTIONS_FIELD
 from slotgraph.runtime.executions import executions_from_record
+from slotgraph.runtime.extraction import Extractions
 from slotgraph.runtime.history import bounded_history
 from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.json_values import json_problem
@@ -166,6 +167,13 @@ class Session:
         """Per task, the executor attempts settled in saved turns (see slotgraph.runtime.executions)."""
         self.ledger: ExecutionLedger | None = self.store if isinstance(self.store, ExecutionLedger) else None
         """Where executor attempts are recorded before dispatch: the store, when it keeps a ledger."""
+        logic = agent.logic
+        self._extractions = (
+            Extractions(logic.extracted, logic.extraction.wait_seconds)
+            if logic is not None and logic.extraction is not None and logic.extracted
+            else None
+        )
+        """Background extractions outlive a turn (in a long-lived event loop, their values arrive later)."""
 
     def _turn_tools(self, agent: Agent) -> ToolRegistry:
         """``agent``'s tools as the turn sees them (wrapped by the tracer, once per agent)."""
@@ -392,6 +400,7 @@ class Session:
                 ledger=self.ledger,
                 executions=executions,
                 limits=agent.limits,
+                extractions=self._extractions if agent is self.agent else None,
             )
             out = await run_turn(inputs)
             outs.append(out)

@@ -10,9 +10,12 @@ Calls from the **model** are checked first, in this order, and refused (never ex
 - ``bad_arguments``: the arguments do not match the tool's schema.
 
 With agent logic, a :class:`~slotgraph.runtime.tool_gates.GateLayer` then *prepares* every model and logic
-call before it runs — the gate again, bound arguments, the ending-summary requirement, the full schema — and
-captures parts of the result into variables afterwards; a gated tool's ``progress_message`` is said right
-before it runs (a :class:`~slotgraph.runtime.events.TextEvent` with ``origin="logic"``).
+call before it runs — waiting for background extraction when the tool binds an extracted variable, the gate
+again, bound arguments, the ending-summary requirement, the full schema — then the tool's execution
+contracts (:mod:`~slotgraph.runtime.contracts`: an idempotency key reserved in the store's ledger, a
+receipt read) decide whether it runs, replays its original result or is refused; the result's captures
+are written afterwards. A gated tool's ``progress_message`` is said right before it runs (a
+:class:`~slotgraph.runtime.events.TextEvent` with ``origin="logic"``).
 
 A refusal is a tool result the model can read (``{"error": true, "refused": ..., "message": ...}``), a
 :class:`~slotgraph.runtime.events.RefusalEvent`, and a warning on the ``slotgraph.runtime`` logger.
@@ -49,6 +52,7 @@ from slotgraph.runtime.builtin_tools import (
     REJECT_PENDING,
     readback_result,
 )
+from slotgraph.runtime.contracts import Admission, Contracts
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.events import (
     AgentTransferEvent,
@@ -67,6 +71,7 @@ from slotgraph.runtime.events import (
 from slotgraph.runtime.executions import Executions
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
+from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
 
@@ -93,6 +98,9 @@ class ToolOutcome:
     """The agent of the app this call's result hands the conversation to (its ``target_agent``)."""
     halted: bool = False
     """The call's outcome is unknown (an interrupted executor attempt nobody can settle): the turn stops."""
+    replayed: bool = False
+    """An execution contract replayed the original result of a repeated write (nothing ran); its
+    ``tool_result`` rules do not fire again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +118,8 @@ class ToolRunner:
     """The session's agent: a routing tool's ``target_agent`` naming another agent hands the session over."""
     executions: Executions | None = None
     """Numbers task-executor attempts and records them in the ledger (None: executors run without keys)."""
+    ledger: ExecutionLedger | None = None
+    """Where execution contracts reserve idempotency keys (the session store's ledger)."""
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     """Tool timeouts (``limits:`` in agent.yaml)."""
     gates: GateLayer | None = None
@@ -118,11 +128,19 @@ class ToolRunner:
     """The agents of a multi-agent app: any successful tool result whose ``target_agent`` names another of
     them hands the conversation over within the turn (``ToolOutcome.transfer``), not out of the session."""
 
+    def offered(self, visible: tuple[str, ...]) -> tuple[str, ...]:
+        """The DAG-visible tools whose gate is open: the tools the model is offered."""
+        return visible if self.gates is None else self.gates.offered(visible)
+
     def schemas(self, visible: tuple[str, ...]) -> tuple[ToolSchema, ...]:
         """What the model is offered: the DAG-visible tools whose gate is open, as the model sees them."""
         if self.gates is None:
             return self.registry.schemas(visible)
         return self.gates.schemas(self.registry, visible)
+
+    def context(self, sm: Mapping[str, Any]) -> ToolContext:
+        """What a tool may know of the session (a read-only copy of ``sm``)."""
+        return self._context(sm)
 
     def _context(self, sm: Mapping[str, Any], idempotency_key: str | None = None) -> ToolContext:
         state = types.MappingProxyType(copy.deepcopy(dict(sm)))
@@ -204,7 +222,7 @@ class ToolRunner:
                 by="dag",
             )
         if self.gates is not None:
-            closed = self.gates.closed(call.name)
+            closed = self.gates.closed_before_run(call.name)
             if closed is not None:
                 return self._refuse(call, closed.reason, closed.message, sm, by=closed.by)
             if args_problem is None:
@@ -236,25 +254,14 @@ class ToolRunner:
             logger.error("%s", message)
             result: Any = {"success": False, "error": f"UnknownTool: {message}"}
             return self._finish(call, sm, events, result, failed=True, route=is_executor)
+        admission: Admission | None = None
         if self.gates is not None and origin != "engine":
-            prepared, decision = self.gates.prepare(tool, call.args, origin=origin)
-            if decision is not None:
-                return self._refuse(
-                    call, decision.reason, decision.message, sm, by=decision.by, origin=origin
-                )
-            assert prepared is not None
-            args: dict[str, Any] | None = prepared
+            gated = await self._gated(call, tool, sm, events, origin)
+            if isinstance(gated, ToolOutcome):
+                return gated
+            call, admission = gated
+            args: dict[str, Any] | None = dict(call.args)
             problem: str | None = None
-            if prepared != dict(call.args):  # the call as it runs: with its bound arguments
-                call = ToolCall(call.id, call.name, prepared)
-                events[0] = ToolCallEvent(call.id, call.name, dict(prepared), origin)
-            if self.gates.routes(call.name):
-                saved, made = await self.gates.run_builtin(call.name, prepared, sm)
-                events.extend(made)
-                return self._finish(call, sm, events, saved, failed=False, route=False)
-            progress = self.gates.progress(call.name)
-            if progress:
-                events.append(TextEvent(progress, origin="logic"))
         else:
             args, problem = tool.check_args(call.args)
         if args is None:
@@ -264,6 +271,13 @@ class ToolRunner:
         if is_executor and self.executions is not None:
             return await self._run_attempt(call, tool, args, sm, events, self.executions)
         result, failed = await self._invoke(call, tool, args, sm, is_executor, None)
+        if admission is not None and failed and admission.reserved and isinstance(result, dict):
+            result["message"] = str(result.get("message", "")) + (
+                " It had already started, so its outcome is not confirmed: it may or may not have happened. "
+                "Do not try again; tell the person it will be checked."
+            )
+        elif admission is not None and not failed:
+            await admission.confirm(result)
         if not failed and self.gates is not None and origin != "engine":
             self.gates.capture(call.name, result)
         return self._finish(call, sm, events, result, failed=failed, route=is_executor or not failed)
@@ -370,6 +384,64 @@ class ToolRunner:
             )
             return _failure(call.name, f"InvalidResult: {problem}", is_executor), True
 
+    async def _gated(
+        self,
+        call: ToolCall,
+        tool: Tool,
+        sm: dict[str, Any],
+        events: list[Event],
+        origin: Literal["model", "engine", "logic"],
+    ) -> ToolOutcome | tuple[ToolCall, Admission | None]:
+        """A model or logic call through the gate layer: a refusal, a replay or ``set_variables``' result
+        (an outcome), or the call with its final arguments and its contract admission, ready to run."""
+        assert self.gates is not None
+        decision = await self.gates.settle(call.name)
+        if decision is not None:
+            return self._refuse(call, decision.reason, decision.message, sm, by=decision.by, origin=origin)
+        prepared, decision = self.gates.prepare(tool, call.args, origin=origin)
+        if decision is not None:
+            return self._refuse(call, decision.reason, decision.message, sm, by=decision.by, origin=origin)
+        assert prepared is not None
+        if prepared != dict(call.args):  # the call as it runs: with its bound arguments
+            call = ToolCall(call.id, call.name, prepared)
+            events[0] = ToolCallEvent(call.id, call.name, dict(prepared), origin)
+        if self.gates.routes(call.name):
+            saved, made = await self.gates.run_builtin(call.name, prepared, sm)
+            events.extend(made)
+            return self._finish(call, sm, events, saved, failed=False, route=False)
+        admission: Admission | None = None
+        idempotency, receipt = self.gates.contracts_of(call.name)
+        if idempotency is not None or receipt is not None:
+            contracts = Contracts(
+                self.ledger,
+                session_id=self.session_id,
+                agent_name=self.agent_name,
+                read_records=lambda reader: self._read(reader, prepared, sm),
+            )
+            admission = await contracts.admit(call.name, prepared, idempotency=idempotency, receipt=receipt)
+            if admission.reason is not None:
+                reason, message = admission.reason, admission.message
+                return self._refuse(call, reason, message, sm, by="contract", origin=origin)
+            if admission.replayed:
+                self.gates.capture(call.name, admission.replay)
+                replay = admission.replay
+                return self._finish(call, sm, events, replay, failed=False, route=True, replayed=True)
+        progress = self.gates.progress(call.name)
+        if progress:
+            events.append(TextEvent(progress, origin="logic"))
+        return call, admission
+
+    async def _read(self, reader: str, write: Mapping[str, Any], sm: dict[str, Any]) -> Any:
+        """Run a receipt's status reader with the write's final arguments it names (never anything else)."""
+        tool = self.registry.get(reader)
+        if tool is None:
+            raise LookupError(f"no reader tool {reader!r}")
+        names = tool.schema.parameters.get("properties") or {}
+        args, problem = tool.check_args({k: v for k, v in write.items() if k in names})
+        if args is None:
+            raise ValueError(f"the reader {reader} cannot be called with the write's arguments: {problem}")
+        return tool_result_json(await tool.invoke(args, self._context(sm)))
+
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
         assert call.name in (CONFIRM_PENDING, REJECT_PENDING)
         slots = call.args.get("slots") if isinstance(call.args, Mapping) else None
@@ -404,6 +476,7 @@ class ToolRunner:
         *,
         failed: bool,
         route: bool,
+        replayed: bool = False,
     ) -> ToolOutcome:
         events.append(ToolResultEvent(call.id, call.name, result, failed=failed))
         new_sm = (  # values from outside are fenced before they can reach an instruction (runtime.fencing)
@@ -426,13 +499,13 @@ class ToolRunner:
             ended = True
         elif not failed and (target := self._team_target(result)) is not None:
             events.append(AgentTransferEvent(self.agent_name, target, call.name))
-            return ToolOutcome(result, new_sm, tuple(events), transfer=target)
+            return ToolOutcome(result, new_sm, tuple(events), transfer=target, replayed=replayed)
         elif not failed and self._routes_away(call.name, result):
             assert isinstance(result, Mapping)
             target = str(result["target_agent"])
             events.append(TransferEvent(f"transfer to {target}", {"agent": target, "tool": call.name}))
             ended = True
-        return ToolOutcome(result, new_sm, tuple(events), ended=ended)
+        return ToolOutcome(result, new_sm, tuple(events), ended=ended, replayed=replayed)
 
 
 def _failure(name: str, error: str, is_executor: bool) -> dict[str, Any]:

@@ -22,12 +22,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from slotgraph.config.tool_logic import IdempotencyConfig, ReceiptConfig
 from slotgraph.logic import LogicSession
 from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables
 from slotgraph.logic.topics import TRANSITION_TOPIC, TopicEvent
 from slotgraph.models.protocol import ToolSchema
 from slotgraph.runtime.builtin_tools import END_SESSION
 from slotgraph.runtime.events import RefusalReason, RefusedBy
+from slotgraph.runtime.extraction import Extractions
 from slotgraph.runtime.tools import Tool, ToolRegistry
 
 __all__ = ["GateDecision", "GateLayer"]
@@ -45,10 +47,32 @@ class GateDecision:
 class GateLayer:
     """The gates, ``set_variables`` and the summary requirement of one session's turn."""
 
-    def __init__(self, logic: LogicSession) -> None:
+    def __init__(self, logic: LogicSession, extractions: Extractions | None = None) -> None:
         self.logic = logic
         self.gates = logic.gates
         self.require_summary = logic.logic.builtin_tools.end_session.require_summary
+        self.extractions = extractions
+
+    def waits_for_extraction(self, name: str) -> bool:
+        """Whether tool ``name`` binds a variable background extraction fills (so its gate waits for it)."""
+        entry = self.gates.logic.get(name)
+        if entry is None or self.extractions is None:
+            return False
+        sources = [*entry.config.bind.values(), *entry.config.merge_bind.values()]
+        return any(s.kind == "variable" and s.name in self.extractions.eligible for s in sources)
+
+    async def settle(self, name: str) -> GateDecision | None:
+        """For a tool that binds extracted variables: wait (bounded) for the latest extraction; the refusal
+        when it is still running or failed (an older value is never used)."""
+        if self.extractions is None or not self.waits_for_extraction(name):
+            return None
+        problem = await self.extractions.settle(self.logic.store)
+        if problem is None:
+            return None
+        return GateDecision(
+            "extraction_pending",
+            f"{name} was not run: {problem}. Confirm the details with the person, then call it again.",
+        )
 
     # --- what the model is offered ---------------------------------------------------------------------
 
@@ -71,6 +95,11 @@ class GateLayer:
         return tuple(self.schema(tool) for tool in registry if tool.name in offered)
 
     # --- one call ---------------------------------------------------------------------------------------
+
+    def closed_before_run(self, name: str) -> GateDecision | None:
+        """The gate checked when a model call is admitted; a tool waiting for extraction is checked only
+        once the extraction settled (in :meth:`prepare`)."""
+        return None if self.waits_for_extraction(name) else self.closed(name)
 
     def closed(self, name: str) -> GateDecision | None:
         refusal = self.gates.closed(name)
@@ -104,6 +133,13 @@ class GateLayer:
                 "runtime",
             )
         return checked, None
+
+    def contracts_of(self, name: str) -> tuple[IdempotencyConfig | None, ReceiptConfig | None]:
+        """The tool's execution contracts (``idempotency``, ``receipt``), if any."""
+        entry = self.gates.logic.get(name)
+        if entry is None:
+            return None, None
+        return entry.config.idempotency, entry.config.receipt
 
     def progress(self, name: str) -> str | None:
         return self.gates.progress(name)

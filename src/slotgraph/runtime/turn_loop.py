@@ -62,6 +62,7 @@ from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import ModelOutputError
 from slotgraph.runtime.events import ErrorEvent, Event, ModelNoCallEvent, StepPhase, TextEvent, TurnStep
 from slotgraph.runtime.executions import Executions
+from slotgraph.runtime.extraction import Extractions, tool_extractor
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
@@ -121,6 +122,8 @@ class TurnInputs:
     """Per task, the attempts settled in saved turns (the record's ``executions``)."""
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     """Tool timeouts and tool-call caps (``limits:`` in agent.yaml)."""
+    extractions: Extractions | None = None
+    """The session's background extractions (agents with ``extraction: true`` variables)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,22 +190,41 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         inputs.channel,
         inputs.now,
         agent_name=inputs.agent_name,
-        gates=GateLayer(inputs.logic) if inputs.logic is not None else None,
+        gates=GateLayer(inputs.logic, inputs.extractions) if inputs.logic is not None else None,
         team=inputs.team,
         executions=executions,
         limits=inputs.limits,
+        ledger=inputs.ledger,
     )
     logic = inputs.logic
     if logic is not None:
         logic.bind_tools(LogicTools(runner, out))
+        _start_extraction(inputs, runner)
         effects = await logic.start_turn(inputs.user.text, out.sm)
         await out.emit(*effects.events)
     if not out.ended:
         await _steps(inputs, out, runner)
     if logic is not None:
+        if inputs.extractions is not None:
+            inputs.extractions.apply_finished(logic.store)
+            logic.unextracted = inputs.extractions.unextracted()
         effects = await logic.end_turn(out.sm)
         await out.emit(*effects.events)
     return out
+
+
+def _start_extraction(inputs: TurnInputs, runner: ToolRunner) -> None:
+    """Apply the background extractions finished since the last turn; start one for this turn's text."""
+    extractions, logic = inputs.extractions, inputs.logic
+    if extractions is None or logic is None or logic.logic.extraction is None:
+        return
+    extractions.adopt(logic.unextracted)
+    extractions.apply_finished(logic.store)
+    tool = inputs.registry.get(logic.logic.extraction.tool)
+    if tool is None:
+        return
+    fields = {d.name: d.description for d in logic.logic.declarations if d.name in extractions.eligible}
+    extractions.start(inputs.user.text, tool_extractor(tool, fields, runner.context(inputs.sm)))
 
 
 async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> None:
@@ -230,11 +252,13 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
         action = prep.action
         instruction = prep.instruction
         preempted = action is not None and action.preempts(len(out.history))
+        offered = prep.visible
         if action is not None and preempted:
             more = await _play_engine_reply(inputs, action, out, runner)
         else:
             if inputs.logic is not None:
                 instruction = replace_base(instruction, await inputs.logic.instruction(out.sm))
+            offered = runner.offered(prep.visible)  # what this model call is offered (gates closed: not)
             stash = action.stash if action is not None else ()
             more, spoke = await _call_model(inputs, instruction, prep.visible, out, runner, stash, delivered)
             delivered = delivered or spoke
@@ -242,7 +266,14 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
                 rechecked = more = not out.ended
         out.steps.append(
             _step_record(
-                inputs, prep, out, instruction, preempted, first_event, _since(usage_before, out.usage)
+                inputs,
+                prep,
+                out,
+                instruction,
+                preempted,
+                first_event,
+                _since(usage_before, out.usage),
+                offered,
             )
         )
         if not more or out.ended or out.handover is not None:
@@ -274,19 +305,20 @@ def _step_record(
     preempted: bool,
     first_event: int,
     usage: Usage,
+    offered: tuple[str, ...],
 ) -> TurnStep:
     action = prep.action
     phase: StepPhase = "terminal" if is_terminal(prep.sm) else "gate"
     if action is not None:
         phase = action.phase
-    visible = set(prep.visible)
+    visible = set(offered)
     return TurnStep(
         index=len(out.steps) + 1,
         kind="engine" if preempted else "model",
         phase=phase,
         reason=action.reason if action is not None else None,
         directive=(action.message or None) if action is not None else None,
-        visible_tools=prep.visible,
+        visible_tools=offered,
         hidden_tools=tuple(name for name in inputs.registry.names if name not in visible),
         instruction=instruction,
         events=tuple(out.events[first_event:]),
@@ -432,7 +464,7 @@ async def _call_model(
         out.history.append(ToolResultMessage(call.id, call.name, outcome.result))
         out.ended = out.ended or outcome.ended
         _note_handover(out, call, outcome)
-        if not outcome.refused:
+        if not outcome.refused and not outcome.replayed:
             await _after_tool(inputs.logic, out, call.name, outcome.result)
     return True, False
 
