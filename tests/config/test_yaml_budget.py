@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from slotgraph.config.errors import ConfigLoadError
 from slotgraph.config.loader import read_document
-from slotgraph.config.yaml_budget import MAX_EXPANDED_NODES
+from slotgraph.config.yaml_budget import MAX_EXPANDED_NODES, bounded_safe_load
+from slotgraph.evals.errors import ScenarioFormatError
+from slotgraph.evals.loader import load_scenario
+from slotgraph.evals.tool_tests import load_tool_tests
 
 
 def bomb(levels: int) -> str:
@@ -53,3 +57,22 @@ def test_json_nested_too_deeply_is_a_clear_error(tmp_path: Path) -> None:
     file.write_text('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}")
     with pytest.raises(ConfigLoadError, match="nested too deeply"):
         read_document(file)
+
+
+def test_bounded_safe_load_refuses_a_bomb_as_invalid_yaml() -> None:
+    with pytest.raises(yaml.YAMLError, match="expands to more than"):
+        bounded_safe_load(bomb(9))
+    assert bounded_safe_load("a: &x [1, 2]\nb: *x\n") == {"a": [1, 2], "b": [1, 2]}
+    assert bounded_safe_load("") is None
+
+
+def test_scenario_and_tool_test_files_are_bounded_too(tmp_path: Path) -> None:
+    # every YAML a user hands Slotgraph goes through the same bounds as configs, not plain yaml.safe_load
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(bomb(9))
+    with pytest.raises(ScenarioFormatError, match="expands to more than"):
+        load_scenario(scenario)
+    tool_tests = tmp_path / "tool_tests.yaml"
+    tool_tests.write_text(bomb(9))
+    with pytest.raises(ScenarioFormatError, match="expands to more than"):
+        load_tool_tests(tool_tests)

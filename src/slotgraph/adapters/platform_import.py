@@ -38,6 +38,7 @@ import yaml
 from slotgraph.adapters.platform_export import PlatformAgent, PlatformApp, PlatformExportError, read_export
 from slotgraph.config import validate_dag
 from slotgraph.config.agent import APP_FILE
+from slotgraph.config.yaml_budget import bounded_safe_load
 from slotgraph.names import (
     CONFIRM_PENDING,
     READBACK_PROTOCOL,
@@ -570,7 +571,7 @@ def _tool_tests(
     for relative in app.tool_tests:
         source = app.root / relative
         try:
-            data = yaml.safe_load(source.read_text(encoding="utf-8"))
+            data = bounded_safe_load(source.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
             report.add("not mapped", "tool test", source.name, relative, f"cannot be read: {err}")
             continue

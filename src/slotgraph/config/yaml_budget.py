@@ -11,11 +11,20 @@ refuses a document over :data:`MAX_EXPANDED_NODES` nodes, an alias that refers t
 
 from __future__ import annotations
 
+from typing import Any
+
 import yaml
 
 from slotgraph.config.errors import ConfigLoadError
 
-__all__ = ["MAX_ALIASES", "MAX_EXPANDED_NODES", "YamlBudgetError", "check_node_budget"]
+__all__ = [
+    "MAX_ALIASES",
+    "MAX_EXPANDED_NODES",
+    "YamlBudgetError",
+    "YamlTooLargeError",
+    "bounded_safe_load",
+    "check_node_budget",
+]
 
 MAX_EXPANDED_NODES = 250_000
 """The largest document (scalars, sequences, mappings, counted as if every alias were copied) a config may
@@ -29,6 +38,31 @@ class YamlBudgetError(ConfigLoadError):
     """The document is too large once its aliases are expanded, or refers to itself."""
 
     code = "yaml_too_large"
+
+
+class YamlTooLargeError(YamlBudgetError, yaml.YAMLError):
+    """:func:`bounded_safe_load`'s refusal: also a :class:`yaml.YAMLError`, so readers that already report
+    invalid YAML with its file report this too."""
+
+    code = "yaml_too_large_document"
+
+
+def bounded_safe_load(text: str) -> Any:
+    """``yaml.safe_load`` with the same bounds as config files: an alias bomb is refused before it is built.
+
+    For every other YAML a user hands Slotgraph (scenarios, goldens' settings, tool tests, imported apps).
+    Raises :class:`YamlTooLargeError` (a :class:`yaml.YAMLError`) when the document is over the limits.
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        try:
+            check_node_budget(node)
+        except YamlBudgetError as err:
+            raise YamlTooLargeError(str(err)) from None
+        return loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
 
 
 def check_node_budget(root: yaml.Node | None) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 
 import yaml
 
+from slotgraph.config.yaml_budget import bounded_safe_load
 from slotgraph.evals.errors import ScenarioFormatError
 from slotgraph.evals.format import (
     ConversationExpect,
@@ -81,7 +82,7 @@ def golden_settings(file: Path) -> GoldenSettings:
     if not settings_file.is_file():
         return GoldenSettings(agent=agent)
     try:
-        data = yaml.safe_load(settings_file.read_text(encoding="utf-8")) or {}
+        data = bounded_safe_load(settings_file.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as err:
         raise ScenarioFormatError(settings_file, "", f"cannot read the golden settings: {err}") from None
     if not isinstance(data, dict):
@@ -132,7 +133,7 @@ def agent_names(agent: Path) -> frozenset[str]:
     folder = agent if agent.is_dir() else agent.parent
     names = {folder.name}
     try:
-        data = yaml.safe_load((folder / "agent.yaml").read_text(encoding="utf-8"))
+        data = bounded_safe_load((folder / "agent.yaml").read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError):
         data = None
     if isinstance(data, Mapping) and isinstance(data.get("name"), str):

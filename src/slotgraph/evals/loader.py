@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from slotgraph.config.yaml_budget import bounded_safe_load
 from slotgraph.evals.errors import ScenarioFormatError
 from slotgraph.evals.format import Scenario
 from slotgraph.evals.golden import GoldenSettings, golden_settings, import_golden
@@ -193,7 +194,7 @@ def parse_scenario(data: Any, file: Path) -> Scenario:
 def load_scenario(file: Path) -> Scenario:
     """Read and validate one scenario YAML file."""
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        data = bounded_safe_load(file.read_text(encoding="utf-8"))
     except OSError as err:
         raise ScenarioFormatError(file, "", f"cannot read the file ({err.strerror or err})") from None
     except yaml.MarkedYAMLError as err:

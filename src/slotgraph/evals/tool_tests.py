@@ -35,6 +35,7 @@ from typing import Any
 
 import yaml
 
+from slotgraph.config.yaml_budget import bounded_safe_load
 from slotgraph.evals.errors import ScenarioFormatError
 from slotgraph.evals.matching import render
 from slotgraph.evals.results import ScenarioResult, UnmetExpectation
@@ -153,7 +154,7 @@ def _state(file: Path, test: Mapping[str, Any], where: str) -> dict[str, Any]:
 def load_tool_tests(file: Path) -> list[ToolTest]:
     """The tests of one tool-test YAML file; raises :class:`ScenarioFormatError` with the location."""
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        data = bounded_safe_load(file.read_text(encoding="utf-8"))
     except OSError as err:
         raise ScenarioFormatError(file, "", f"cannot read the file ({err.strerror or err})") from None
     except yaml.YAMLError as err:
