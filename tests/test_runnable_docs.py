@@ -21,19 +21,26 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.doc_blocks import (
+    EXIT_CODE_COMMAND,
+    Step,
+    assert_exit_code,
+    assert_lines_in_order,
+    bash_steps,
+    checks_exit_code,
+    console_steps,
+    fences,
+    relative,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = sorted(
     [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "examples").glob("*/README.md")]
 )
-_FENCE = re.compile(r"^```(console|bash)[ \t]+runnable[ \t]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(
+    r"^```(?P<lang>console|bash)[ \t]+runnable[ \t]*\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL
+)
 TIMEOUT_SECONDS = 180
-
-
-@dataclass(frozen=True)
-class Step:
-    command: str
-    expected: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -43,37 +50,16 @@ class Block:
     steps: tuple[Step, ...]
 
 
-def _console_steps(text: str) -> list[Step]:
-    steps: list[Step] = []
-    command: str | None = None
-    expected: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("$ "):
-            if command is not None:
-                steps.append(Step(command, tuple(expected)))
-            command, expected = line[2:].strip(), []
-        elif command is not None:
-            expected.append(line.rstrip())
-    if command is not None:
-        steps.append(Step(command, tuple(expected)))
-    return steps
-
-
-def _bash_steps(text: str) -> list[Step]:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return [Step(line, ()) for line in lines if not line.lstrip().startswith("#")]
-
-
 def runnable_blocks() -> list[Block]:
     """Every runnable block of the documents, in document order."""
     blocks: list[Block] = []
     for document in DOCUMENTS:
         text = document.read_text(encoding="utf-8")
-        for index, match in enumerate(_FENCE.finditer(text)):
-            language, body = match.group(1), match.group(2)
-            steps = _console_steps(body) if language == "console" else _bash_steps(body)
-            line = text.count("\n", 0, match.start()) + 1
-            blocks.append(Block(f"{document.relative_to(ROOT)}:{line}#{index}", language, tuple(steps)))
+        for index, fence in enumerate(fences(text, _FENCE)):
+            steps = console_steps(fence.body) if fence.language == "console" else bash_steps(fence.body)
+            blocks.append(
+                Block(f"{relative(document, ROOT)}:{fence.line}#{index}", fence.language, tuple(steps))
+            )
     return blocks
 
 
@@ -84,18 +70,6 @@ def test_the_docs_mark_runnable_blocks() -> None:
     assert len(BLOCKS) >= 5
     assert all(block.steps for block in BLOCKS)
     assert {"README.md", "docs/cli.md", "docs/tools.md"} <= {b.where.split(":")[0] for b in BLOCKS}
-
-
-def _in_order(expected: tuple[str, ...], output: str, where: str) -> None:
-    actual = [line.rstrip() for line in output.splitlines()]
-    position = 0
-    for line in expected:
-        if line in ("...", ""):
-            continue
-        try:
-            position = actual.index(line, position) + 1
-        except ValueError:
-            pytest.fail(f"{where}: expected line not found (in order): {line!r}\n--- output ---\n{output}")
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.where for b in BLOCKS])
@@ -109,12 +83,11 @@ def test_runnable_block(block: Block, tmp_path: Path) -> None:
         "HOME": str(tmp_path),
     }
     last_exit: int | None = None
-    checks_exit = any(step.command == "echo $?" for step in block.steps)
+    checks_exit = checks_exit_code(block.steps)
     for step in block.steps:
         where = f"{block.where}: $ {step.command}"
-        if step.command == "echo $?":
-            assert last_exit is not None, f"{block.where}: 'echo $?' before any command"
-            assert [str(last_exit)] == [line for line in step.expected if line], where
+        if step.command == EXIT_CODE_COMMAND:
+            assert_exit_code(step, last_exit, where)
             continue
         done = subprocess.run(
             ["bash", "-c", step.command],
@@ -127,6 +100,6 @@ def test_runnable_block(block: Block, tmp_path: Path) -> None:
             check=False,
         )
         last_exit = done.returncode
-        _in_order(step.expected, done.stdout + done.stderr, where)
+        assert_lines_in_order(step.expected, done.stdout + done.stderr, where)
         if not checks_exit:
             assert done.returncode == 0, f"{where} exited {done.returncode}:\n{done.stdout}{done.stderr}"

@@ -11,63 +11,38 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from cli_support import REPO_ROOT
+from tests.doc_blocks import (
+    EXIT_CODE_COMMAND,
+    Step,
+    assert_exit_code,
+    assert_lines_in_order,
+    checks_exit_code,
+    console_steps,
+    fences,
+    relative,
+)
 from typer.testing import CliRunner
 
 from slotgraph.cli.main import create_app
 
 DOCUMENTS = [REPO_ROOT / "docs" / "cli.md", REPO_ROOT / "examples" / "bella_notte" / "README.md"]
-_BLOCK = re.compile(r"^```console\n(.*?)^```", re.MULTILINE | re.DOTALL)
-
-
-@dataclass(frozen=True)
-class Step:
-    command: str
-    expected: tuple[str, ...]
-
-
-def _steps(block: str) -> list[Step]:
-    steps: list[Step] = []
-    command: str | None = None
-    expected: list[str] = []
-    for line in block.splitlines():
-        if line.startswith("$ "):
-            if command is not None:
-                steps.append(Step(command, tuple(expected)))
-            command, expected = line[2:].strip(), []
-        elif command is not None:
-            expected.append(line.rstrip())
-    if command is not None:
-        steps.append(Step(command, tuple(expected)))
-    return steps
+_BLOCK = re.compile(r"^```console\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def _blocks() -> list[tuple[str, list[Step]]]:
     found = []
     for document in DOCUMENTS:
         text = document.read_text(encoding="utf-8")
-        for index, match in enumerate(_BLOCK.finditer(text)):
-            found.append((f"{document.relative_to(REPO_ROOT)}#{index}", _steps(match.group(1))))
+        for index, fence in enumerate(fences(text, _BLOCK)):
+            found.append((f"{relative(document, REPO_ROOT)}#{index}", console_steps(fence.body)))
     return found
 
 
 BLOCKS = _blocks()
-
-
-def _assert_lines_in_order(expected: tuple[str, ...], output: str, where: str) -> None:
-    actual = [line.rstrip() for line in output.splitlines()]
-    position = 0
-    for line in expected:
-        if line in ("...", ""):
-            continue
-        try:
-            position = actual.index(line, position) + 1
-        except ValueError:
-            pytest.fail(f"{where}: expected line not found (in order): {line!r}\n--- output ---\n{output}")
 
 
 def test_the_documents_have_examples() -> None:
@@ -85,9 +60,8 @@ def test_console_example_runs(
     runner = CliRunner()
     last_exit: int | None = None
     for step in steps:
-        if step.command == "echo $?":
-            assert last_exit is not None, f"{where}: 'echo $?' before any command"
-            assert [str(last_exit)] == [line for line in step.expected if line], where
+        if step.command == EXIT_CODE_COMMAND:
+            assert_exit_code(step, last_exit, where)
             continue
         argv = shlex.split(step.command)
         if argv[:3] == ["python", "-m", "slotgraph"]:
@@ -98,6 +72,6 @@ def test_console_example_runs(
             pytest.fail(f"{where}: not a slotgraph command: {step.command!r}")
         result = runner.invoke(create_app(), argv, catch_exceptions=False)
         last_exit = result.exit_code
-        _assert_lines_in_order(step.expected, result.output, f"{where}: $ {step.command}")
-        if "echo $?" not in [s.command for s in steps]:
+        assert_lines_in_order(step.expected, result.output, f"{where}: $ {step.command}")
+        if not checks_exit_code(steps):
             assert result.exit_code == 0, f"{where}: $ {step.command} exited {result.exit_code}"
