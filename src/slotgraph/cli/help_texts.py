@@ -122,6 +122,20 @@ EPILOGS: dict[str, str] = {
         [("slotgraph version", "or: slotgraph --version")],
         "0.",
     ),
+    "executions": _epilog(
+        [
+            ("slotgraph executions show s1:book_table:1", "pending (outcome unknown) or done, its result"),
+            (
+                "slotgraph executions settle s1:book_table:1 --result '{\"success\": true}'",
+                "the backend did it: the next turn uses this result",
+            ),
+            (
+                "slotgraph executions settle s1:book_table:1 --not-performed --store redis://localhost:6379/0",
+                "it did not happen: the next turn runs it again",
+            ),
+        ],
+        "0 ok, 1 no such key, already settled, or the store failed, 2 usage error (key, JSON, store URL).",
+    ),
     "models": _epilog(
         [("slotgraph models list", "providers, example specs, whether installed and keyed")],
         "0 ok, 2 usage error.",

@@ -1,9 +1,10 @@
 """The ``slotgraph`` application: one module per command, wired here and nowhere else.
 
 Commands are nouns or noun-verb groups: ``init``, ``validate``, ``graph``, ``schema``, ``version``, ``chat``,
-``run``, ``worker``, ``import``, ``test``, ``serve`` and the ``models`` group (``models list``), each listed
-once in :data:`COMMANDS` with the module and attribute that define it and its one-line summary; its ``--help``
-examples and exit codes come from :mod:`slotgraph.cli.help_texts`. ``slotgraph --version`` prints the
+``run``, ``worker``, ``import``, ``test``, ``serve``, the ``executions`` group (``executions show``,
+``executions settle``) and the ``models`` group (``models list``), each listed once in :data:`COMMANDS` with
+the module and attribute that define it and its one-line summary; its ``--help`` examples and exit codes come
+from :mod:`slotgraph.cli.help_texts`. ``slotgraph --version`` prints the
 version; shell completion comes from ``--install-completion`` / ``--show-completion``.
 
 **Lazy commands.** A command's module is imported only when that command runs: ``slotgraph --help`` imports
@@ -106,6 +107,11 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "Run conversation scenarios and platform goldens; exit 0 when all pass, 1 on a failure, 2 on misuse.",
     ),
     LazyCommand("version", "slotgraph.cli.version:version_command", "Print the Slotgraph version."),
+    LazyCommand(
+        "executions",
+        "slotgraph.cli.executions:executions_app",
+        "Show or settle a side effect left unconfirmed by an interrupted turn (the store's ledger).",
+    ),
     LazyCommand(
         "models",
         "slotgraph.cli.models:models_app",

@@ -22,11 +22,11 @@ _SEVERITY_STYLE = {"error": "red", "warning": "yellow"}
 
 
 def stdout_console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 def stderr_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
 def print_issue(console: Console, issue: ConfigIssue, *, indent: str = "  ") -> None:

@@ -330,9 +330,10 @@ class ToolRunner:
     def _unconfirmed(self, call: ToolCall, sm: dict[str, Any], events: list[Event], key: str) -> ToolOutcome:
         message = (
             f"{call.name} was started by an interrupted turn (idempotency key {key!r}) and its outcome is "
-            "unknown; it is not run again. Settle it in the session store's ledger (complete the key with "
-            "the executor's result, or release it to let it run again), or give the executor an "
-            "idempotency_status hook or an idempotency_key parameter"
+            "unknown; it is not run again. Settle it in the session store's ledger: `slotgraph executions "
+            f"settle {key} --result JSON` (what the backend did) or `--not-performed` (release it to run "
+            "again), with --store naming the store; or give the executor an idempotency_status hook or an "
+            "idempotency_key parameter"
         )
         logger.error("session %s: %s", self.session_id, message)
         result = {
