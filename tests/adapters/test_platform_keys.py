@@ -171,12 +171,17 @@ def test_hard_steer_back_readback_does_not_carry_readback_response() -> None:
         "_steer_back_turns": 3,
         "_last_state": {"filled": {}, "pending": {"guest_name": "Chen"}, "deferred": {}},
     }
-    armed = _run(config, sm, "what's the weather")  # the hard tier is armed; the model gets its look first
+    # a host that rechecks after the model: the hard tier is armed; the model gets its look first
+    armed = _run(config, sm, "what's the weather", rechecks_after_model=True)
     assert armed["action"]["recheck_after_model"] is True
-    out = _run(config, armed["sm"], "")  # the model recorded nothing: the hard tier applies
+    out = _run(config, armed["sm"], "", rechecks_after_model=True)  # the model recorded nothing
     assert out["action"]["reason"] == "steer_back_hard"
     assert out["action"]["force_preempt"] is True
     assert out["action"]["response"] is None
+    # a spec host (no recheck): the hard tier applies on the user's invocation, without the response parts
+    spec = _run(config, sm, "what's the weather")
+    assert (spec["action"]["reason"], spec["action"]["force_preempt"]) == ("steer_back_hard", True)
+    assert spec["action"]["response"] is None
 
 
 # ── event_mappings ────────────────────────────────────────────────────────────────────────────────────
@@ -412,11 +417,15 @@ def test_progress_stall_becomes_the_equivalent_steer_back_with_a_warning() -> No
     second = _run(config, stalled, "blah")
     assert second["action"]["steer_back_directive"] is None  # no soft tier
     assert second["action"]["force_preempt"] is False  # no hard tier
-    armed = _run(config, second["sm"], "blah")  # escalation is armed: the model sees the message first
-    third = _run(config, armed["sm"], "")  # ...and recorded nothing
-    assert third["sm"]["status"] == "escalated"
-    assert third["action"]["message"] == "Let me get help."
-    assert third["action"]["function_call"] == {"name": "escalate", "args": {}}
+    # a host that rechecks: escalation is armed, the model sees the message first ...
+    armed = _run(config, second["sm"], "blah", rechecks_after_model=True)
+    third = _run(config, armed["sm"], "", rechecks_after_model=True)  # ... and recorded nothing
+    # a spec host: the third stalled turn escalates at once, as on the original platform
+    spec = _run(config, second["sm"], "blah")
+    for out in (third, spec):
+        assert out["sm"]["status"] == "escalated"
+        assert out["action"]["message"] == "Let me get help."
+        assert out["action"]["function_call"] == {"name": "escalate", "args": {}}
 
 
 def test_progress_stall_defaults_to_eight_turns() -> None:

@@ -7,8 +7,11 @@ The original platform's tool interface, on plain data:
   post-tool and first-turn invocations) and optionally ``event_data``, ``debug``, ``channel`` and ``seed``
   (alias ``random_seed``), and ``config_id``, which the original platform's callback sends on every call as
   the cache key of the compiled config: it is accepted and ignored, because compiled configs are cached by
-  content here (see "Config memo"). With ``debug`` the result also has ``_debug_log`` (a list of
-  ``{"tag": ..., ...}`` entries, spec §19.4);
+  content here (see "Config memo"), and ``rechecks_after_model`` (default false): true when the host invokes
+  the engine once more after the model's step whenever the action says ``recheck_after_model``. Without
+  it the hard and escalate steer-back tiers apply on the user's own invocation, as on the original
+  platform; with it they are armed and settled by that recheck, so an answer is never swallowed. With
+  ``debug`` the result also has ``_debug_log`` (a list of ``{"tag": ..., ...}`` entries, spec §19.4);
 * :func:`after_tool` ``(sm, raw_config, tool_name, args, result) -> sm`` — tool-result routing (§6a);
 * :func:`confirm_pending` / :func:`reject_pending` ``(sm) -> sm`` — the readback tools (§7.1);
 * :func:`fill_slots` ``(sm, config, values, skip_readback=True)`` ``-> {"filled", "skipped", ...}`` — the
@@ -74,7 +77,7 @@ __all__ = [
 
 _KNOWN_KEYS = frozenset(
     {"raw_config", "sm", "last_user_text", "event_data", "debug", "channel", "seed", "random_seed"}
-    | {"config_id"}
+    | {"config_id", "rechecks_after_model"}
 )
 MEMO_SIZE: Final = 16
 PAYLOADS_KEY: Final = PENDING_PAYLOADS
@@ -223,6 +226,15 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
             where=where,
             fix="pass a bool",
         )
+    rechecks = input_data.get("rechecks_after_model", False)
+    if not isinstance(rechecks, bool):
+        raise EngineInputError(
+            f"'rechecks_after_model' must be true or false, got {rechecks!r}",
+            code="invalid_rechecks_after_model",
+            where=where,
+            fix="pass true only if the host invokes the engine again after the model's step when the action "
+            "says recheck_after_model; leave it out otherwise",
+        )
     result = run_engine(
         dag,
         sm,
@@ -231,6 +243,7 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
         channel=input_data.get("channel"),
         debug=debug,
         choose=_choose(input_data, where),
+        host_rechecks=rechecks,
     )
     new_sm = result.sm
     if result.action.stash or sm.get(PAYLOADS_KEY):

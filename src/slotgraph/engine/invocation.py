@@ -151,6 +151,10 @@ class Invocation:
     recheck_after_model: bool = False
     """The host must invoke the engine once more after the model's step, even without tool calls (a held
     fire, an armed steer-back tier): the decision depends on what the model does with the user's message."""
+    host_rechecks: bool = True
+    """The host invokes the engine again after the model's step when ``recheck_after_model`` asks it to (the
+    runtime and the ADK adapter do). When False (a spec host that does not), the hard and escalate
+    steer-back tiers apply on the user's own invocation, as on the original platform."""
     steer_armed: str | None = None
     """The steer-back tier (``hard``/``escalate``) armed on this user invocation (§7.6, see steer_back)."""
     steer_yield: bool = False

@@ -195,11 +195,15 @@ def run_engine(
     debug: bool = False,
     choose: Choose | None = None,
     variables: Mapping[str, Any] | None = None,
+    host_rechecks: bool = True,
 ) -> EngineResult:
     """Run one engine invocation. Pure: the same inputs give the same result; ``sm`` is never mutated.
 
     ``variables`` are the agent's session variables: slot and task conditions read them where no slot
-    of the name is filled (the engine never writes them).
+    of the name is filled (the engine never writes them). ``host_rechecks`` says whether the host invokes
+    the engine again after the model's step when the action's ``recheck_after_model`` asks for it; a host
+    that does not (the spec entry, by default) gets the hard and escalate steer-back tiers on the user's own
+    invocation instead of armed for the recheck.
     """
     _check_inputs(dag, last_user_text, event_data, channel)
     validate_state(sm)
@@ -220,6 +224,7 @@ def run_engine(
         trace=trace,
         event_data=event_data,
         variables=dict(variables or {}),
+        host_rechecks=host_rechecks,
     )
     count = int(work.get("_invocation_count") or 0) + 1
     work["_invocation_count"] = count

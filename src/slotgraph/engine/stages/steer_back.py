@@ -32,6 +32,10 @@ resets; otherwise it advances again on the turn after the yield.
 
   A turn on which the user answers therefore makes progress in every tier; the stall rules act only on
   turns that do not. (The original platform applied both tiers before the model saw the message.)
+
+  A host that never makes that second invocation (``host_rechecks`` false: the spec-compatible entry
+  unless the host opts in) would leave an armed tier unsettled for ever, so for it the tier applies on the
+  user's own invocation, as on the original platform.
 """
 
 from __future__ import annotations
@@ -129,6 +133,8 @@ def apply_steer_back(inv: Invocation) -> Reply | None:
         if turns >= config.hard_after and target is not None
         else None
     )
+    if tier is not None and not inv.host_rechecks:
+        return _escalate(inv, turns) if tier == "escalate" else _hard(inv, turns, target) if target else None
     if tier is not None:
         inv.sm[ARMED_KEY] = tier
         inv.steer_armed = tier
