@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,3 +26,38 @@ def pytest_configure(config: pytest.Config) -> None:
             "another checkout's (symlinked or copied?). Fix: rm -rf .venv && make .venv/bin/.installed",
             returncode=4,
         )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Keep each phase's report on the item, so a fixture's teardown can tell whether the test passed."""
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"report_{report.when}", report)
+
+
+@pytest.fixture(autouse=True)
+def scripted_models_are_played_to_the_end(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Fail a passing test that leaves steps of a ``ScriptedModel`` unplayed: a script longer than the
+    conversation means the test no longer plays what it was written for. A test that leaves steps on purpose
+    says so with ``@pytest.mark.scripted_leftover("why")``."""
+    from slotgraph.models.scripted import ScriptedModel
+
+    created: list[ScriptedModel] = []
+    original = ScriptedModel.__init__
+
+    def recording_init(self: ScriptedModel, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        created.append(self)
+
+    monkeypatch.setattr(ScriptedModel, "__init__", recording_init)
+    yield
+    passed = getattr(getattr(request.node, "report_call", None), "passed", False)
+    if not passed or request.node.get_closest_marker("scripted_leftover") is not None:
+        return
+    left = [model for model in created if model.remaining]
+    if left:
+        details = "; ".join(f"{m.remaining} of {len(m.steps)} steps not played" for m in left)
+        pytest.fail(f"a ScriptedModel script was not played to the end ({details})", pytrace=False)

@@ -61,6 +61,7 @@ def _run(scenario: Scenario, users: list[list[str]]) -> Any:
 GOOD = ["2 people on July 20th", "9 PM", "Ada", DONE]
 
 
+@pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
 def test_a_scripted_user_reaches_the_goal() -> None:
     result = _run(_scenario(), [GOOD])
     assert result.outcome == "passed", result.all_failures
@@ -75,6 +76,7 @@ def test_a_user_who_gives_up_fails_the_scoring() -> None:
     assert {f.expectation for f in result.failures} == {"expect.status", "expect.tasks[0]"}
 
 
+@pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
 def test_pass_k_needs_every_run_to_pass() -> None:
     assert _run(_scenario(k=2), [GOOD, GOOD]).outcome == "passed"
     flaky = _run(_scenario(k=2), [GOOD, [DONE]])
@@ -82,12 +84,14 @@ def test_pass_k_needs_every_run_to_pass() -> None:
     assert all(f.expectation.startswith("run 2/2: ") for f in flaky.failures)
 
 
+@pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
 def test_max_turns_and_opening() -> None:
     result = _run(_scenario(max_turns=2, opening="2 people on July 20th"), [["9 PM", "never asked"]])
     assert [t.user_text for t in result.turns] == ["2 people on July 20th", "9 PM"]
     assert result.outcome == "failed"
 
 
+@pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
 def test_the_user_model_sees_the_conversation_from_its_side() -> None:
     seen: list[ModelRequest] = []
 

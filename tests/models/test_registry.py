@@ -52,6 +52,7 @@ def test_offline_takes_no_model_name() -> None:
         resolve("offline:big", env={})
 
 
+@pytest.mark.scripted_leftover("the script is only loaded, never played")
 def test_scripted_through_the_runtime_seam(tmp_path: Path) -> None:
     script = tmp_path / "s.json"
     script.write_text(json.dumps([{"text": "hi"}]), encoding="utf-8")

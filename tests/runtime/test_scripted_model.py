@@ -44,6 +44,7 @@ def test_an_unexpected_call_shows_the_request() -> None:
         asyncio.run(model.generate(REQUEST))
 
 
+@pytest.mark.scripted_leftover("the test is about an unplayed step")
 def test_unconsumed_steps_fail() -> None:
     model = ScriptedModel([ScriptedStep(text="never", label="greeting")])
     with pytest.raises(ScriptedModelError, match=r"1 step\(s\) not consumed: \['greeting'\]"):
@@ -61,6 +62,7 @@ def test_expectations_on_the_request() -> None:
         asyncio.run(ScriptedModel([ScriptedStep(check=lambda r: False)]).generate(REQUEST))
 
 
+@pytest.mark.scripted_leftover("the script is only loaded, never played")
 def test_scripted_model_from_a_json_file(tmp_path: Path) -> None:
     script = tmp_path / "script.json"
     script.write_text(

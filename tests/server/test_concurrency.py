@@ -70,9 +70,7 @@ def test_a_session_whose_lock_stays_taken_is_409_busy() -> None:
 
 
 def test_an_ended_session_refuses_more_messages(tmp_path: Path) -> None:
-    model = ScriptedModel(
-        [ScriptedStep(tool_calls=(call("end_session", reason="done"),)), ScriptedStep(text="Bye")]
-    )
+    model = ScriptedModel([ScriptedStep(tool_calls=(call("end_session", reason="done"),))])
     agents = load_hosted_agents([write_crashy_agent(tmp_path)], model=model)
     with TestClient(app_for(agents)) as c:
         session_id = new_session(c, "crashy")

@@ -274,6 +274,7 @@ def test_two_writers_on_one_session_through_the_runtime_lose_nothing(backend: Ba
     backend.run(scenario)
 
 
+@pytest.mark.scripted_leftover("GatedModel's own one-step script is replaced by a two-step one")
 def test_the_same_session_object_queues_a_second_message(backend: Backend) -> None:
     async def scenario() -> None:
         store = backend.open()

@@ -178,6 +178,7 @@ def test_the_sync_facade_works_with_a_store_across_event_loops(kind: str, tmp_pa
         ({"sm": {}, "history": [], "ended": False, "turns": "3"}, "'turns' is not an integer"),
     ],
 )
+@pytest.mark.scripted_leftover("the turn is refused before the model is called")
 def test_a_stored_record_the_turn_cannot_play_on_is_refused_and_left_alone(
     planted: dict[str, Any], says: str
 ) -> None:

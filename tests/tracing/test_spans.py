@@ -117,6 +117,7 @@ def test_a_failing_model_call_is_an_error_span(
     assert model.events[0].name == "exception"
 
 
+@pytest.mark.scripted_leftover("one turn of the shared script is enough")
 def test_slotgraph_otel_turns_spans_on(
     monkeypatch: pytest.MonkeyPatch, global_exporter: InMemorySpanExporter
 ) -> None:
@@ -126,6 +127,7 @@ def test_slotgraph_otel_turns_spans_on(
     assert turn.attributes["session.id"] == session_id
 
 
+@pytest.mark.scripted_leftover("one turn of the shared script is enough")
 def test_tracing_is_off_by_default(
     monkeypatch: pytest.MonkeyPatch, global_exporter: InMemorySpanExporter
 ) -> None:

@@ -50,7 +50,7 @@ def test_an_agent_stage_runs_a_child_session_with_the_slots_it_is_given(tmp_path
     script = tmp_path / "script.json"
     script.write_text(
         json.dumps([{"tool_calls": [{"name": "set_reason", "args": {"reason": "it arrived broken"}}]},
-                    {"text": "Filed."}, {"text": "Filed."}]),
+                   ]),
         encoding="utf-8",
     )  # fmt: skip
     workflow_file = tmp_path / "wf.yaml"

@@ -116,7 +116,6 @@ def test_a_dag_task_runs_on_an_http_endpoint_with_only_its_declared_keys(
                     call("set_note", note="it was cold"),
                 )
             ),
-            *[ScriptedStep(text="Found it.") for _ in range(3)],
         ]
     )
     agent = Agent.load(_agent(tmp_path, echo_server.url), model=model)
