@@ -38,8 +38,10 @@ lint: $(BIN)/.installed
 typecheck: $(BIN)/.installed
 	$(BIN)/mypy
 
+# Every test, the slow ones included (a plain `pytest` skips them: see addopts in pyproject.toml); only the
+# tests that need a live LLM endpoint are left out.
 pytest: $(BIN)/.installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not llm"
 
 test: lint typecheck pytest
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from benchmarks.sgd.data import data_dir
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CASES = [

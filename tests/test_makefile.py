@@ -44,3 +44,12 @@ def test_a_full_install_satisfies_the_demo_without_reinstalling(tmp_path: Path) 
     output = _make(".venv/bin/.installed-demo", cwd=tmp_path)
     assert "pip" not in output
     assert (tmp_path / ".venv" / "bin" / ".installed-demo").exists()
+
+
+def test_make_test_runs_the_slow_tests_a_plain_pytest_skips(tmp_path: Path) -> None:
+    import tomllib
+
+    plan = _make("-n", "pytest", f"VENV={tmp_path / 'venv'}")
+    assert '-m pytest -m "not llm"' in plan, plan  # overrides addopts' marker expression: slow ones run
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    assert '-m "not llm and not slow"' in addopts

@@ -22,12 +22,15 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from tests.engine.spec_view import run_engine
 
 from slotgraph.config import CompiledDag, compile_config
 from slotgraph.engine import after_tool, begin_turn, confirm_pending, reject_pending
+
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
 
 CONDITIONS = (
     None,

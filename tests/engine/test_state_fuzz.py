@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.engine.spec_view import run_engine
@@ -13,6 +14,8 @@ from slotgraph.engine import EngineStateError, after_tool, begin_turn
 
 from .bella import bella_dag
 from .toy import toy_dag
+
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
 
 DAG = toy_dag()
 KEYS = (

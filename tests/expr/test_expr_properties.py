@@ -29,6 +29,8 @@ from slotgraph.expr import (
     extract_output_path,
 )
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 SYNTAX_PIECES = [

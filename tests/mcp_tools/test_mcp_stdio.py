@@ -16,6 +16,8 @@ from slotgraph.runtime import Agent, ScriptedModel, Session
 
 from .conftest import McpAgentDir
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 NOW = datetime.datetime(2026, 7, 10, 12, 0)
 
 

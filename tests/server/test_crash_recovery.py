@@ -21,6 +21,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 AGENT_YAML = """\
 name: counter
 instruction: You take small orders.

@@ -21,6 +21,8 @@ from slotgraph.server import ServerSettings
 from .live import live_server
 from .support import app_for
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",

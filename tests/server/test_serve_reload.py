@@ -29,6 +29,8 @@ from slotgraph.server.settings import API_KEY_ENV, CONFIG_ENV, WorkerConfig
 
 from .support import BELLA, ROOT
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 DEADLINE_SECONDS = 60.0
 
 

@@ -22,6 +22,8 @@ from slotgraph.stores import StoreLockTimeoutError
 from . import agent_kit
 from .conftest import Backend, make_backend
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 CHILD = Path(__file__).with_name("child_session.py")
 BOUND = 60.0
 """Seconds any child may take to reach an observable point (a bound, not an expectation)."""

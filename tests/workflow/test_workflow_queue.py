@@ -23,6 +23,8 @@ from stores.conftest import need, redis_server  # noqa: F401  (the session fixtu
 
 from .conftest import EXAMPLE, _load_api_module
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 WORKFLOW = EXAMPLE / "workflow.yaml"
 GOAL = {"doc_id": "D-1", "account_id": "A-77", "message": "Blue Bottle Coffee, $42.50, November 20, 2026"}
 DEADLINE = 120.0

@@ -16,6 +16,8 @@ from slotgraph.stores.runs import InMemoryRunStore
 
 from .conftest import EXAMPLE, RunningApi
 
+pytestmark = pytest.mark.slow  # a plain `pytest` skips it; `make test` and CI run it
+
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
