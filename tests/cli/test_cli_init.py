@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import shellingham
 import typer
 from cli_support import Invoke
 
@@ -92,10 +93,24 @@ def test_version_flag() -> None:
     assert result.stdout == f"slotgraph {__version__}\n"
 
 
-def test_shell_completion_is_offered(invoke: Invoke) -> None:
-    result = invoke(["--show-completion", "bash"])
-    assert result.exit_code == 0
-    assert "complete" in result.stdout and "slotgraph" in result.stdout
+@pytest.mark.parametrize(
+    ("shell", "marker"),
+    [
+        ("bash", "complete -o default -F _slotgraph_completion slotgraph"),
+        ("zsh", "compdef _slotgraph_completion slotgraph"),
+        ("fish", "complete --command slotgraph"),
+    ],
+)
+def test_shell_completion_is_offered(
+    invoke: Invoke, monkeypatch: pytest.MonkeyPatch, shell: str, marker: str
+) -> None:
+    # ``--show-completion`` is a flag: the script is for the shell that runs the program, which typer finds by
+    # walking up the process tree (shellingham). The test names that shell instead of inheriting it: under
+    # ``make test`` the nearest shell may be make's /bin/sh, which has no completion (the test failed there).
+    monkeypatch.setattr(shellingham, "detect_shell", lambda *_args, **_kwargs: (shell, f"/bin/{shell}"))
+    result = invoke(["--show-completion"])
+    assert result.exit_code == 0, result.output
+    assert marker in result.stdout and "_SLOTGRAPH_COMPLETE" in result.stdout
 
 
 def test_every_command_help_has_examples_and_exit_codes(app: typer.Typer, invoke: Invoke) -> None:
