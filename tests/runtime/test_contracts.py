@@ -321,7 +321,9 @@ def test_a_turn_cancelled_while_the_write_runs_keeps_its_key_reserved() -> None:
         bank = Bank()
         bank.started, bank.release = asyncio.Event(), asyncio.Event()
         store = InMemoryStore()
-        steps = [ScriptedStep(tool_calls=(call("pay", invoice="I-5", amount=1.0),)), ScriptedStep(text="ok")]
+        steps = [
+            ScriptedStep(tool_calls=(call("pay", invoice="I-5", amount=1.0),))
+        ]  # cancelled before a reply
         session = _agent(bank, steps)[0].session(session_id="s", store=store, variables={"account": "A"})
         turn = asyncio.create_task(session.asend("pay"))
         await bank.started.wait()  # the write was dispatched
