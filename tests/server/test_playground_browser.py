@@ -339,7 +339,7 @@ def test_the_api_docs_page_works_offline(browser: Browser, page: Any) -> None:
 
 def test_the_slot_table_shows_early_answers_and_changes(browser: Browser, page: Any) -> None:
     """An early answer is listed as ``early`` with its value; a confirmed value being changed as ``changing``
-    with the confirmed and the new value (docs/engine.md "Beyond the spec's known limitations")."""
+    with the confirmed and the new value (docs/engine.md "Beyond the original platform's limitations")."""
     with live_server(app_for()) as base:
         page.goto(base + "/")
         page.wait_for_selector('body[data-ready="true"]', state="attached")

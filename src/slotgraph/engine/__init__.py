@@ -1,4 +1,4 @@
-"""The pure decision core of Slotgraph (spec ``slot_filling_dag_framework.md`` §2–§9).
+"""The pure decision core of Slotgraph (the reference: ``docs/engine.md``).
 
 One engine invocation is ``(compiled config, state, inputs) -> (new state, action)``; it never does I/O,
 never reads the clock or a random source except through what it is given (``choose``), keeps no
@@ -9,12 +9,14 @@ Public names:
 * :func:`run_engine` → :class:`EngineResult` — one invocation (the spec's ``_run_slot_filling``): the new
   state and the typed :class:`EngineAction` (its :class:`Reason`, :class:`FunctionCall`, :data:`Phase`);
 * :func:`compute_dag_state` → :data:`DagAction` (:class:`Fire`, :class:`AwaitReadback`, :class:`Ask`,
-  :class:`Announce`, :class:`AllDone`) — the pure decision (§3.1);
-* :func:`after_tool`, :func:`confirm_pending`, :func:`reject_pending` — tool-result routing (§6a, §7.1);
+  :class:`Announce`, :class:`AllDone`) — the pure decision (docs/engine.md#the-dag-decision);
+* :func:`after_tool`, :func:`confirm_pending`, :func:`reject_pending` — tool-result routing
+  (docs/engine.md#tool-result-routing);
 * :func:`begin_turn` — the start of a user turn (``before_agent_callback``);
-* :func:`fill_slots` — programmatic slot filling (§12.2); :func:`gate_open` — the gate-slot verdict (§3.0a);
-* :func:`find_next_question`, :func:`deferred_eligible` — the question finder and the §7a.2 eligibility;
-* :data:`LOGGER_NAME` — the logger of the ``[slot-filling:<tag>]`` lines (§19);
+* :func:`fill_slots` — programmatic slot filling; :func:`gate_open` — the gate-slot verdict;
+* :func:`find_next_question`, :func:`deferred_eligible` — the question finder and the deferral eligibility
+  (docs/engine.md#deferred-readback);
+* :data:`LOGGER_NAME` — the logger of the ``[slot-filling:<tag>]`` lines (docs/engine.md#observability);
 * :func:`build_readback`, :func:`is_affirmative`, :func:`starts_affirmative`, :func:`compute_hidden_tools`;
 * errors: :class:`EngineError`, :class:`EngineStateError`, :class:`EngineInputError`.
 """

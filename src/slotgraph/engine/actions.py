@@ -1,9 +1,9 @@
 """What the engine decides, typed: the DAG's decision and the invocation's action for the host.
 
 * :data:`DagAction` — the closed set of DAG decisions returned by
-  :func:`slotgraph.engine.dag.compute_dag_state` (spec §3.1). Each decision is a frozen dataclass with a
-  ``kind`` tag; callers match on the union exhaustively (``assert_never`` on the fall-through), so adding a
-  decision is a type error everywhere it is not yet handled.
+  :func:`slotgraph.engine.dag.compute_dag_state` (docs/engine.md#the-dag-decision). Each decision is a frozen
+  dataclass with a ``kind`` tag; callers match on the union exhaustively (``assert_never`` on the
+  fall-through), so adding a decision is a type error everywhere it is not yet handled.
 * :class:`EngineAction` — what one engine invocation tells the host (docs/engine.md "The action"): which
   :class:`Reason` produced the reply, the tools to hide, whether to speak instead of the model, the message,
   the task call to run, the instruction hints and the rich parts to show after the model's reply. It is
@@ -69,7 +69,8 @@ class Ask:
 
 @dataclass(frozen=True, slots=True)
 class Announce:
-    """The next eligible announce slot (§12.3): deliver its message and fill its completion bit."""
+    """The next eligible announce slot (docs/engine.md#announce-slots): deliver its message and fill its
+    completion bit."""
 
     slot: str
     kind: Literal["announce"] = "announce"
@@ -144,7 +145,8 @@ class EngineAction:
     """Speak instead of the model — on the first call of a session only with :attr:`force_preempt`."""
     force_preempt: bool = False
     response: tuple[Mapping[str, Any], ...] | None = None
-    """The rich parts of a preempting reply (spec §8a), in order; ``None`` when there are none."""
+    """The rich parts of a preempting reply (docs/engine.md#rich-responses), in order; ``None`` when there are
+    none."""
     stash: tuple[Mapping[str, Any], ...] = ()
     """Rich parts of a reply the model relays: shown after the model's last reply of the turn."""
     si_suffix: str = ""

@@ -1,4 +1,5 @@
-"""Which slots and tasks are active (spec §4.4): each ``condition`` evaluated once per ``filled`` state.
+"""Which slots and tasks are active (docs/engine.md#conditions-and-deactivation): each ``condition`` evaluated
+once per ``filled`` state.
 
 A condition is a function of ``filled``. Within one engine invocation the same conditions are asked for again
 and again — by auto-deactivation, the DAG decision, the announce cascade, the next-question finder and tool
@@ -89,7 +90,7 @@ class Activity:
         return all(name in filled or not self.slot_active(name) for name in slot.requires)
 
     def task_ready(self, task: CompiledTask) -> bool:
-        """All active inputs and active requires of ``task`` are filled (§9.2)."""
+        """All active inputs and active requires of ``task`` are filled."""
         filled = self._filled
         for names in (task.inputs, task.requires):
             for name in names:

@@ -1,9 +1,9 @@
-"""Is the user's message a confirmation? (spec §7.3 ``_is_affirmative``, §7.3a ``_starts_affirmative``)
+"""Is the user's message a confirmation? (docs/engine.md#auto-confirm-and-inline-confirm)
 
-The word sets are the spec's, completed with the common short confirmations a demanding user would expect
-("yes please", "that is correct", "go ahead", "yea", "ya", ...). Matching is on lower-cased text with the
-punctuation ``.,;:!?"'`` stripped from every word ("Yes, that's correct." == "yes thats correct"), so each
-phrase is listed in its stripped form.
+The word sets are the original platform's, completed with the common short confirmations a demanding user
+would expect ("yes please", "that is correct", "go ahead", "yea", "ya", ...). Matching is on lower-cased text
+with the punctuation ``.,;:!?"'`` stripped from every word ("Yes, that's correct." == "yes thats correct"), so
+each phrase is listed in its stripped form.
 """
 
 from __future__ import annotations

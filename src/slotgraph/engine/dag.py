@@ -1,11 +1,11 @@
-"""The pure DAG decision (spec §3.1) and the activity predicates everything else shares.
+"""The pure DAG decision (docs/engine.md#the-dag-decision) and the activity predicates everything else shares.
 
 :func:`compute_dag_state` is a strict priority cascade over *copies it never mutates*:
 
 1. **fire** — the first task, in declaration order, that is active, has not succeeded, and whose *active*
    ``inputs`` and ``requires`` are all in ``filled`` (none of them being changed, ``changing``); its
    ``args`` are the active inputs except announce slots
-   (§12.3: an announce's completion bit is never a task argument). When that task is ``parallel``, every
+   (an announce's completion bit is never a task argument). When that task is ``parallel``, every
    later ``parallel`` task that is ready too and independent of the group (neither reads what the other
    writes) fires in the same decision (``Fire.parallel``);
 2. **awaiting readback** — ``pending`` is non-empty;
@@ -14,7 +14,7 @@
    slot;
 4. **all done**.
 
-Inactive slots (their ``condition`` is false, §4.4) never block: they are skipped as questions, dropped from
+Inactive slots (their ``condition`` is false) never block: they are skipped as questions, dropped from
 task inputs and requires, and count as met when another slot requires them.
 """
 
@@ -55,8 +55,8 @@ def requires_met(
 
 
 def task_result_ok(task: CompiledTask, result: Any) -> bool:
-    """The spec's success rule (§3.2, §6a.2): ``success_check`` truthy (no check: success) AND every declared
-    output key present. A result that is not a mapping is a failure."""
+    """The success rule (docs/engine.md#the-dag-decision): ``success_check`` truthy (no check: success) AND
+    every declared output key present. A result that is not a mapping is a failure."""
     if type(result) is not dict and not isinstance(result, Mapping):
         return False
     if task.success_check is not None and not result.get(task.success_check):
@@ -65,14 +65,14 @@ def task_result_ok(task: CompiledTask, result: Any) -> bool:
 
 
 def task_succeeded(task: CompiledTask, task_results: Mapping[str, Any]) -> bool:
-    """``task_results`` holds the last result of every task, failed ones included (§3.2)."""
+    """``task_results`` holds the last result of every task, failed ones included."""
     return task.name in task_results and task_result_ok(task, task_results[task.name])
 
 
 def task_ready(
     dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any], activity: Activity | None = None
 ) -> bool:
-    """All active inputs and active requires of ``task`` are filled (§9.2)."""
+    """All active inputs and active requires of ``task`` are filled."""
     return (activity or Activity(dag, filled)).task_ready(task)
 
 
@@ -86,7 +86,7 @@ def _independent(a: CompiledTask, b: CompiledTask) -> bool:
 
 def _fire(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any], activity: Activity) -> Fire:
     """An input is passed to the tool when it is filled and active — and not an announce slot, whose value
-    (a completion bit) "is never consumed as a task argument" (§12.3); it still gates the fire."""
+    (a completion bit) is never a task argument; it still gates the fire."""
     args = {}
     for name in task.inputs:
         if name not in filled or not activity.slot_active(name):
@@ -157,7 +157,7 @@ def find_next_question(
     activity: Activity | None = None,
 ) -> CompiledSlot | None:
     """The spec's ``_find_next_question``: the first *user* slot (announces are not questions) that is not in
-    ``filled``/``pending``/``deferred``, is active and has its requires met (§7a.4, §7a.6, §7.6)."""
+    ``filled``/``pending``/``deferred``, is active and has its requires met."""
     act = activity or Activity(dag, filled)
     for slot in dag.slots:
         if not slot.is_user or slot.name in filled or slot.name in pending or slot.name in deferred:

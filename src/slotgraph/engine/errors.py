@@ -34,7 +34,7 @@ class EngineError(SlotgraphError):
 
 
 class EngineStateError(EngineError):
-    """The state dict ``sm`` does not have the shape of spec §2.4."""
+    """The state dict ``sm`` does not have the shape described in docs/engine.md#the-state-sm."""
 
     code = "invalid_state"
 

@@ -1,4 +1,5 @@
-"""Programmatic slot filling (spec §12.2 ``fill_slots``): trusted values written into the state.
+"""Programmatic slot filling (``fill_slots``, docs/engine.md#event-pre-fill-and-fill_slots): trusted values
+written into the state.
 
 :func:`fill_slots` ``(sm, dag, values, skip_readback=True) -> (new_sm, report)`` is pure: it returns a new
 state and never mutates ``sm``. ``report`` is ``{"filled": [...], "skipped": [...], "skipped_reasons":
@@ -12,7 +13,7 @@ state and never mutates ``sm``. ``report`` is ``{"filled": [...], "skipped": [..
 Otherwise the value goes to ``filled`` (``skip_readback=True``, the default: trusted data, no confirmation) —
 a value of the same slot waiting in ``pending`` or ``deferred`` is dropped, so a slot lives in one place —
 or to ``pending`` (``skip_readback=False``: the next invocation reads it back). Every fill is logged with the
-``fill_slots`` tag (§19.2). The engine's event pre-fill (§12.1) goes through :func:`fill_into`.
+``fill_slots`` tag. The engine's event pre-fill goes through :func:`fill_into`.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def fill_slots(
     values: Mapping[str, Any],
     skip_readback: bool = True,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Fill slots from any Python context (§12.2); the DAG advances on the next engine invocation."""
+    """Fill slots from any Python context; the DAG advances on the next engine invocation."""
     if not isinstance(values, Mapping):
         raise EngineInputError(
             f"values must be a dict of slot name -> value, got {type(values).__name__}",

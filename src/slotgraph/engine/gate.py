@@ -1,4 +1,4 @@
-"""Gate slot (spec §3.0a): whether the host may run the engine yet.
+"""Gate slot (docs/engine.md#gate-slot): whether the host may run the engine yet.
 
 A config may name a ``gate_slot``. Until it is collected the host's before-model step returns early (it skips
 the engine, shows the gate's setters, and keeps the user's words as ``_gate_user_text`` to hand back as a

@@ -1,4 +1,5 @@
-"""Per-invocation context shared by the pipeline stages, the stage outcome type, and the trace (spec §19).
+"""Per-invocation context shared by the pipeline stages, the stage outcome type, and the trace
+(docs/engine.md#observability).
 
 An :class:`Invocation` lives for one engine call. It owns ``sm`` — the invocation's *working copy* of the
 state (never the caller's dict) — and the facts earlier stages established for later ones (was pending fresh,
@@ -7,9 +8,9 @@ two sessions on two threads never share anything.
 
 A stage either returns ``None`` (carry on) or a :class:`Reply` (the invocation ends with this reply). A
 reply's text is made of :class:`Segment` s, each remembering the config location it came from, so the rich
-response parts of that location (§8a) can be resolved later.
+response parts of that location can be resolved later.
 
-:class:`Trace` is the structured event log of spec §19: every ``emit(tag, ...)`` becomes a ``_debug_log``
+:class:`Trace` is the structured event log: every ``emit(tag, ...)`` becomes a ``_debug_log``
 entry when debug is on, and a ``[slot-filling:<tag>] k='v' ...`` line on the ``slotgraph.engine`` logger when
 that logger is enabled for INFO. When neither is on, ``emit`` returns at once (no formatting at all), and call
 sites that would build costly data check :attr:`Trace.active` first.
@@ -47,7 +48,8 @@ Choose = Callable[[Sequence[str]], str]
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One piece of a reply's text and the rich response parts configured at the same location (§8a).
+    """One piece of a reply's text and the rich response parts configured at the same location
+    (docs/engine.md#rich-responses).
 
     ``question`` marks a user slot's ``ask`` (its parts are stashed as ``stash_question``). ``values``
     replaces ``filled`` as the source of the parts' placeholders (a task's result fields, pending values);
@@ -88,14 +90,14 @@ class RetryLead:
 
 
 def format_line(tag: str, data: Mapping[str, Any]) -> str:
-    """The spec's line format (§19.1): ``[slot-filling:tag] k='v' ...`` (values through ``repr``)."""
+    """The log line format: ``[slot-filling:tag] k='v' ...`` (values through ``repr``)."""
     parts = " ".join(f"{k}={v!r}" for k, v in data.items())
     return f"[slot-filling:{tag}]" + (f" {parts}" if parts else "")
 
 
 @dataclass(slots=True)
 class Trace:
-    """The structured event log of one invocation (spec §19): ``_debug_log`` entries and log lines."""
+    """The structured event log of one invocation: ``_debug_log`` entries and log lines."""
 
     enabled: bool = False
     """Collect ``_debug_log`` entries (the ``debug`` input)."""
@@ -131,7 +133,7 @@ class Invocation:
     """``filled``/``pending``/``deferred`` differ from what the previous invocation left (``_last_state``)."""
     fresh_pending: bool = False
     """``pending`` is non-empty now and was empty when the previous invocation ended, or values were just
-    promoted from ``deferred`` (§4.3, §7a.6)."""
+    promoted from ``deferred``."""
     inline_confirmed: bool = False
     readback_transition: bool = False
     event_prefilled: bool = False
@@ -139,15 +141,15 @@ class Invocation:
     then_say: Segment | None = None
     """The rendered ``then_say`` of a non-terminal task that just succeeded (leads the next reply)."""
     retrying: list[RetryLead] = field(default_factory=list)
-    """Failed tasks to fire again at once (same inputs, attempts left, §5): their ``retry_say`` leads."""
+    """Failed tasks to fire again at once (same inputs, attempts left): their ``retry_say`` leads."""
     messages: list[Segment] = field(default_factory=list)
     """Segments earlier stages produced that lead the final reply (announce texts)."""
     fresh_deferred: list[str] = field(default_factory=list)
-    """Slots routed from ``pending`` to ``deferred`` in this invocation (§7a.1 step 2)."""
+    """Slots routed from ``pending`` to ``deferred`` in this invocation."""
     promoted: list[str] = field(default_factory=list)
-    """Slots promoted from ``deferred`` to ``pending`` in this invocation (group completion, §7a.3)."""
+    """Slots promoted from ``deferred`` to ``pending`` in this invocation (group completion)."""
     steer_back_directive: str | None = None
-    """The soft steer-back directive of this invocation (§7.6 tier 1)."""
+    """The soft steer-back directive of this invocation."""
     recheck_after_model: bool = False
     """The host must invoke the engine once more after the model's step, even without tool calls (a held
     fire, an armed steer-back tier): the decision depends on what the model does with the user's message."""
@@ -156,9 +158,9 @@ class Invocation:
     runtime and the ADK adapter do). When False (a spec host that does not), the hard and escalate
     steer-back tiers apply on the user's own invocation, as on the original platform."""
     steer_armed: str | None = None
-    """The steer-back tier (``hard``/``escalate``) armed on this user invocation (§7.6, see steer_back)."""
+    """The steer-back tier (``hard``/``escalate``) armed on this user invocation (see steer_back)."""
     steer_yield: bool = False
-    """This user turn is the yield after a hard steer-back: no tier applies (§7.6 step 3)."""
+    """This user turn is the yield after a hard steer-back: no tier applies."""
     candidates_used: list[str] = field(default_factory=list)
     """Early answers and held values used in this invocation (``_candidates``/``_held``)."""
     variables: Mapping[str, Any] = field(default_factory=dict)

@@ -1,35 +1,37 @@
-"""One engine invocation (the spec's ``_run_slot_filling``, §3): the orchestrator. It only wires the stages.
+"""One engine invocation (``_run_slot_filling`` on the original platform): the orchestrator. It only wires the
+stages.
 
-``run_engine(dag, sm, last_user_text=...)`` validates ``sm``, copies it, and runs, in this order:
+``run_engine(dag, sm, last_user_text=...)`` validates ``sm``, copies it, and runs, in this order
+(docs/engine.md#the-pipeline):
 
- 1. **terminal** (§9.5) — ``complete``/``escalated`` short-circuit first: nothing else may run, the state is
+ 1. **terminal** — ``complete``/``escalated`` short-circuit first: nothing else may run, the state is
     returned unmodified and every config tool is hidden.
- 2. **rejection** (§7.1.5) — a rejection recorded by ``reject_pending`` is applied before anything reads
+ 2. **rejection** — a rejection recorded by ``reject_pending`` is applied before anything reads
     ``pending``, so the post-tool invocation does not read rejected values back.
- 3. **event pre-fill** (§12.1, through ``fill_slots`` §12.2) — before change detection, so pre-filled slots
+ 3. **event pre-fill** (through ``fill_slots``) — before change detection, so pre-filled slots
     count as progress, and before the DAG, so the next question already skips them.
- 4. **state change** (§5.4, §7.6) — compared with ``_last_state`` *before* this invocation changes anything:
+ 4. **state change** — compared with ``_last_state`` *before* this invocation changes anything:
     only what tools and the host did since the last invocation is "new" (clears slot retries, resets the
     steer-back counter, logs ``progress``); consumes ``_readback_transition`` and ``_auto_confirm_pending``.
- 5. **user-turn count / yield** (§7.6.1, §7.6.3) — right after the reset, and before auto-confirm can end the
+ 5. **user-turn count / yield** — right after the reset, and before auto-confirm can end the
     invocation (auto-confirm "already incremented" the counter); the turn after a hard steer-back is yielded.
- 6. **auto-promote**, **deferred routing and group completion** (§7.1.1, §7a.1–7a.3), then
-    **auto-deactivate** (§4.4, also clears ``deferred``) — the state is made consistent before any decision
-    reads it; fresh pending is judged on the routed state (a group promotion counts as fresh, §7a.6).
- 7. **auto-confirm** / **inline confirm** (§7.3, §7.3a) — need the consistent ``pending``; auto-confirm ends
+ 6. **auto-promote**, **deferred routing and group completion** then
+    **auto-deactivate** (also clears ``deferred``) — the state is made consistent before any decision
+    reads it; fresh pending is judged on the routed state (a group promotion counts as fresh).
+ 7. **auto-confirm** / **inline confirm** — need the consistent ``pending``; auto-confirm ends
     the invocation with ``function_call(confirm_pending)``.
- 8. **slot errors** (§5b) — before the DAG: an invalid answer is re-asked, nothing fires on its account.
- 9. **steer-back** tiers (§7.6) — after slot errors (an error reply already steers), before the post-executor
+ 8. **slot errors** — before the DAG: an invalid answer is re-asked, nothing fires on its account.
+ 9. **steer-back** tiers — after slot errors (an error reply already steers), before the post-executor
     and the DAG (a hard tier or an escalation ends the invocation; the soft tier only adds a directive).
-10. **post-executor** (§3.2, §5) — a task result is judged before the DAG so a cascade sees its outputs and a
+10. **post-executor** — a task result is judged before the DAG so a cascade sees its outputs and a
     failure can clear slots.
-11. **DAG evaluation + announce cascade** (§3.1, §12.3), then **re-deferral** (§7a, ``re_deferred``: a task
-    about to fire sends values promoted from ``deferred`` back there) → the reply (§3.2, §7.1, §7.4).
-12. **tool visibility** (§4) — computed last, on the final state of the invocation (the spec lists it earlier;
-    computing it after the post-executor means a slot cleared by a failed task is visible again, and a setter
-    whose requirement a task output just met is visible, in the very invocation that changed them). Then the
-    SI suffix (§7a.4, §12.1) and rich responses (§8a) for the final reply, ``_last_state`` is rewritten for
-    the next invocation, and the ``invoke`` line (§19.2) is logged with the invocation counter ``n``.
+11. **DAG evaluation + announce cascade**, then **re-deferral** (``re_deferred``: a task
+    about to fire sends values promoted from ``deferred`` back there) → the reply.
+12. **tool visibility** — computed last, on the final state of the invocation (the platform computed it
+    earlier; computing it after the post-executor means a slot cleared by a failed task is visible again, and
+    a setter whose requirement a task output just met is visible, in the very invocation that changed them).
+    Then the SI suffix and rich responses for the final reply, ``_last_state`` is rewritten for
+    the next invocation, and the ``invoke`` line is logged with the invocation counter ``n``.
 """
 
 from __future__ import annotations
@@ -72,8 +74,8 @@ __all__ = ["EngineResult", "default_choose", "run_engine"]
 
 @dataclass(frozen=True, slots=True)
 class EngineResult:
-    """The outcome of one invocation: the new state and the typed action for the host (spec §3; the spec's
-    action dict is :func:`slotgraph.adapters.cxas.action_dict`)."""
+    """The outcome of one invocation: the new state and the typed action for the host
+    (docs/engine.md#the-action; the platform's action dict is :func:`slotgraph.adapters.cxas.action_dict`)."""
 
     sm: dict[str, Any]
     action: EngineAction
@@ -128,7 +130,7 @@ def _check_inputs(dag: object, last_user_text: object, event_data: object, chann
 def _invoke_data(
     inv: Invocation, reply: Reply, count: int, phase: str, fresh: bool, hidden: list[str]
 ) -> dict[str, Any]:
-    """The ``invoke`` line (§19.2): the state snapshot and what was decided."""
+    """The ``invoke`` line (docs/engine.md#observability): the state snapshot and what was decided."""
     data: dict[str, Any] = {
         "n": count,
         "phase": phase,
@@ -159,7 +161,7 @@ def _run(inv: Invocation) -> Reply:
     prefill_from_events(inv)
     inv.state_changed = detect_state_change(inv)  # consumes ``_readback_transition``
     if rejected:
-        inv.readback_transition = False  # §7.4: no transition prefix after a rejection
+        inv.readback_transition = False  # no transition prefix after a rejection (docs/engine.md#the-reply)
     count_user_turn(inv)
     auto_promote(inv)
     route_deferred(inv)

@@ -1,4 +1,5 @@
-"""The readback sentence (spec §7.1–7.2): every pending value, formatted, in slot declaration order.
+"""The readback sentence (docs/engine.md#readback-and-confirmation): every pending value, formatted, in slot
+declaration order.
 
 ``"Just to confirm — 4 guests, on July 15th. Is that correct?"`` — each value goes through its slot's
 compiled ``readback_fmt`` formatter (``str`` when none is configured); values for slots the config does not

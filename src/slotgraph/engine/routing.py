@@ -1,4 +1,5 @@
-"""Tool-result routing (spec §6a) and the readback tools (§7.1): the host's ``after_tool_callback``.
+"""Tool-result routing (docs/engine.md#tool-result-routing) and the readback tools: the host's
+``after_tool_callback``.
 
 Every function takes the state and returns a *new* state dict; the given one is never mutated. Routing is
 computed from the compiled config (never from the ``_setter_slots``-style tables cached in ``sm``).
@@ -11,7 +12,7 @@ Setter results:
   comma-separated options of the referenced filled slot, compared trimmed and case-insensitively, else the
   configured ``error_code``) → ``pending[s] = v``; an ``inferred`` dict adds pending values for known
   slots not already filled;
-* multi-slot setters (§4.5) return ``{"stored": True, "values": {...}, "field_errors": {...}}``; each field is
+* multi-slot setters return ``{"stored": True, "values": {...}, "field_errors": {...}}``; each field is
   routed on its own through ``multi_setter_slots``.
 
 Executor results go to ``task_results[task]``; outputs are copied into ``filled`` only when the result is a
@@ -223,7 +224,7 @@ def after_tool(
     args: Mapping[str, Any] | None,
     result: Any,
 ) -> dict[str, Any]:
-    """Route one tool result into a new state (spec §6a)."""
+    """Route one tool result into a new state (docs/engine.md#tool-result-routing)."""
     if not isinstance(tool_name, str) or not tool_name:
         raise EngineInputError(
             f"tool_name must be a non-empty string, got {tool_name!r}",

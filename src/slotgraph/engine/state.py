@@ -1,7 +1,8 @@
-"""The ``sm`` state dict (spec §2.4): key names, defaults, validation at the entry, and the working copy.
+"""The ``sm`` state dict (docs/engine.md#the-state-sm): key names, defaults, validation at the entry, and the
+working copy.
 
-Key names are the spec's exactly, so state written by the original platform loads unchanged. Unknown keys
-are kept and passed through untouched.
+Key names are the original platform's exactly, so state written by the original platform loads unchanged.
+Unknown keys are kept and passed through untouched.
 
 The engine never mutates the ``sm`` it is given. :func:`working_copy` makes the invocation's own copy: a new
 top-level dict and a new container for every key the engine writes into (``filled``, ``pending``,
@@ -49,7 +50,7 @@ TERMINAL_STATUSES: Final = frozenset({COMPLETE, ESCALATED})
 
 
 DICT_KEYS: Final = ("filled", "pending", "deferred", "task_results", "_retries", "_last_state")
-"""Keys whose value is a dict, created empty when missing (§2.4)."""
+"""Keys whose value is a dict, created empty when missing."""
 
 CANDIDATES_KEY: Final = CANDIDATES
 """``{slot: value}``: early answers — values given before their slot could be asked (its ``requires`` unmet),
@@ -86,7 +87,7 @@ def _fail(key: str, problem: str, fix: str) -> EngineStateError:
 
 def _is_count(value: object) -> bool:
     """An int, or an integral float: CES persists session state as a protobuf ``Struct``, whose numbers are
-    doubles, so a counter written as ``1`` comes back as ``1.0`` (§2.4). Bools are not counts."""
+    doubles, so a counter written as ``1`` comes back as ``1.0``. Bools are not counts."""
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
@@ -218,7 +219,7 @@ def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def with_defaults(sm: dict[str, Any]) -> dict[str, Any]:
-    """Fill the spec's defaults for missing keys (§2.4), in place on a working copy; returns it."""
+    """Fill the defaults for missing keys (docs/engine.md#the-state-sm), in place; returns it."""
     for key in DICT_KEYS:
         if sm.get(key) is None:
             sm[key] = {}
@@ -239,7 +240,7 @@ def snapshot(sm: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def derived_mappings(dag: CompiledDag) -> dict[str, Any]:
-    """The config-derived routing tables the spec caches in ``sm`` (§6a), as new plain data.
+    """The config-derived routing tables the original platform caches in ``sm``, as new plain data.
 
     They are written for compatibility with hosts that read them; the engine itself always routes from the
     compiled config.

@@ -1,8 +1,9 @@
 """Message text: ``{slot}`` placeholder rendering, default messages, joining.
 
-Placeholders are the spec's ``{slot_name}`` resolved from ``filled`` (§2.1, §5.1, §5b.3). Rendering is a
-plain substitution, not ``str.format``: only ``{identifier}`` is replaced, ``{{``/``}}`` are literal braces,
-an unknown placeholder is left as-is, and no attribute or index access is possible from config text.
+Placeholders are ``{slot_name}`` resolved from ``filled`` (docs/engine.md#messages-and-placeholders).
+Rendering is a plain substitution, not ``str.format``: only ``{identifier}`` is replaced, ``{{``/``}}`` are
+literal braces, an unknown placeholder is left as-is, and no attribute or index access is possible from config
+text.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""The start of a user turn (spec §3 ``before_agent_callback``): ``begin_turn``.
+"""The start of a user turn (the host's ``before_agent_callback``): ``begin_turn``.
 
-Initialises every missing state key with the spec's default (§2.4), clears the per-turn flag
-``_event_prefilled_this_turn``, and processes a deferred rejection (§7.1 step 5, see
+Initialises every missing state key with its default (docs/engine.md#the-state-sm), clears the per-turn flag
+``_event_prefilled_this_turn``, and processes a deferred rejection (see
 :mod:`slotgraph.engine.stages.rejection`). Returns a new state; the given one is never mutated.
 """
 

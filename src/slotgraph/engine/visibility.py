@@ -1,4 +1,4 @@
-"""Which tools the model may see now (spec §4.1–4.5, §7.5): the sorted ``hide_tools`` list.
+"""Which tools the model may see now (docs/engine.md#tool-visibility): the sorted ``hide_tools`` list.
 
 ``hide_tools`` is drawn only from tools the config knows — its setters and executors — plus the readback
 tools ``confirm_pending``/``reject_pending``; any other tool of the host is not the engine's business.

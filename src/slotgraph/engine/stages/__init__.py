@@ -1,4 +1,4 @@
-"""The stages of one engine invocation, one module per decision (spec §3 pipeline).
+"""The stages of one engine invocation, one module per decision (docs/engine.md#the-pipeline).
 
 The orchestrator :mod:`slotgraph.engine.pipeline` wires them in order; each stage works on the invocation's
 own working copy of the state (:class:`slotgraph.engine.invocation.Invocation`) and returns either ``None``

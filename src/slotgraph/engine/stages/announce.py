@@ -1,4 +1,4 @@
-"""Announce cascade (spec §12.3, §3.3): deliver consecutive announce slots in one invocation.
+"""Announce cascade (docs/engine.md#announce-slots): deliver consecutive announce slots in one invocation.
 
 While the DAG's next action is an announce (an active announce slot whose ``requires`` are met, not yet
 filled), its ``message`` — rendered from ``filled`` — is queued as a segment carrying the slot's ``response``

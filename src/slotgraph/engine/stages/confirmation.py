@@ -1,4 +1,4 @@
-"""Deterministic confirmation of a readback (spec §7.3 auto-confirm, §7.3a inline confirm).
+"""Deterministic confirmation of a readback (docs/engine.md#auto-confirm-and-inline-confirm).
 
 Both apply only when the engine is *awaiting confirmation*: values were pending when the previous
 invocation ended and still are (not fresh), and the user just spoke (``last_user_text`` non-empty — post-tool

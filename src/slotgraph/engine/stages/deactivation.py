@@ -1,4 +1,4 @@
-"""Auto-deactivation of conditional slots (spec §4.4, §7a.6).
+"""Auto-deactivation of conditional slots (docs/engine.md#conditions-and-deactivation).
 
 A slot whose ``condition`` is false now loses its value in ``filled``, ``pending`` and ``deferred`` so that
 the DAG never waits for it or passes a stale value on. Removing one value can turn another condition false,

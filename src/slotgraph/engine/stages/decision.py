@@ -1,27 +1,27 @@
-"""Turn the DAG's decision into the invocation's reply (spec §3.1–3.3, §7.1–7.4, §8.2).
+"""Turn the DAG's decision into the invocation's reply (docs/engine.md#the-reply).
 
 * **fire** — a preempting ``function_call`` ``{name: tool, args: {input: value}}`` for the task (its messages,
   if any, lead; a same-input retry's ``retry_say`` leads its re-fire, reason ``task_retry``), plus
   ``parallel_calls`` for the tasks fired with it (``Fire.parallel``) — except right
   after an inline confirm, when the fire is held so the model can first call setters for what else the user
-  said (§7.3a step 3).
+  said.
 * **awaiting readback** — the readback sentence of every pending value, relayed by the model (not preempted,
-  §8.3), unless a task's ``then_say`` leads it, in which case both are preempted. The config's
-  ``readback_response`` parts come with it (placeholders from filled and pending values). When the user
-  spoke and nothing changed since the previous invocation (values were already pending, no confirmation or
-  correction yet), the message is empty (``readback_quiet``): the model answers under the readback
+  see docs/engine.md#the-reply), unless a task's ``then_say`` leads it, in which case both are preempted. The
+  config's ``readback_response`` parts come with it (placeholders from filled and pending values). When the
+  user spoke and nothing changed since the previous invocation (values were already pending, no confirmation
+  or correction yet), the message is empty (``readback_quiet``): the model answers under the readback
   instructions, which list the pending values, instead of being handed the same readback again.
 * **next question** — the slot's ``ask``. Right after a confirmation (``_readback_transition``) it is
   preempted as ``"{prefix} {question}"`` with the prefix picked by the injected ``choose`` from
   ``confirm_transition_prefixes`` (default ``"Great!"``). After a successful task it is preempted behind the
   ``then_say`` — but when the ``then_say`` is itself a question (ends with ``?``), only the slot's question is
-  asked: two questions are never sent, and the ask is the one the DAG needs answered (§3.3, §13).
+  asked: two questions are never sent, and the ask is the one the DAG needs answered.
 * **all done** — whatever messages led (``then_say``), preempted.
 
 Announce messages queued by the cascade always lead; an announce with ``preempt: True`` forces preemption.
 Every piece of text is a :class:`~slotgraph.engine.invocation.Segment` that remembers its config location, so
-the rich response parts of that location can be resolved (§8a); the transition prefix and the readback are
-plain text.
+the rich response parts of that location can be resolved (docs/engine.md#rich-responses); the transition
+prefix and the readback are plain text.
 """
 
 from __future__ import annotations

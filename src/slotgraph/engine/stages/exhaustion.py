@@ -1,10 +1,10 @@
-"""Exhaustion (spec §5.3, §5b.3 step 2b): the last word when retries are used up.
+"""Exhaustion (docs/engine.md#task-results-retries-and-exhaustion): the last word when retries are used up.
 
 Shared by task failures, slot validation errors and steer-back: the ``on_exhaust.say`` message
 rendered from ``filled``, ``on_exhaust.then`` resolved to a function call with its ``{slot}`` placeholders
 filled, and ``status`` set to ``"escalated"``. Without an ``on_exhaust`` (or without its ``say``) the default
 message :data:`~slotgraph.engine.text.DEFAULT_EXHAUST_MESSAGE` is used; without ``then`` there is no call.
-The reply's segment carries ``on_exhaust.response``/``on_exhaust.channel_responses`` (§8a).
+The reply's segment carries ``on_exhaust.response``/``on_exhaust.channel_responses``.
 """
 
 from __future__ import annotations

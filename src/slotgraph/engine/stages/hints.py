@@ -1,12 +1,13 @@
-"""System-instruction hints and rich responses of one invocation (spec §7a.4, §8.4, §12.1, §8a).
+"""System-instruction hints and rich responses of one invocation (docs/engine.md#instruction-hints,
+docs/engine.md#rich-responses).
 
 :func:`si_suffix` — the engine's part of the instruction suffix, in this order:
 
-* ``<system_directive>`` with the reply's message when an event pre-fill happened this turn (§12.1: the host
+* ``<system_directive>`` with the reply's message when an event pre-fill happened this turn (the host
   then uses the engine's suffix instead of its own directive, and the directive already names the right next
   question because the DAG saw the pre-filled slot);
 * ``<deferred_collection>`` when ``deferred`` holds values the previous invocation's snapshot
-  (``_last_state``) did not — routed there in this invocation or since — and nothing is pending (§7a.4):
+  (``_last_state``) did not — routed there in this invocation or since — and nothing is pending:
   "The value(s) just collected (guest_name) are noted and will be confirmed later together with related
   information. Do NOT read them back or ask for confirmation now. Instead, proceed to ask: <next question>";
 * ``<readback_scope>`` while values promoted from ``deferred`` are pending: every pending value, one per line
@@ -16,12 +17,12 @@
   nothing changed), the original platform's plain ``<readback_scope>``:
   ``Pending confirmation: <formatted value>, <formatted value>.`` (formatter output, no slot names).
 
-:func:`response_parts` — §8a. Each segment of the reply resolves its location's parts for the channel
-(``channel_*[channel]``, else the default ``response``), every string rendered with ``{slot}`` from ``filled``
-(recursively; a segment may bring its own placeholder values, e.g. a task's result fields) and chips with
-``options_from`` given their options (:mod:`~slotgraph.engine.chips`); a segment without parts stands for
-``[{"type": "text", "text": ...}]``, and an *attaching* segment (the readback with ``readback_response``)
-is its text followed by its parts. When at least one
+:func:`response_parts` — rich responses. Each segment of the reply resolves its location's parts for the
+channel (``channel_*[channel]``, else the default ``response``), every string rendered with ``{slot}`` from
+``filled`` (recursively; a segment may bring its own placeholder values, e.g. a task's result fields) and
+chips with ``options_from`` given their options (:mod:`~slotgraph.engine.chips`); a segment without parts
+stands for ``[{"type": "text", "text": ...}]``, and an *attaching* segment (the readback with
+``readback_response``) is its text followed by its parts. When at least one
 segment has parts: a preempting reply carries them all as the action's ``response`` (``preempt_dispatch``);
 otherwise the configured parts are the action's ``stash``, for the host's after-model step (the spec entry
 writes them to ``sm["_pending_payloads"]``)

@@ -1,4 +1,4 @@
-"""Task results (spec §3.2, §5): what happens after an executor ran.
+"""Task results (docs/engine.md#task-results-retries-and-exhaustion): what happens after an executor ran.
 
 ``_task_just_completed`` (set by tool-result routing) is consumed — with ``_parallel_completed``, the other
 tasks of a parallel fire, each judged on its own. The task succeeded when its
@@ -10,7 +10,7 @@ tasks of a parallel fire, each judged on its own. The task succeeded when its
   invocation with its ``then_say`` (preempted) — unless it has ``on_complete``: then its ``clear_slots``
   leave ``filled``/``pending``/``deferred``, every task result is cleared, ``status`` stays
   ``"in_progress"`` and the ``then_say`` is still delivered (preempted): the flow starts over. Otherwise
-  ``then_say`` leads the reply of the DAG evaluation that follows (the cascade, §3.3).
+  ``then_say`` leads the reply of the DAG evaluation that follows (the cascade).
 * **Failure** — ``_retries[task]`` (the failed attempts so far) increments. ``on_failure.max_retries`` counts
   attempts *in total*, the first included (:attr:`~slotgraph.config.compiled.FailurePolicy.max_attempts`:
   ``max_retries: 2`` = one retry); when the failed attempts reach it the task is exhausted

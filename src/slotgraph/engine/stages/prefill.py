@@ -1,4 +1,5 @@
-"""Event pre-fill (spec §12.1): trusted ``event_data`` values written straight to ``filled``.
+"""Event pre-fill (docs/engine.md#event-pre-fill-and-fill_slots): trusted ``event_data`` values written
+straight to ``filled``.
 
 On every invocation (idempotent): for every event-sourced slot (``"event"`` in its source list), the
 value of its ``event_key`` (default: the slot name) in ``event_data``, when not ``None``, is filled through

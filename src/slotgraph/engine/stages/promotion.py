@@ -1,16 +1,17 @@
-"""Auto-promotion and deferred routing of pending values (spec §7.1 step 1, §7a.1–7a.3, §19.2).
+"""Auto-promotion and deferred routing of pending values (docs/engine.md#readback-and-confirmation,
+docs/engine.md#deferred-readback).
 
 Setters always write to ``pending``. Then, before any decision:
 
 1. :func:`auto_promote` — a value whose slot does not require readback (or whose slot the config does not
    know) moves to ``filled``.
-2. :func:`route_deferred` — a value whose slot is *deferred-eligible* (§7a.2, :func:`deferred_eligible`) moves
+2. :func:`route_deferred` — a value whose slot is *deferred-eligible* (:func:`deferred_eligible`) moves
    from ``pending`` to ``deferred`` (collected silently, no readback now), unless it was itself promoted
    from ``deferred`` for the grouped readback (``_promoted_from_deferred``: an inline correction of a grouped
    value stays in the group's readback). Then every task with ``readback_inputs: true`` checks its group
-   (§7a.3): when each of its *active user-sourced* inputs is in ``filled``, ``pending`` or ``deferred`` and at
+   when each of its *active user-sourced* inputs is in ``filled``, ``pending`` or ``deferred`` and at
    least one is deferred, the group is complete and its deferred values move to ``pending`` together for one
-   grouped readback; the promotion counts as fresh pending (§7a.6).
+   grouped readback; the promotion counts as fresh pending.
 3. :func:`re_defer` — after the DAG decided: if a task is about to fire while values promoted from
    ``deferred`` wait in ``pending``, they go back to ``deferred`` (the fire is not held up by a readback of
    values that are not its inputs; the group completes again on a later invocation), logged as
@@ -45,7 +46,7 @@ def auto_promote(inv: Invocation) -> list[str]:
 
 
 def deferred_eligible(dag: CompiledDag, slot: CompiledSlot, task_results: dict[str, object]) -> bool:
-    """The four conditions of §7a.2 (``_compute_deferred_eligible``).
+    """The four conditions of deferral eligibility (docs/engine.md#deferred-readback).
 
     1. ``requires_readback: true``;
     2. an input of at least one task with ``readback_inputs: true``;
@@ -83,7 +84,7 @@ def _promoted(inv: Invocation) -> list[str]:
 
 
 def route_deferred(inv: Invocation) -> None:
-    """Route eligible pending values to ``deferred``, then complete the groups that are complete (§7a.1–3)."""
+    """Route eligible pending values to ``deferred``, then complete the groups that are complete."""
     dag, sm = inv.dag, inv.sm
     promoted = set(_promoted(inv))
     changing = sm.get(CHANGES_KEY) or {}
@@ -100,7 +101,7 @@ def route_deferred(inv: Invocation) -> None:
 
 
 def _check_deferred_groups(inv: Invocation) -> None:
-    """``_check_deferred_groups`` (§7a.3): promote every complete group from ``deferred`` to ``pending``."""
+    """``_check_deferred_groups``: promote every complete group from ``deferred`` to ``pending``."""
     dag, filled = inv.dag, inv.filled
     for task in dag.tasks:
         if not task.readback_inputs or task_succeeded(task, inv.sm["task_results"]):
@@ -128,7 +129,7 @@ def _check_deferred_groups(inv: Invocation) -> None:
 
 
 def re_defer(inv: Invocation, action: DagAction) -> None:
-    """A task is about to fire: values promoted from ``deferred`` go back there (§19.2 ``re_deferred``)."""
+    """A task is about to fire: values promoted from ``deferred`` go back there (logged ``re_deferred``)."""
     if not isinstance(action, Fire):
         return
     for name in _promoted(inv):

@@ -1,4 +1,5 @@
-"""The deferred rejection (spec §7.1 step 5): drop the rejected values from ``pending``.
+"""The deferred rejection (docs/engine.md#readback-and-confirmation): drop the rejected values from
+``pending``.
 
 ``reject_pending`` only records the request (``_rejection_requested``) and a snapshot of what was pending
 (``_rejection_snapshot``). It is processed by ``begin_turn`` at the start of the next turn — or by the next

@@ -1,4 +1,5 @@
-"""Slot validation errors (spec §5b.3): turn ``_slot_errors`` signals into one preempted message.
+"""Slot validation errors (docs/engine.md#slot-errors): turn ``_slot_errors`` signals into one preempted
+message.
 
 Every error of the turn is processed, in order: ``_retries["slot:<name>"]`` increments; when it reaches the
 slot's ``validation.max_retries`` the slot is exhausted and the invocation ends with the exhaustion reply at
@@ -6,7 +7,7 @@ once (earlier messages of the batch are dropped: escalation supersedes them). Ot
 ``validation.errors[code]`` rendered from ``filled``, or — when the code has no configured message — an
 apology followed by the slot's question again (:func:`~slotgraph.engine.text.default_error_message`).
 Identical messages are said once; the rest are joined with a space. Each message keeps the location's rich
-parts (``validation.error_responses[code]`` / ``channel_error_responses``, §8a). A slot without
+parts (``validation.error_responses[code]`` / ``channel_error_responses``). A slot without
 ``validation.max_retries`` is never exhausted here (steer-back bounds that stall).
 """
 

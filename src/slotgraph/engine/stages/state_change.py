@@ -1,4 +1,5 @@
-"""State-change detection (spec §5.4, §7.6): compare ``filled``/``pending``/``deferred`` with ``_last_state``.
+"""State-change detection (docs/engine.md#state-change-detection): compare ``filled``/``pending``/``deferred``
+with ``_last_state``.
 
 * A slot that newly appears in ``filled`` or ``pending`` (or whose value changed there) was set validly, so
   its validation retries ``_retries["slot:<name>"]`` are cleared.
@@ -27,7 +28,7 @@ def _section(last: Mapping[str, Any], key: str) -> Mapping[str, Any]:
 
 
 def _progress(last: Mapping[str, Any], sm: Mapping[str, Any]) -> dict[str, list[str]]:
-    """The ``progress`` line (§19.2): ``pending+`` newly pending, ``confirmed`` pending → filled, ``task+``
+    """The ``progress`` line: ``pending+`` newly pending, ``confirmed`` pending → filled, ``task+``
     newly filled without having been pending (task outputs, pre-fills, announces),
     ``rejected`` pending → gone."""
     before_filled, before_pending = _section(last, "filled"), _section(last, "pending")

@@ -1,4 +1,4 @@
-"""Steer-back (spec §7.6): the stall counter and its three tiers.
+"""Steer-back (docs/engine.md#steer-back): the stall counter and its three tiers.
 
 **Counter.** ``_steer_back_turns`` increments on every genuine user turn (``last_user_text`` non-empty;
 post-tool and post-preemption invocations never count) and is reset to 0 by state-change detection (any change
