@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall, UserMessage
 from slotgraph.runtime import Agent, ErrorEvent, InMemoryStore, SessionStore, ToolContext
 from slotgraph.runtime.executions import attempt_key, executions_from_record
-from slotgraph.runtime.model import ModelRequest, ModelResponse, ToolCall, UserMessage
 from slotgraph.stores import SQLiteStore
 
 DAG = {

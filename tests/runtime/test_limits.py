@@ -11,10 +11,7 @@ from typing import Any
 import pytest
 
 from slotgraph.config import ConfigValidationError
-from slotgraph.runtime import Agent, InMemoryStore, RefusalEvent, ToolResultEvent
-from slotgraph.runtime.errors import AgentLoadError
-from slotgraph.runtime.history import bounded_history
-from slotgraph.runtime.model import (
+from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
     ModelRequest,
@@ -23,6 +20,9 @@ from slotgraph.runtime.model import (
     ToolResultMessage,
     UserMessage,
 )
+from slotgraph.runtime import Agent, InMemoryStore, RefusalEvent, ToolResultEvent
+from slotgraph.runtime.errors import AgentLoadError
+from slotgraph.runtime.history import bounded_history
 
 DAG = {
     "slots": [

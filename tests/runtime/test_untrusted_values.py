@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall, UserMessage
 from slotgraph.runtime import Agent, SessionError, ToolResultEvent
 from slotgraph.runtime.fencing import fence_text, fence_value
 from slotgraph.runtime.instructions import SENTINEL
 from slotgraph.runtime.json_values import MAX_DEPTH, json_problem, tool_result_json
-from slotgraph.runtime.model import ModelRequest, ModelResponse, ToolCall, UserMessage
 from slotgraph.stores import SQLiteStore
 
 FORGED = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from slotgraph.runtime.model import Message, UserMessage
+from slotgraph.models.protocol import Message, UserMessage
 
 __all__ = ["bounded_history"]
 
