@@ -118,3 +118,35 @@ def test_inconsistent_states_never_crash_mutate_or_vary(
     begin_turn(BELLA, sm)
     assert sm == before
     run_engine(BELLA, routed)
+
+
+# The engine's entry checks and copies the state in one pass (``checked_copy``); it must agree exactly with
+# the two-pass ``validate_state`` + ``working_copy`` it replaces: the same copy, or the same error.
+_PARITY_KEYS = (
+    *KEYS, "_invocation_count", "_promoted_from_deferred", "_parallel_completed", "_candidates", "_held",
+    "_changes", "_debug_log", "unknown_key",
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(sm=st.dictionaries(st.sampled_from(_PARITY_KEYS), JSON | _COUNT, max_size=7))
+def test_one_pass_check_and_copy_agrees_with_the_two_passes(sm: dict[str, Any]) -> None:
+    from slotgraph.engine.state import checked_copy, validate_state, working_copy
+
+    try:
+        validate_state(sm)
+    except EngineStateError as expected:
+        try:
+            checked_copy(sm)
+        except EngineStateError as err:
+            assert (str(err), err.where, err.fix) == (str(expected), expected.where, expected.fix)
+        else:
+            raise AssertionError(f"checked_copy accepted {sm!r}") from None
+        return
+    before = copy.deepcopy(sm)
+    out = checked_copy(sm)
+    assert out == working_copy(sm)
+    assert sm == before  # the input is never mutated
+    for key, value in out.items():  # every container of a known key is the copy's own
+        if isinstance(value, dict | list) and key != "unknown_key":
+            assert value is not sm[key], key

@@ -51,6 +51,7 @@ compiled configs, and :func:`clear_config_memo` empties it.
 from __future__ import annotations
 
 import copy
+import marshal
 import random
 import threading
 from collections import OrderedDict
@@ -93,18 +94,18 @@ class _ConfigMemo:
 
     def get(self, raw: Mapping[str, Any]) -> CompiledDag | None:
         """The same object first; else any memoised config with equal content (most recent first)."""
-        with self._lock:
-            item = self._items.get(id(raw))
-            others = [entry for entry in reversed(self._items.values()) if entry is not item]
+        item = self._items.get(id(raw))  # a dict lookup is atomic; the entry is an immutable tuple
         if item is not None and item[0] is raw and raw == item[1]:
             return item[2]
+        with self._lock:
+            others = [entry for entry in reversed(self._items.values()) if entry is not item]
         for _, snapshot, dag in others:
             if raw == snapshot:
                 return dag
         return None
 
     def put(self, raw: Mapping[str, Any], dag: CompiledDag) -> None:
-        snapshot = _snapshot(raw)
+        snapshot = _deep_copy(raw)
         with self._lock:
             self._items[id(raw)] = (raw, snapshot, dag)
             self._items.move_to_end(id(raw))
@@ -118,6 +119,15 @@ class _ConfigMemo:
 
 _MEMO: Final = _ConfigMemo(MEMO_SIZE)
 _SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def _deep_copy(value: Any) -> Any:
+    """A deep copy of the config for the memo: ``marshal`` copies plain data (dicts, lists, scalars) at C
+    speed; a config holding anything else is copied by :func:`_snapshot`."""
+    try:
+        return marshal.loads(marshal.dumps(value))
+    except ValueError:  # an object marshal does not know (a config built in code may hold one)
+        return _snapshot(value)
 
 
 def _snapshot(value: Any) -> Any:
@@ -197,8 +207,8 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
             where=where,
             fix="add the DAG config dict under 'raw_config'",
         )
-    unknown = sorted(str(k) for k in input_data if k not in _KNOWN_KEYS)
-    if unknown:
+    if not _KNOWN_KEYS.issuperset(input_data):
+        unknown = sorted(str(k) for k in input_data if k not in _KNOWN_KEYS)
         raise EngineInputError(
             f"unknown keys {unknown}",
             code="unknown_input_key",

@@ -24,7 +24,7 @@ from typing import Any, Final
 from slotgraph.config.compiled import CompiledDag, condition_env
 from slotgraph.engine.errors import EngineInputError
 from slotgraph.engine.invocation import Trace
-from slotgraph.engine.state import validate_state, with_defaults, working_copy
+from slotgraph.engine.state import checked_copy, with_defaults
 
 __all__ = ["ALREADY_FILLED", "INACTIVE", "UNKNOWN", "fill_into", "fill_slots"]
 
@@ -93,7 +93,6 @@ def fill_slots(
             where="fill_slots(skip_readback)",
             fix="pass a bool",
         )
-    validate_state(sm)
-    out = with_defaults(working_copy(sm))
+    out = with_defaults(checked_copy(sm))
     report = fill_into(out, dag, values, skip_readback=skip_readback, trace=Trace())
     return out, report

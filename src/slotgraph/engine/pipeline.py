@@ -61,10 +61,9 @@ from slotgraph.engine.stages.state_change import detect_state_change
 from slotgraph.engine.stages.steer_back import apply_steer_back, count_user_turn
 from slotgraph.engine.state import (
     TERMINAL_STATUSES,
+    checked_copy,
     snapshot,
-    validate_state,
     with_defaults,
-    working_copy,
     write_state_tables,
 )
 from slotgraph.engine.visibility import all_config_tools, compute_hidden_tools
@@ -208,9 +207,8 @@ def run_engine(
     invocation instead of armed for the recheck.
     """
     _check_inputs(dag, last_user_text, event_data, channel)
-    validate_state(sm)
     trace = Trace(enabled=debug)
-    work = working_copy(sm)
+    work = checked_copy(sm)
     if work.get("status") in TERMINAL_STATUSES:
         trace.emit("terminal", status=work["status"])
         action = _action(Reply(reason=Reason.TERMINAL), all_config_tools(dag), phase="terminal")

@@ -40,9 +40,8 @@ from slotgraph.engine.state import (
     IN_PROGRESS,
     PARALLEL_COMPLETED_KEY,
     TERMINAL_STATUSES,
-    validate_state,
+    checked_copy,
     with_defaults,
-    working_copy,
 )
 from slotgraph.names import PENDING_TRANSFER
 
@@ -62,8 +61,7 @@ INVALID_RESULT = "invalid_result"
 
 
 def _prepare(sm: Mapping[str, Any]) -> dict[str, Any]:
-    validate_state(sm)
-    return with_defaults(working_copy(sm))
+    return with_defaults(checked_copy(sm))
 
 
 def _slot_error(sm: dict[str, Any], slot: str, code: Any) -> None:

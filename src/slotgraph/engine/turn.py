@@ -12,14 +12,13 @@ from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.stages.rejection import apply_rejection
-from slotgraph.engine.state import validate_state, with_defaults, working_copy
+from slotgraph.engine.state import checked_copy, with_defaults
 
 __all__ = ["begin_turn"]
 
 
 def begin_turn(dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
-    validate_state(sm)
-    out = with_defaults(working_copy(sm))
+    out = with_defaults(checked_copy(sm))
     out.pop("_event_prefilled_this_turn", None)
     apply_rejection(out)
     return out
