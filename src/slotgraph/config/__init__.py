@@ -2,7 +2,8 @@
 
 - :func:`load_dag` reads a DAG (file or the plain dict a host passes as ``raw_config``) and validates it;
 - :func:`validate_dag` reports every error and warning at once, never raising for config problems;
-- :func:`compile_config` turns a config into the engine's frozen :class:`CompiledDag` (cached by content);
+- :func:`compile_config` turns a config into the engine's frozen :class:`CompiledDag` (cached by content;
+  :func:`configure_verdict_dir` / ``SLOTGRAPH_VERDICT_DIR`` keep validation verdicts across processes);
 - :func:`load_definition` reads an agent directory, ``agent.yaml`` or bare DAG file into a
   :class:`Definition`;
 - :func:`dag_json_schema`, :func:`agent_json_schema` publish the JSON Schemas for editors.
@@ -45,8 +46,10 @@ from slotgraph.config.loader import read_located_mapping, read_mapping
 from slotgraph.config.nodes import DagConfig, SlotConfig, TaskConfig
 from slotgraph.config.schema import agent_json_schema, dag_json_schema
 from slotgraph.config.validation import validate_raw
+from slotgraph.config.verdicts import VERDICT_DIR_ENV, configure_verdict_dir
 
 __all__ = [
+    "VERDICT_DIR_ENV",
     "AgentConfig",
     "CompiledCondition",
     "CompiledDag",
@@ -74,6 +77,7 @@ __all__ = [
     "compile_config",
     "compile_formatter",
     "config_fingerprint",
+    "configure_verdict_dir",
     "dag_json_schema",
     "discover_tool_names",
     "load_dag",

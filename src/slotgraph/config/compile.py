@@ -1,6 +1,8 @@
 """``compile_config``: a validated DAG config turned into the engine's :class:`CompiledDag`.
 
-Compilation validates first (any error raises :class:`ConfigValidationError` with every issue), then
+Compilation validates first (any error raises :class:`ConfigValidationError` with every issue; a config that
+passed before may skip the semantic checks through an opt-in on-disk verdict, see
+:mod:`slotgraph.config.verdicts`), then
 builds frozen values once: sources normalised, ``event_key`` defaulted to the slot name, conditions and
 readback formatters compiled through :mod:`slotgraph.expr`, response parts frozen, ``then`` resolved to a
 :class:`ExhaustCall`, and the lookup tables derived. Results are cached by content: the key is the sha256 of
@@ -45,6 +47,7 @@ from slotgraph.config.nodes import (
     ThenCall,
 )
 from slotgraph.config.validation import validate_raw
+from slotgraph.config.verdicts import verdict_dir
 
 __all__ = ["CACHE_SIZE", "clear_compile_cache", "compile_config", "config_fingerprint", "legacy_steer_back"]
 
@@ -338,7 +341,8 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     """Validate and compile a DAG config (raw mapping or :class:`DagConfig`); cached by content.
 
     Raises :class:`~slotgraph.config.errors.ConfigValidationError` listing every error. Warnings are not
-    raised; get them from :func:`slotgraph.config.validate_dag`.
+    raised; get them from :func:`slotgraph.config.validate_dag`. With verdicts on disk
+    (``SLOTGRAPH_VERDICT_DIR``) a config that passed before is compiled without the semantic checks.
     """
     data = _as_raw(raw)
     fingerprint = hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
@@ -346,7 +350,12 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     if cached is not None:
         return cached
     config = raw if isinstance(raw, DagConfig) else _model_or_none(data)
-    validate_raw(data, _structure_valid=config is not None).raise_for_errors()
+    verdicts = verdict_dir() if config is not None else None
+    key = "" if verdicts is None else verdicts.key(fingerprint)
+    if verdicts is None or not verdicts.passed(key):  # an earlier process validated this very content
+        validate_raw(data, _structure_valid=config is not None).raise_for_errors()
+        if verdicts is not None:
+            verdicts.record(key)
     assert config is not None  # a structural problem is an error of the report, raised above
     compiled = _build(config, fingerprint)
     _CACHE.put(fingerprint, compiled)

@@ -37,8 +37,10 @@ __all__ = [
 
 def _drop_extension_keys(data: Any) -> Any:
     if isinstance(data, dict):
-        return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
-    return data
+        for k in data:
+            if isinstance(k, str) and k.startswith("x-"):
+                return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
+    return data  # no extension key: the very same dict (validation never mutates its input)
 
 
 class _Node(BaseModel):

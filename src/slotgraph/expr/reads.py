@@ -22,7 +22,12 @@ def lambda_reads(body: ast.expr, parameter: str) -> frozenset[str] | None:
     ``param.get(<literal>...)`` or ``param[<literal>]``; else ``None`` (it may read any key)."""
     keys: set[str] = set()
     direct: set[int] = set()
+    uses: list[ast.Name] = []  # every use of the parameter, found in the same walk
     for node in ast.walk(body):
+        if type(node) is ast.Name:
+            if node.id == parameter:
+                uses.append(node)
+            continue
         receiver: ast.expr | None = None
         key: ast.expr | None = None
         if (
@@ -42,7 +47,6 @@ def lambda_reads(body: ast.expr, parameter: str) -> frozenset[str] | None:
         ):
             keys.add(key.value)
             direct.add(id(receiver))
-    for node in ast.walk(body):
-        if isinstance(node, ast.Name) and node.id == parameter and id(node) not in direct:
-            return None
+    if any(id(node) not in direct for node in uses):
+        return None
     return frozenset(keys)
