@@ -3,9 +3,12 @@
 Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the repository root).
 
 1. **Runtime overhead per turn** — a full Bella Notte booking (8 user turns) is played N times with a
-   :class:`ScriptedModel`; each turn's wall time minus the time spent inside the model's ``generate`` is the
-   runtime's overhead (engine invocations, tool dispatch, argument validation, state copies, instruction
-   assembly, events). Median and p99 in microseconds.
+   :class:`ScriptedModel` through the sync facade (``Session.send``); each turn's CPU time minus the CPU
+   time spent inside the model's ``generate`` is the runtime's overhead (the sync facade, engine
+   invocations, tool dispatch, argument validation, state copies, instruction assembly, events). Median and
+   p99 in microseconds; the wall-clock median is printed beside it (it also counts time spent waiting for a
+   core on a shared machine). CPU time is the process's (``time.process_time``: every thread, so the
+   facade's loop thread and the tool threads are in it).
 2. **Cost per completed booking** — Slotgraph (engine-driven: hidden tools, preempted replies, executors
    fired by the engine) against a **prompt-only** agent run through the same loop: every tool visible on every
    call, no engine (a no-op stand-in), the DAG written out in the instruction, and the same *ideal* scripted
@@ -15,8 +18,10 @@ Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the reposit
    The prompt-only instruction carries the process as a careful prompt engineer would write it for this
    agent (:data:`PROMPT_ONLY_PROCESS`: the order of questions, the read-backs, when to call each tool, the
    failure and escalation rules — about 1.7 KB of prose, not the config as JSON).
-3. **Copies and validations per booking** — how often the runtime deep-copies the state
-   (``copy.deepcopy`` calls made by the runtime) and validates it (``validate_state``) in one booking.
+3. **Copies and validations per booking** — how often the state is deep-copied (calls of
+   :func:`slotgraph.runtime.state_copy.copy_state`, the runtime's one copy, plus any ``copy.deepcopy`` made by
+   slotgraph code) and validated (``validate_state``) in one booking, counted with :mod:`cProfile` on a
+   booking played with ``asend`` in this thread. Before issue 13's record work: 23 copies, 34 validations.
 
 Goal (issue 23): runtime overhead per turn <= 150 µs median.
 """
@@ -24,6 +29,7 @@ Goal (issue 23): runtime overhead per turn <= 150 µs median.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import cProfile
 import datetime
 import json
@@ -58,18 +64,20 @@ USER_TURNS = ["Hi", "A table for 4 on July 17th", "yes", "7:30 please", "yes", "
 
 
 class TimedModel:
-    """Wraps a model and accumulates the time spent inside ``generate``."""
+    """Wraps a model and accumulates the wall and CPU time spent inside ``generate``."""
 
     def __init__(self, inner: ScriptedModel) -> None:
         self.inner = inner
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             return await self.inner.generate(request)
         finally:
             self.seconds += time.perf_counter() - start
+            self.cpu_seconds += time.process_time() - cpu
 
 
 class NoEngine:
@@ -171,12 +179,13 @@ def play(agent: Agent, script: list[ScriptedStep], *, engine: Any = None) -> dic
     model = ScriptedModel(script)
     timed = TimedModel(model)
     session = agent.session(model=timed, clock=lambda: NOW, seed=0, engine=engine)
-    overheads = []
+    overheads, walls = [], []
     for text in USER_TURNS:
-        timed.seconds = 0.0
-        start = time.perf_counter()
+        timed.seconds = timed.cpu_seconds = 0.0
+        start, cpu = time.perf_counter(), time.process_time()
         session.send(text)
-        overheads.append(time.perf_counter() - start - timed.seconds)
+        overheads.append(time.process_time() - cpu - timed.cpu_seconds)
+        walls.append(time.perf_counter() - start - timed.seconds)
     model.assert_complete()
     assert session.status == "complete" or engine is not None, session.state
     fixed = sum(
@@ -189,20 +198,37 @@ def play(agent: Agent, script: list[ScriptedStep], *, engine: Any = None) -> dic
         "fixed_tokens": fixed,
         "total_tokens": total,
         "overheads": overheads,
+        "walls": walls,
     }
 
 
+async def _play_async(agent: Agent) -> None:
+    model = ScriptedModel(slotgraph_script())
+    session = agent.session(model=model, clock=lambda: NOW, seed=0)
+    for text in USER_TURNS:
+        await session.asend(text)
+    model.assert_complete()
+
+
+def _recursive(caller: tuple[str, int, str]) -> bool:
+    """A call of ``copy_state`` made while copying (its comprehensions are frames of their own)."""
+    return caller[0].endswith("state_copy.py") and caller[2] in ("copy_state", "<dictcomp>", "<listcomp>")
+
+
 def count_per_booking(agent: Agent) -> tuple[int, int]:
-    """Top-level ``copy.deepcopy`` calls from slotgraph code and ``validate_state`` calls in one booking."""
+    """State deep copies (``copy_state`` calls, ``copy.deepcopy`` calls from slotgraph code; recursion not
+    counted) and ``validate_state`` calls in one booking."""
     profiler = cProfile.Profile()
     profiler.enable()
-    play(agent, slotgraph_script())
+    asyncio.run(_play_async(agent))
     profiler.disable()
     stats = pstats.Stats(profiler)
     copies = validations = 0
     for (filename, _, function), (_, _, _, _, callers) in stats.stats.items():  # type: ignore[attr-defined]
         if function == "deepcopy" and filename.endswith("copy.py"):
             copies += sum(counts[0] for caller, counts in callers.items() if "slotgraph" in caller[0])
+        elif function in ("copy_state", "copy_state_dict") and filename.endswith("state_copy.py"):
+            copies += sum(counts[0] for caller, counts in callers.items() if not _recursive(caller))
         elif function == "validate_state" and filename.endswith(str(Path("engine", "state.py"))):
             validations += sum(counts[0] for counts in callers.values())
     return copies, validations
@@ -215,13 +241,17 @@ def main() -> None:
 
     agent = Agent.load(AGENT_DIR)
     overheads: list[float] = []
+    walls: list[float] = []
     for _ in range(args.bookings):
-        overheads.extend(play(agent, slotgraph_script())["overheads"])
+        played = play(agent, slotgraph_script())
+        overheads.extend(played["overheads"])
+        walls.extend(played["walls"])
     overheads.sort()
     p99 = overheads[min(len(overheads) - 1, int(len(overheads) * 0.99))]
     median = statistics.median(overheads) * 1e6
     print(f"runtime overhead per turn ({len(overheads)} turns, model time excluded):")
-    print(f"  median {median:9.0f} µs   p99 {p99 * 1e6:9.0f} µs")
+    wall = statistics.median(walls) * 1e6
+    print(f"  CPU median {median:7.0f} µs   p99 {p99 * 1e6:7.0f} µs   (wall median {wall:.0f} µs)")
     copies, validations = count_per_booking(agent)
     print(f"  per booking: {copies} state deep-copies, {validations} state validations (validate_state)")
 

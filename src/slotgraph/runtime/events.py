@@ -87,7 +87,8 @@ class ToolResultEvent:
 
 @dataclass(frozen=True, slots=True)
 class StateSnapshotEvent:
-    """The session state (``sm``) right after a tool result was routed into it (a deep copy)."""
+    """The session state (``sm``) right after a tool result was routed into it: a read-only snapshot, copied
+    when first read (:class:`~slotgraph.runtime.state_copy.StateSnapshot`)."""
 
     state: Mapping[str, Any]
     after_tool: str

@@ -2,8 +2,9 @@
 
 ``await session.asend(text)`` loads the session record, plays one turn (:func:`~slotgraph.runtime.turn_loop.
 run_turn`) and saves the record only when the turn completed — a model or engine exception leaves the last
-completed state and history untouched. ``send`` is the synchronous facade (``asyncio.run``); inside a running
-event loop it refuses with a clear error.
+completed state and history untouched. ``send`` is the synchronous facade: it runs the turn on one
+long-lived event loop in a background thread (:mod:`slotgraph.runtime.sync_loop`); inside a running event
+loop it refuses with a clear error.
 
 Turns of one session are serialised. With a store, the turn holds the store's per-session lock
 (``store.lock(id)``) around load → turn → save, so a second message for the same session — from this object,
@@ -18,7 +19,6 @@ is refused.
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import uuid
 from collections.abc import Callable, Mapping
@@ -48,7 +48,9 @@ from slotgraph.runtime.history import bounded_history
 from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.json_values import json_problem
 from slotgraph.runtime.ledger import ExecutionLedger
+from slotgraph.runtime.state_copy import copy_state_dict
 from slotgraph.runtime.store import InMemoryStore, SessionStore
+from slotgraph.runtime.sync_loop import run_sync
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.tracing_port import TurnTracer
 from slotgraph.runtime.turn_loop import (
@@ -189,7 +191,7 @@ class Session:
     @property
     def state(self) -> dict[str, Any]:
         """The spec's ``sm`` after the last completed turn (a deep copy)."""
-        return copy.deepcopy(self._sm)
+        return copy_state_dict(self._sm)
 
     @property
     def status(self) -> str:
@@ -219,8 +221,8 @@ class Session:
         states: dict[str, dict[str, Any]] = {}
         if self.team is not None:
             states = {agent.name: {} for agent in self.team}
-        states.update({name: copy.deepcopy(dict(p.sm)) for name, p in self._parked.agents.items()})
-        states[self.agent.name] = copy.deepcopy(self._sm)
+        states.update({name: copy_state_dict(dict(p.sm)) for name, p in self._parked.agents.items()})
+        states[self.agent.name] = copy_state_dict(self._sm)
         return states
 
     @property
@@ -271,7 +273,7 @@ class Session:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            result: TurnResult = asyncio.run(self._then_release_loop(coro))
+            result: TurnResult = run_sync(self._then_release_loop(coro))
             return result
         coro.close()
         raise SessionError(
@@ -279,7 +281,8 @@ class Session:
         )
 
     async def _then_release_loop(self, coro: Any) -> TurnResult:
-        """Run a turn, then let the store close what is bound to this (short-lived) event loop."""
+        """Run a turn, then let the store close what is bound to the facade's loop: the caller may use the
+        same store next from a loop of its own (network stores reconnect on their next use)."""
         try:
             result: TurnResult = await coro
             return result
@@ -455,7 +458,7 @@ class Session:
             usage=sum((o.usage for o in outs), Usage()),
             refusals=sum(o.refusals for o in outs),
             status=self.status,
-            state=copy.deepcopy(sm),
+            state=copy_state_dict(sm),
             variables=self.variables,
             steps=_numbered([step for o in outs for step in o.steps]),
             agent=agent.name,

@@ -18,13 +18,13 @@ Two mechanisms, one per failure mode:
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol, runtime_checkable
 
 from slotgraph.runtime.errors import StoreConflictError, StoreLockTimeoutError
 from slotgraph.runtime.ledger import JSON, LedgerEntry, MemoryLedger, Reservation
+from slotgraph.runtime.state_copy import copy_state
 
 __all__ = ["DEFAULT_LOCK_TIMEOUT", "InMemoryStore", "LocalLocks", "SessionStore", "conflict_message"]
 
@@ -136,7 +136,7 @@ class LocalLocks:
 
 
 def _copy_record(record: dict[str, Any]) -> dict[str, Any]:
-    out = {k: copy.deepcopy(v) for k, v in record.items() if k != "history"}
+    out = {k: copy_state(v) for k, v in record.items() if k != "history"}
     out["history"] = list(record.get("history") or [])
     return out
 

@@ -33,9 +33,7 @@ dates become ISO strings, tuples and sets lists), so the state stays storable; a
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
-import types
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -72,6 +70,7 @@ from slotgraph.runtime.executions import Executions
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.ledger import ExecutionLedger
+from slotgraph.runtime.state_copy import StateSnapshot
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
 
@@ -143,9 +142,13 @@ class ToolRunner:
         return self._context(sm)
 
     def _context(self, sm: Mapping[str, Any], idempotency_key: str | None = None) -> ToolContext:
-        state = types.MappingProxyType(copy.deepcopy(dict(sm)))
         return ToolContext(
-            self.clock_now, self.clock_now.date(), state, self.channel, self.session_id, idempotency_key
+            self.clock_now,
+            self.clock_now.date(),
+            StateSnapshot(sm),
+            self.channel,
+            self.session_id,
+            idempotency_key,
         )
 
     def refuse(self, call: ToolCall, reason: RefusalReason, message: str, sm: dict[str, Any]) -> ToolOutcome:
@@ -449,7 +452,7 @@ class ToolRunner:
         named = [str(slot) for slot in slots] if isinstance(slots, list) and slots else None
         result, new_sm = readback_result(self.engine, self.dag, call.name, sm, named)
         events.append(ToolResultEvent(call.id, call.name, result))
-        events.append(StateSnapshotEvent(copy.deepcopy(new_sm), call.name))
+        events.append(StateSnapshotEvent(StateSnapshot(new_sm), call.name))
         return ToolOutcome(result, new_sm, tuple(events))
 
     def _team_target(self, result: Any) -> str | None:
@@ -485,7 +488,7 @@ class ToolRunner:
             if route
             else sm
         )
-        events.append(StateSnapshotEvent(copy.deepcopy(new_sm), call.name))
+        events.append(StateSnapshotEvent(StateSnapshot(new_sm), call.name))
         ended = False
         if not failed and call.name == END_SESSION:
             res = result if isinstance(result, Mapping) else {}

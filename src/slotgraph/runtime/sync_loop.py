@@ -1,0 +1,149 @@
+"""One long-lived event loop for the synchronous facade (``Session.send``), on a background thread.
+
+``asyncio.run`` per call builds a loop, installs and removes a SIGINT handler, starts a fresh thread pool
+for the turn's synchronous tools and joins it again: on a Bella Notte turn that was most of the runtime's
+cost. :func:`run_sync` instead hands the coroutine to one loop that lives for the process (started on first
+use, on a daemon thread named ``slotgraph-sync-loop``) and waits for its result:
+
+* the caller's :mod:`contextvars` travel with the coroutine (a tracing span opened around ``send`` is the
+  parent of the turn's spans, as with ``asyncio.run``);
+* several threads may call it at once: their coroutines run concurrently on the one loop (turns of one
+  session still queue behind the session's lock);
+* an exception in the caller's thread while it waits (``KeyboardInterrupt``) cancels the coroutine;
+* :func:`shutdown` stops the loop cleanly — pending tasks cancelled, async generators and the default
+  executor shut down, the thread joined; the next :func:`run_sync` starts a new one. It runs at interpreter
+  exit, and a forked child starts its own loop (the parent's thread does not exist there).
+
+Calling :func:`run_sync` from a coroutine on a running loop would block that loop: the caller checks first
+(``Session.send`` refuses with a clear error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import contextvars
+import os
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+__all__ = ["THREAD_NAME", "run_sync", "shutdown"]
+
+THREAD_NAME = "slotgraph-sync-loop"
+_SHUTDOWN_SECONDS = 10.0
+"""How long :func:`shutdown` waits for the loop's pending work before it gives up on the thread."""
+
+_T = TypeVar("_T")
+
+
+class _LoopThread:
+    """An event loop running forever on its own daemon thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        self.thread = threading.Thread(target=self._main, args=(ready,), name=THREAD_NAME, daemon=True)
+        self.thread.start()
+        ready.wait()
+
+    def _main(self, ready: threading.Event) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.call_soon(ready.set)
+        try:
+            self.loop.run_forever()
+        finally:
+            try:
+                _finish(self.loop)
+            finally:
+                self.loop.close()
+
+    def submit(self, coro: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
+        """Start ``coro`` on the loop in a copy of the caller's context; its result arrives in the future."""
+        context = contextvars.copy_context()
+        future: concurrent.futures.Future[_T] = concurrent.futures.Future()
+
+        def start() -> None:
+            if future.cancelled():  # the caller gave up before the loop got to it
+                coro.close()
+                return
+            task = self.loop.create_task(coro, context=context)
+            task.add_done_callback(lambda done: _settle(future, done))
+            future.add_done_callback(lambda f: f.cancelled() and self.loop.call_soon_threadsafe(task.cancel))
+
+        self.loop.call_soon_threadsafe(start)
+        return future
+
+    def stop(self) -> None:
+        if self.thread.is_alive():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(_SHUTDOWN_SECONDS)
+
+
+def _settle(future: concurrent.futures.Future[_T], task: asyncio.Task[_T]) -> None:
+    """Copy the task's outcome into the caller's future (which stays pending until then, so the caller
+    can still cancel it)."""
+    if future.done():  # the caller cancelled it
+        return
+    try:
+        if task.cancelled():
+            future.cancel()
+        elif (error := task.exception()) is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(task.result())
+    except concurrent.futures.InvalidStateError:  # cancelled by the caller meanwhile
+        pass
+
+
+def _finish(loop: asyncio.AbstractEventLoop) -> None:
+    """What ``asyncio.run`` does when its coroutine ends: cancel what is left, close generators, executor."""
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+    loop.run_until_complete(loop.shutdown_default_executor())
+
+
+_lock = threading.Lock()
+_current: _LoopThread | None = None
+_pid = os.getpid()
+
+
+def _loop_thread() -> _LoopThread:
+    global _current, _pid
+    with _lock:
+        if _current is None or _pid != os.getpid() or not _current.thread.is_alive():
+            _current, _pid = _LoopThread(), os.getpid()
+        return _current
+
+
+def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coro`` on the shared loop and return its result (or raise its exception) in this thread."""
+    future = _loop_thread().submit(coro)
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # an interrupt while waiting: the coroutine is cancelled, not left running
+        raise
+
+
+def shutdown() -> None:
+    """Stop the shared loop (if one runs) and wait for its thread; a later :func:`run_sync` starts anew."""
+    global _current
+    with _lock:
+        current, _current = _current, None
+    if current is not None and _pid == os.getpid():
+        current.stop()
+
+
+def _forget_after_fork() -> None:
+    global _current, _lock
+    _current, _lock = None, threading.Lock()
+
+
+atexit.register(shutdown)
+os.register_at_fork(after_in_child=_forget_after_fork)

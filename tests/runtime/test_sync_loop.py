@@ -1,0 +1,184 @@
+"""The sync facade (``Session.send``) runs every turn on one long-lived event loop in a background thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from slotgraph.runtime import (
+    InMemoryStore,
+    ModelRequest,
+    ModelResponse,
+    ScriptedModel,
+    ScriptedStep,
+    SessionError,
+    UserMessage,
+    sync_loop,
+)
+
+from .toy_agent import Backend, clock, toy_agent
+
+REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="none")
+
+
+class WhereModel:
+    """Answers with the text it was sent and notes where it ran: the thread, the loop, a context variable."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, int, str]] = []
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        loop = asyncio.get_running_loop()
+        self.seen.append((threading.current_thread().name, id(loop), REQUEST_ID.get()))
+        last = request.messages[-1]
+        return ModelResponse(text=f"echo {getattr(last, 'text', '')}")
+
+
+@pytest.fixture(autouse=True)
+def fresh_loop() -> Iterator[None]:
+    """Each test starts without a facade loop and leaves none behind."""
+    sync_loop.shutdown()
+    yield
+    sync_loop.shutdown()
+
+
+def _loop_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == sync_loop.THREAD_NAME]
+
+
+def test_every_sync_turn_runs_on_one_long_lived_loop_thread() -> None:
+    model = WhereModel()
+    session = toy_agent(model, Backend()).session(clock=clock)
+    for text in ("one", "two", "three"):
+        session.send(text)
+    threads = {thread for thread, _, _ in model.seen}
+    loops = {loop for _, loop, _ in model.seen}
+    assert threads == {sync_loop.THREAD_NAME} and len(loops) == 1
+    assert len(_loop_threads()) == 1
+    assert session.turns == 3
+
+
+def test_the_callers_context_variables_reach_the_turn() -> None:
+    model = WhereModel()
+    session = toy_agent(model, Backend()).session(clock=clock)
+    token = REQUEST_ID.set("req-7")
+    try:
+        session.send("hi")
+    finally:
+        REQUEST_ID.reset(token)
+    session.send("again")
+    assert [value for _, _, value in model.seen] == ["req-7", "none"]
+
+
+def test_one_session_sent_to_from_several_threads_plays_every_turn_once() -> None:
+    """Threads sharing a store and a session id: the turns queue behind the session's lock, none is lost."""
+    store = InMemoryStore()
+    agent = toy_agent(WhereModel(), Backend())
+    texts = [f"message {n}" for n in range(8)]
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(texts))
+
+    def send(text: str) -> None:
+        session = agent.session(session_id="shared", store=store, clock=clock, model=WhereModel())
+        start.wait()
+        try:
+            session.send(text)
+        except BaseException as err:  # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=send, args=(text,)) for text in texts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    found = asyncio.run(store.load("shared"))
+    assert found is not None
+    record, version = found
+    assert record["turns"] == len(texts) and version == len(texts)
+    said = sorted(m.text for m in record["history"] if isinstance(m, UserMessage))
+    assert said == sorted(texts)
+
+
+def test_distinct_sessions_from_several_threads_run_side_by_side() -> None:
+    agent = toy_agent(WhereModel(), Backend())
+    results: dict[int, list[str]] = {}
+
+    def converse(n: int) -> None:
+        session = agent.session(clock=clock, model=WhereModel())
+        results[n] = [session.send(f"{n}-{k}").text for k in range(2)]
+
+    threads = [threading.Thread(target=converse, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == {n: [f"echo {n}-{k}" for k in range(2)] for n in range(6)}
+    assert len(_loop_threads()) == 1
+
+
+def test_a_session_without_a_store_refuses_a_second_concurrent_turn_from_another_thread() -> None:
+    entered, release = threading.Event(), threading.Event()
+
+    class SlowModel:
+        async def generate(self, request: ModelRequest) -> ModelResponse:
+            entered.set()
+            await asyncio.get_running_loop().run_in_executor(None, release.wait)
+            return ModelResponse(text="done")
+
+    session = toy_agent(SlowModel(), Backend()).session(clock=clock)
+    first: list[str] = []
+    thread = threading.Thread(target=lambda: first.append(session.send("one").text))
+    thread.start()
+    assert entered.wait(30)
+    with pytest.raises(SessionError, match="a turn is already running"):
+        session.send("two")
+    release.set()
+    thread.join()
+    assert first == ["done"] and session.turns == 1
+
+
+def test_shutdown_stops_the_loop_thread_and_the_next_send_starts_a_new_one() -> None:
+    model = WhereModel()
+    session = toy_agent(model, Backend()).session(clock=clock)
+    session.send("one")
+    (thread,) = _loop_threads()
+    sync_loop.shutdown()
+    assert not thread.is_alive() and _loop_threads() == []
+    session.send("two")
+    (new,) = _loop_threads()
+    assert new is not thread and new.is_alive() and session.turns == 2
+
+
+def test_shutdown_cancels_work_left_on_the_loop() -> None:
+    """A task a turn left running (e.g. a background job) is cancelled, not abandoned, at shutdown."""
+    cancelled = threading.Event()
+
+    async def leave_a_task() -> None:
+        async def forever() -> None:
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                cancelled.set()
+                raise
+
+        asyncio.get_running_loop().create_task(forever())
+        await asyncio.sleep(0)
+
+    sync_loop.run_sync(leave_a_task())
+    sync_loop.shutdown()
+    assert cancelled.is_set() and _loop_threads() == []
+
+
+def test_an_exception_of_the_turn_reaches_the_caller_and_the_loop_keeps_serving() -> None:
+    async def fails() -> None:
+        raise LookupError("boom")
+
+    with pytest.raises(LookupError, match="boom"):
+        sync_loop.run_sync(fails())
+    session = toy_agent(ScriptedModel([ScriptedStep(text="still here")]), Backend()).session(clock=clock)
+    assert session.send("hi").text == "still here"
