@@ -25,24 +25,19 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from slotgraph.engine.errors import EngineStateError
 from slotgraph.engine.routing import TRANSFER_KEY
-from slotgraph.engine.state import validate_state
-from slotgraph.logic import RECORD_KEY, LogicRecord, LogicSession, RunCache, variables_snapshot
+from slotgraph.logic import LogicRecord, LogicSession, RunCache, variables_snapshot
 from slotgraph.models.protocol import Message, Model, Usage, UserMessage
 from slotgraph.runtime.agent_team import (
-    ACTIVE_KEY,
-    AGENTS_KEY,
     MAX_TRANSFERS_PER_TURN,
     AgentTeam,
     ParkedAgent,
     ParkedAgents,
 )
+from slotgraph.runtime.durable_record import DurableRecord
 from slotgraph.runtime.engine_port import DagEngine, Engine
-from slotgraph.runtime.errors import SessionError, StorePayloadError
+from slotgraph.runtime.errors import SessionError
 from slotgraph.runtime.events import ErrorEvent, Event, TurnResult, TurnStep
-from slotgraph.runtime.executions import RECORD_FIELD as EXECUTIONS_FIELD
-from slotgraph.runtime.executions import executions_from_record
 from slotgraph.runtime.extraction import Extractions
 from slotgraph.runtime.history import bounded_history
 from slotgraph.runtime.instructions import fill_current_date
@@ -68,27 +63,6 @@ if TYPE_CHECKING:
 __all__ = ["Clock", "Session"]
 
 Clock = Callable[[], datetime]
-
-
-def _check_record(session_id: str, record: Any) -> None:
-    """Refuse a loaded record the turn cannot play on, rather than guess (a missing ``sm`` read as ``{}``
-    would restart the conversation and the save would overwrite the stored one)."""
-    problem = None
-    if not isinstance(record, Mapping):
-        problem = f"the record is a {type(record).__name__}, not a mapping"
-    elif not isinstance(record.get("sm"), Mapping):
-        problem = "'sm' is missing" if "sm" not in record else "'sm' is not a mapping"
-    elif not isinstance(record.get("history", []), list | tuple):
-        problem = "'history' is not a list"
-    elif not isinstance(record.get("ended", False), bool):
-        problem = "'ended' is not a boolean"
-    elif type(record.get("turns", 0)) is not int:
-        problem = "'turns' is not an integer"
-    if problem is not None:
-        raise StorePayloadError(
-            f"session {session_id!r}: the store returned a record this turn cannot play on ({problem}); "
-            "nothing was played or saved — fix or delete the stored session"
-        )
 
 
 def _checked_event_data(event_data: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -151,22 +125,15 @@ class Session:
         self._tools: dict[str, ToolRegistry] = {}
         self.team: AgentTeam | None = agent.team
         """The multi-agent app the session plays (the agent's team), or None for a single agent."""
-        self._parked = ParkedAgents()
-        """Every agent of the team but the active one: its state while the conversation is elsewhere."""
-        self._sm: dict[str, Any] = {}
-        self._history: list[Message] = []
-        self._ended = False
-        self._turns = 0
+        self._record = DurableRecord()
+        """What the session keeps between turns: the last saved (or, without a store, played) turn's."""
         self._version = 0
         self._busy = False
         self.initial_variables: dict[str, Any] = dict(variables or {})
         """Variable values given at session start; they beat the declared defaults (first turn only)."""
         self.metadata: dict[str, Any] = dict(metadata or {})
         """Caller facts given at session start: expressions read them where no variable has the name."""
-        self._logic = LogicRecord()
         self._run_cache = RunCache()
-        self._executions: dict[str, int] = {}
-        """Per task, the executor attempts settled in saved turns (see slotgraph.runtime.executions)."""
         self.ledger: ExecutionLedger | None = self.store if isinstance(self.store, ExecutionLedger) else None
         """Where executor attempts are recorded before dispatch: the store, when it keeps a ledger."""
         logic = agent.logic
@@ -191,23 +158,23 @@ class Session:
     @property
     def state(self) -> dict[str, Any]:
         """The spec's ``sm`` after the last completed turn (a deep copy)."""
-        return copy_state_dict(self._sm)
+        return copy_state_dict(self._record.sm)
 
     @property
     def status(self) -> str:
-        return str(self._sm.get("status", "in_progress"))
+        return str(self._record.sm.get("status", "in_progress"))
 
     @property
     def ended(self) -> bool:
-        return self._ended
+        return self._record.ended
 
     @property
     def history(self) -> tuple[Message, ...]:
-        return tuple(self._history)
+        return self._record.history
 
     @property
     def turns(self) -> int:
-        return self._turns
+        return self._record.turns
 
     @property
     def active_agent(self) -> str:
@@ -221,8 +188,8 @@ class Session:
         states: dict[str, dict[str, Any]] = {}
         if self.team is not None:
             states = {agent.name: {} for agent in self.team}
-        states.update({name: copy_state_dict(dict(p.sm)) for name, p in self._parked.agents.items()})
-        states[self.agent.name] = copy_state_dict(self._sm)
+        states.update({name: copy_state_dict(p.sm) for name, p in self._record.parked.agents.items()})
+        states[self.agent.name] = copy_state_dict(self._record.sm)
         return states
 
     @property
@@ -231,7 +198,8 @@ class Session:
         every other variable a rule or prompt program set); empty for an agent without logic."""
         if self.agent.logic is None:
             return {}
-        return variables_snapshot(self.agent.logic, self._logic, self._sm, self._logic_metadata())
+        record = self._record
+        return variables_snapshot(self.agent.logic, record.logic, record.sm, self._logic_metadata())
 
     def _logic_metadata(self) -> dict[str, Any]:
         return {**self.metadata, "session_id": self.id, "channel": self.channel}
@@ -291,55 +259,17 @@ class Session:
                 await self.store.release_loop()
 
     async def _load(self) -> None:
+        """Read the stored record (checked at this edge: :meth:`DurableRecord.from_stored`)."""
         if self._owned_store:
             return
         found = await self.store.load(self.id)
         if found is None:
             return
-        record, version = found
-        _check_record(self.id, record)
-        try:
-            validate_state(record["sm"])
-        except EngineStateError as err:
-            raise StorePayloadError(
-                f"session {self.id!r}: the stored state cannot be played on ({err}); nothing was played or "
-                "saved — fix or delete the stored session"
-            ) from None
-        self._sm = dict(record.get("sm") or {})
-        self._history = list(record.get("history") or [])
-        self._ended = bool(record.get("ended", False))
-        self._turns = int(record.get("turns", 0))
-        self._version = version
-        try:
-            self._logic = LogicRecord.from_json(record.get(RECORD_KEY))
-        except ValueError as err:
-            raise StorePayloadError(
-                f"session {self.id!r}: the stored record's agent-logic part is malformed ({err}); nothing "
-                "was played or saved — fix or delete the stored session"
-            ) from None
-        try:
-            self._executions = executions_from_record(self.id, record.get(EXECUTIONS_FIELD))
-        except ValueError as err:
-            raise StorePayloadError(
-                f"session {self.id!r}: the stored record's executor attempts are malformed ({err}); nothing "
-                "was played or saved — fix or delete the stored session"
-            ) from None
-        if self.team is not None:
-            self._load_team(record)
-
-    def _load_team(self, record: Mapping[str, Any]) -> None:
-        assert self.team is not None
-        active = record.get(ACTIVE_KEY, self.team.root)
-        try:
-            if not isinstance(active, str) or active not in self.team:
-                raise ValueError(f"'{ACTIVE_KEY}' is {active!r}, not an agent of the app {self.team.name!r}")
-            self._parked = ParkedAgents.from_json(record.get(AGENTS_KEY), self.team)
-        except ValueError as err:
-            raise StorePayloadError(
-                f"session {self.id!r}: the stored record's multi-agent part is malformed ({err}); nothing "
-                "was played or saved — fix or delete the stored session"
-            ) from None
-        self.agent = self.team[active]
+        stored, version = found
+        record = DurableRecord.from_stored(self.id, stored, team=self.team)
+        self._record, self._version = record, version
+        if self.team is not None and record.active is not None:
+            self.agent = self.team[record.active]
 
     async def _turn(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
         if not self._owned_store:
@@ -357,7 +287,7 @@ class Session:
         """One turn, inside the tracer's turn scope when there is a tracer."""
         if self.tracer is None:
             return await self._play_turn(user, on_event)
-        with self.tracer.turn(session_id=self.id, number=self._turns + 1, user=user) as scope:
+        with self.tracer.turn(session_id=self.id, number=self._record.turns + 1, user=user) as scope:
             result = await self._play_turn(user, on_event)
             scope.finished(result)
             return result
@@ -369,13 +299,14 @@ class Session:
         target's state (parked earlier, or new) is restored, and the target plays on the same user message —
         at most :data:`MAX_TRANSFERS_PER_TURN` times per turn."""
         await self._load()
-        if self._ended:
+        previous = self._record
+        if previous.ended:
             raise SessionError(f"session {self.id} has ended; start a new session to talk again")
         now = self.clock()
-        agent, sm, logic_record = self.agent, self._sm, self._logic
-        history: tuple[Message, ...] = tuple(self._history)
-        parked = dict(self._parked.agents)
-        executions = dict(self._executions)
+        agent, sm, logic_record = self.agent, previous.sm, previous.logic
+        history: tuple[Message, ...] = previous.history
+        parked = dict(previous.parked.agents)
+        executions: Mapping[str, int] = previous.executions
         outs: list[TurnOutput] = []
         extra: list[Event] = []
         while True:
@@ -427,31 +358,20 @@ class Session:
             agent = self.team[handover.target]
             arriving = parked.pop(agent.name, ParkedAgent())
             sm, logic_record = self._arrive(agent, arriving.sm, handover), arriving.logic
-        history = tuple(bounded_history(history, agent.limits.history_messages))
-        record: dict[str, Any] = {
-            "sm": sm,
-            "history": list(history),
-            "ended": any(o.ended for o in outs),
-            "turns": self._turns + 1,
-        }
-        if executions:
-            record[EXECUTIONS_FIELD] = dict(executions)
-        if agent.logic is not None:
-            record[RECORD_KEY] = logic_record.to_json()
-        if self.team is not None:
-            record[ACTIVE_KEY] = agent.name
-            record[AGENTS_KEY] = ParkedAgents(parked).to_json()
-        if not self._owned_store:
-            self._version = await self.store.save(self.id, record, self._version)
-        self.agent, self._sm, self._history, self._ended, self._turns = (
-            agent,
-            sm,
-            list(history),
-            bool(record["ended"]),
-            self._turns + 1,
+        record = DurableRecord(
+            sm=sm,
+            history=tuple(bounded_history(history, agent.limits.history_messages)),
+            ended=any(o.ended for o in outs),
+            turns=previous.turns + 1,
+            executions=dict(executions),
+            logic=logic_record,
+            active=agent.name if self.team is not None else None,
+            parked=ParkedAgents(parked),
         )
-        self._logic, self._parked = logic_record, ParkedAgents(parked)
-        self._executions = dict(executions)
+        if not self._owned_store:
+            stored = record.to_stored(with_logic=agent.logic is not None)
+            self._version = await self.store.save(self.id, stored, self._version)
+        self.agent, self._record = agent, record
         return TurnResult(
             events=(*(e for o in outs for e in o.events), *extra),
             model_calls=sum(o.model_calls for o in outs),

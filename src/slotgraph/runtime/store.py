@@ -1,8 +1,9 @@
 """The session-store seam: load a session with its version, save only if the version did not move, lock it.
 
-A record is a plain dict — ``{"sm": ..., "history": [...], "ended": bool, "turns": int}`` — and versions start
-at 0 (absent). :class:`SessionStore` is the whole protocol the runtime and the server use; durable
-implementations (SQLite, Redis, PostgreSQL) live in :mod:`slotgraph.stores` and are chosen by URL with
+A record is a plain dict — ``{"sm": ..., "history": [...], "ended": bool, "turns": int, ...}``, written and
+read by :class:`~slotgraph.runtime.durable_record.DurableRecord` only — and versions start at 0 (absent).
+:class:`SessionStore` is the whole protocol the runtime and the server use; durable implementations
+(SQLite, Redis, PostgreSQL) live in :mod:`slotgraph.stores` and are chosen by URL with
 :func:`slotgraph.stores.open_store`. :class:`InMemoryStore` is the reference implementation.
 
 Two mechanisms, one per failure mode:
