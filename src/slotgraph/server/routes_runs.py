@@ -48,7 +48,7 @@ class StartRun(BaseModel):
         return value
 
 
-def get_runs(request: Request) -> RunService:
+async def get_runs(request: Request) -> RunService:
     service = getattr(request.app.state, "runs", None)
     assert isinstance(service, RunService)
     return service

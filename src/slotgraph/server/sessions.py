@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -49,17 +50,23 @@ from slotgraph.server.hosting import HostedAgent
 __all__ = ["META_KEY", "SessionRecord", "SessionService", "TurnOutcome"]
 
 META_KEY = "server"
+META_CACHE_SIZE = 10_000
+"""Sessions whose server part a :class:`SessionService` keeps in memory (least recently used dropped)."""
 
 
 class _BoundStore:
-    """The shared store, seen by one request: every save carries the session's server metadata."""
+    """The shared store, seen by one request: every save carries the session's server metadata, and a
+    session that is not stored (any more) is not found — a turn never starts a session afresh."""
 
     def __init__(self, inner: SessionStore, meta: Mapping[str, Any]) -> None:
         self._inner = inner
         self._meta = dict(meta)
 
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
-        return await self._inner.load(session_id)
+        found = await self._inner.load(session_id)
+        if found is None:
+            raise _not_found(session_id)
+        return found
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
         return await self._inner.save(session_id, {**record, META_KEY: self._meta}, expected_version)
@@ -181,6 +188,9 @@ class SessionService:
         self._seed = seed
         self._running: set[asyncio.Task[TurnOutcome]] = set()
         """Turns being played; each finishes (and saves) even when its request went away."""
+        self._meta: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        """The server part of recently used sessions (written once, at creation, and never changed), so a
+        turn reads the session once — under its lock — instead of once more before it to find the agent."""
 
     def agent(self, name: str) -> HostedAgent:
         found = self.agents.get(name)
@@ -208,7 +218,14 @@ class SessionService:
             meta["metadata"] = dict(metadata)
         record = {"sm": {}, "history": [], "ended": False, "turns": 0, META_KEY: meta}
         await self.store.save(session_id, record, 0)
+        self._remember(session_id, meta)
         return session_id
+
+    def _remember(self, session_id: str, meta: Mapping[str, Any]) -> None:
+        self._meta[session_id] = dict(meta)
+        self._meta.move_to_end(session_id)
+        while len(self._meta) > META_CACHE_SIZE:
+            self._meta.popitem(last=False)
 
     async def read(self, session_id: str) -> SessionRecord:
         try:
@@ -217,16 +234,14 @@ class SessionService:
             raise _unreadable(session_id) from None
         meta = found[0].get(META_KEY) if found is not None else None
         if found is None or not isinstance(meta, Mapping):
-            raise SessionNotFoundError(
-                f"no session {session_id!r}",
-                fix="create one with POST /v1/sessions and use the id it returns",
-            )
+            raise _not_found(session_id)
         name = str(meta.get("agent", ""))
         if name not in self.agents:
             raise SessionNotFoundError(
                 f"session {session_id!r} belongs to agent {name!r}, which this server does not host",
                 fix="send it to a server hosting that agent, or start a new session",
             )
+        self._remember(session_id, meta)
         return SessionRecord(session_id, self.agents[name], found[0], found[1])
 
     def variables(self, stored: SessionRecord) -> dict[str, Any]:
@@ -276,9 +291,11 @@ class SessionService:
         return len(pending)
 
     async def _turn(self, session_id: str, text: str, on_event: EventSink | None) -> TurnOutcome:
-        stored = await self.ensure_open(session_id)
-        meta = stored.record[META_KEY]
-        hosted = stored.hosted
+        meta = self._meta.get(session_id)
+        hosted = self.agents.get(str(meta.get("agent"))) if meta is not None else None
+        if meta is None or hosted is None:  # not seen by this worker yet: read it to find its agent
+            stored = await self.ensure_open(session_id)
+            meta, hosted = stored.record[META_KEY], stored.hosted
         session: Session = hosted.agent.session(
             session_id=session_id,
             event_data=meta.get("event_data") or None,
@@ -317,6 +334,12 @@ def _forget(running: set[asyncio.Task[TurnOutcome]]) -> Callable[[asyncio.Task[T
             task.exception()  # retrieved: a turn whose client left is not an "unretrieved exception"
 
     return done
+
+
+def _not_found(session_id: str) -> SessionNotFoundError:
+    return SessionNotFoundError(
+        f"no session {session_id!r}", fix="create one with POST /v1/sessions and use the id it returns"
+    )
 
 
 def _unreadable(session_id: str) -> SessionUnreadableError:
