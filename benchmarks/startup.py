@@ -4,7 +4,10 @@ Run: ``.venv/bin/python benchmarks/startup.py [--runs N]`` (from the repository 
 
 Each command runs N times as ``python -m slotgraph ...`` in a new interpreter; the figure is the median CPU
 time (user + system) of the child process, so waiting for a core on a shared machine is not counted. A bare
-``python -c pass`` is measured interleaved as the interpreter's own start-up, for reference.
+``python -c pass`` is measured interleaved as the interpreter's own start-up, for reference, and so is
+``validate``'s tool probe alone (the child process ``validate`` starts to import the agent's ``tools.py``; its
+CPU is part of the ``validate`` figure), with the environment ``validate`` gives it
+(:func:`slotgraph.cli.tool_checks.probe_env`).
 
 Goal (issue 23): each command under 150 ms.
 """
@@ -20,18 +23,30 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from slotgraph.cli.tool_checks import probe_env  # noqa: E402 - after the path is set
+
 GOAL_MS = 150.0
+BELLA = ROOT / "examples" / "bella_notte"
+PROBE = "  its tool probe"
 COMMANDS: dict[str, list[str]] = {
     "python -c pass": ["-c", "pass"],
     "slotgraph --help": ["-m", "slotgraph", "--help"],
-    "slotgraph validate": ["-m", "slotgraph", "validate", str(ROOT / "examples" / "bella_notte")],
+    "slotgraph validate": ["-m", "slotgraph", "validate", str(BELLA)],
+    # the child validate starts (already inside the figure above), alone, as validate runs it
+    PROBE: ["-m", "slotgraph.cli.tool_probe", str(BELLA / "tools.py")],
 }
 
 
 def cpu_ms(args: list[str]) -> float:
-    """CPU milliseconds (user + system) of one child process running ``python <args>``."""
+    """CPU milliseconds (user + system) of one child process running ``python <args>`` (and of the
+    processes it waited for: ``validate``'s tool probe counts in ``validate``)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {
+        **(probe_env() if args[:2] == COMMANDS[PROBE][:2] else os.environ),
+        "PYTHONPATH": str(ROOT / "src"),
+    }
     subprocess.run([sys.executable, *args], cwd=ROOT, env=env, check=True, capture_output=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)) * 1000

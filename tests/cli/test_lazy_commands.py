@@ -99,3 +99,41 @@ def test_the_help_lists_every_command_and_each_runs() -> None:
     assert listed.exit_code == 0, listed.output
     unknown = runner.invoke(create_app(), ["nope"])
     assert unknown.exit_code == 2 and "nope" in unknown.output
+
+
+def test_validates_tool_probe_loads_only_what_building_tools_needs() -> None:
+    """The child ``slotgraph validate`` starts for the agent's ``tools.py`` (``slotgraph.cli.tool_probe``): no
+    config layer, engine, session or event loop — only the runtime's tool schema code (and pydantic)."""
+    from slotgraph.cli.tool_checks import probe_env
+
+    script = (
+        "import json, sys\n"
+        "from slotgraph.cli.tool_probe import probe\n"
+        "probe(sys.argv[1])\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    tools = ROOT / "examples" / "bella_notte" / "tools.py"
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tools)],
+        cwd=tools.parent,
+        env=probe_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert "slotgraph.runtime.tools" in loaded
+    heavy = {"asyncio", "slotgraph.config", "slotgraph.engine", "slotgraph.runtime.session", "rich", "typer"}
+    assert not heavy & loaded, sorted(heavy & loaded)
+
+
+def test_the_probe_runs_without_pydantic_plugin_discovery(monkeypatch: pytest.MonkeyPatch) -> None:
+    from slotgraph.cli.tool_checks import probe_env
+
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+    env = probe_env()
+    assert env["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
+    assert env["PYTHONDONTWRITEBYTECODE"] == "1"  # no __pycache__ beside the user's tools.py
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "logfire")  # the user's own choice is kept
+    assert probe_env()["PYDANTIC_DISABLE_PLUGINS"] == "logfire"

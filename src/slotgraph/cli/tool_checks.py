@@ -27,7 +27,7 @@ from typing import Any
 from slotgraph.config import ConfigIssue, Definition
 from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS
 
-__all__ = ["PROBE_TIMEOUT_SECONDS", "dag_tool_names", "tool_issues"]
+__all__ = ["PROBE_TIMEOUT_SECONDS", "dag_tool_names", "probe_env", "tool_issues"]
 
 PROBE_TIMEOUT_SECONDS = 60.0
 _BUILTINS = READBACK_TOOLS | SESSION_ENDING_TOOLS
@@ -73,8 +73,19 @@ def _agent_texts(definition: Definition) -> str:
     return "\n".join(parts)
 
 
-def _run_probe(tools_path: Path) -> dict[str, Any] | str:
+def probe_env() -> dict[str, str]:
+    """The probe child's environment: this process's, plus
+
+    * ``PYTHONDONTWRITEBYTECODE=1`` — importing the agent's ``tools.py`` leaves no ``__pycache__`` beside it;
+    * ``PYDANTIC_DISABLE_PLUGINS=__all__`` unless set — the probe only builds tool schemas, and looking for
+      pydantic plugins reads the metadata of every installed distribution (~50 ms of the probe's start-up).
+    """
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    return env
+
+
+def _run_probe(tools_path: Path) -> dict[str, Any] | str:
     try:
         done = subprocess.run(
             [sys.executable, "-m", "slotgraph.cli.tool_probe", str(tools_path.resolve())],
@@ -82,7 +93,7 @@ def _run_probe(tools_path: Path) -> dict[str, Any] | str:
             text=True,
             timeout=PROBE_TIMEOUT_SECONDS,
             cwd=tools_path.resolve().parent,
-            env=env,
+            env=probe_env(),
             check=False,
         )
     except subprocess.TimeoutExpired:

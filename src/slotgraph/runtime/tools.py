@@ -16,7 +16,6 @@ unknown or missing arguments become a refusal, never an exception. Parameters th
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import functools
 import hashlib
@@ -38,6 +37,17 @@ from slotgraph.runtime.tool_schema import parse_docstring, parse_signature
 __all__ = ["Tool", "ToolContext", "ToolKind", "ToolRegistry", "load_tools_module", "tool_from_function"]
 
 ToolKind = Literal["function", "readback"]
+
+
+async def _in_thread(fn: Callable[[], Any]) -> Any:
+    """``asyncio.to_thread(fn)``. :mod:`asyncio` is imported here, on the first call (it is loaded by then:
+    tools run on an event loop), not with this module: ``slotgraph validate``'s tool probe imports this
+    module to build tools and never runs one."""
+    import asyncio
+
+    return await asyncio.to_thread(fn)
+
+
 """``function``: a Python function is called. ``readback``: ``confirm_pending``/``reject_pending``, which the
 runtime routes to the engine's functions instead of calling anything."""
 
@@ -86,7 +96,7 @@ class Tool:
         if inspect.iscoroutinefunction(hook):
             found = await hook(key)
         else:
-            found = await asyncio.to_thread(hook, key)
+            found = await _in_thread(functools.partial(hook, key))
         if inspect.isawaitable(found):
             found = await found
         return found
@@ -127,7 +137,7 @@ class Tool:
         if inspect.iscoroutinefunction(self.fn):
             result = await self.fn(**kwargs)
         else:
-            result = await asyncio.to_thread(functools.partial(self.fn, **kwargs))
+            result = await _in_thread(functools.partial(self.fn, **kwargs))
         if inspect.isawaitable(result):
             result = await result
         return result
