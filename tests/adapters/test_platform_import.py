@@ -20,7 +20,7 @@ from slotgraph.adapters.platform_tools import PlatformFunction, as_platform_numb
 from slotgraph.apps import load_app
 from slotgraph.cli.main import create_app
 from slotgraph.config import load_definition
-from slotgraph.runtime import AgentTransferEvent
+from slotgraph.runtime import AgentTransferEvent, PayloadEvent, TextEvent
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "platform_app" / "harbor_dental"
 
@@ -111,6 +111,25 @@ def test_a_host_and_its_desks_become_a_multi_agent_app(tmp_path: Path) -> None:
     assert [e.to_agent for e in first.events if isinstance(e, AgentTransferEvent)] == ["Billing_Agent"]
     flow = session.agent_states["Billing_Agent"]["filled"]
     assert flow == {"active_flow": "billing", "welcome": True}
+
+
+def test_the_desk_takes_a_value_from_the_message_that_routed_and_welcomes_once(imported: Path) -> None:
+    """The message that caused the hand-over reaches the desk's turn (FORMAT.md: the transfer's
+    <user_context>): "a cleaning" is not asked again; the welcome is said once, with its card."""
+    root = load_app(imported)
+    session = root.session(clock=lambda: datetime.datetime(2030, 4, 1, 12, 0))
+    routed = session.send("I'd like to book a cleaning")
+    assert routed.agent == "Booking_Agent"
+    assert routed.state["pending"] == {"visit_reason": "cleaning"}  # read back, not asked again
+    texts = [e.text for e in routed.events if isinstance(e, TextEvent)]
+    assert texts == ["Just to confirm — a visit for cleaning. Is that correct?"]
+
+    other = root.session(clock=lambda: datetime.datetime(2030, 4, 1, 12, 0))
+    greeted = other.send("I'd like to book an appointment")  # nothing to fill: the desk welcomes and asks
+    texts = [e.text for e in greeted.events if isinstance(e, TextEvent)]
+    assert len(texts) == 1 and texts[0].count("Welcome to Harbor Dental!") == 1
+    cards = [e.part for e in greeted.events if isinstance(e, PayloadEvent)]
+    assert "Booking takes about a minute." in json.dumps(cards)  # the welcome's card still follows
 
 
 def test_relative_paths_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

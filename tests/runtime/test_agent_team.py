@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from slotgraph.apps import Member, build_app
-from slotgraph.models.protocol import UserMessage
+from slotgraph.models.protocol import ModelRequest, UserMessage
 from slotgraph.runtime import Agent, AgentTransferEvent, ScriptedModel, ScriptedStep, call
 from slotgraph.runtime.errors import StorePayloadError
 from slotgraph.runtime.events import ErrorEvent, event_to_json
@@ -160,6 +160,49 @@ def test_a_bootstrap_tool_of_another_agent_opens_the_targets_gate() -> None:
     assert result.agent == "counter"
     assert result.state["filled"]["desk"] == "counting"
     assert "_pending_transfer" not in result.state
+    model.assert_complete()
+
+
+def test_the_words_that_caused_the_hand_over_reach_the_targets_model_as_user_context() -> None:
+    """FORMAT.md's transfer: the target's first engine run hands the model the user's original words in a
+    <user_context> block, so one message routes *and* fills; later calls and turns do not repeat it."""
+
+    def no_context(request: ModelRequest) -> bool:
+        return "<user_context>" not in request.system_instruction
+
+    model = ScriptedModel(
+        [
+            ScriptedStep(tool_calls=(call("pick_desk", desk="counting"),), check=no_context),
+            ScriptedStep(
+                tool_calls=(call("set_count", count=3),),
+                expect_in_instruction=("<user_context>", "three of them, at the counting desk"),
+            ),
+            ScriptedStep(text="Three it is.", check=no_context),
+            ScriptedStep(text="Anything else?", check=no_context),
+        ]
+    )
+    host = Agent.from_config({"slots": [], "tasks": []}, tools=[pick_desk], name="host", model=model)
+    counter = Agent.from_config(BOOT_DAG, tools=[set_count, pick_desk], name="counter", model=model)
+    session = build_app("boot", "host", [Member(host), Member(counter)]).session(clock=clock)
+    result = session.send("three of them, at the counting desk")
+    assert result.agent == "counter" and result.state["filled"]["count"] == 3
+    assert "_gate_user_text" not in result.state  # handed over once, not kept
+    session.send("thanks")
+    model.assert_complete()
+
+
+def test_an_event_turn_hands_over_without_user_context() -> None:
+    model = ScriptedModel(
+        [
+            ScriptedStep(tool_calls=(call("pick_desk", desk="counting"),)),
+            ScriptedStep(text="How many?", check=lambda r: "<user_context>" not in r.system_instruction),
+        ]
+    )
+    host = Agent.from_config({"slots": [], "tasks": []}, tools=[pick_desk], name="host", model=model)
+    counter = Agent.from_config(BOOT_DAG, tools=[set_count, pick_desk], name="counter", model=model)
+    session = build_app("boot", "host", [Member(host), Member(counter)]).session(clock=clock)
+    result = session.send_event("welcome")
+    assert result.agent == "counter"
     model.assert_complete()
 
 

@@ -232,6 +232,26 @@ def test_after_model_payloads_follow_the_models_last_reply_once_per_turn() -> No
     assert "_pending_payloads" not in session.state  # the stash travels in the action, not the state
 
 
+def test_a_stashed_text_the_directive_carries_is_said_once() -> None:
+    # A welcome whose response repeats its message beside a card (an imported platform announce): the model
+    # relays the directive, so only the card follows; a text the directive does not carry is delivered.
+    welcome = {"type": "text", "text": "Welcome  to Bella Notte!"}
+    card = {"type": "payload", "data": {"card": "info"}}
+    other = {"type": "text", "text": "Please pick one:"}
+    engine = FakeEngine(
+        [{"message": "Welcome to Bella Notte! How many guests?", "stash": [welcome, card, other]}]
+    )
+    model = ScriptedModel([ScriptedStep(text="Welcome to Bella Notte! How many guests?")])
+    result = _session(model, engine).send("hi")
+    said = [(e.kind, getattr(e, "text", None)) for e in result.events if e.kind in ("text", "payload")]
+    assert said == [
+        ("text", "Welcome to Bella Notte! How many guests?"),
+        ("payload", None),
+        ("text", "Please pick one:"),
+    ]
+    model.assert_complete()
+
+
 def test_the_card_of_a_question_just_answered_is_not_shown() -> None:
     # The stash prepared for the first call is the party-size chips; the model answers it with a tool call
     # only, the engine then stashes the date chips for the next question: only those follow the reply.

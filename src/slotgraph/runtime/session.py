@@ -26,8 +26,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from slotgraph.engine.routing import TRANSFER_KEY
+from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.logic import LogicRecord, LogicSession, RunCache, variables_snapshot
 from slotgraph.models.protocol import Message, Model, Usage, UserMessage
+from slotgraph.names import GATE_USER_TEXT
 from slotgraph.runtime.agent_team import (
     MAX_TRANSFERS_PER_TURN,
     AgentTeam,
@@ -357,7 +359,7 @@ class Session:
             parked[agent.name] = ParkedAgent(_without_transfer(sm), logic_record)
             agent = self.team[handover.target]
             arriving = parked.pop(agent.name, ParkedAgent())
-            sm, logic_record = self._arrive(agent, arriving.sm, handover), arriving.logic
+            sm, logic_record = self._arrive(agent, arriving.sm, handover, user), arriving.logic
         record = DurableRecord(
             sm=sm,
             history=tuple(bounded_history(history, agent.limits.history_messages)),
@@ -384,16 +386,27 @@ class Session:
             agent=agent.name,
         )
 
-    def _arrive(self, agent: Agent, sm: Mapping[str, Any], handover: Handover) -> dict[str, Any]:
+    def _arrive(
+        self, agent: Agent, sm: Mapping[str, Any], handover: Handover, user: UserMessage
+    ) -> dict[str, Any]:
         """The state ``agent`` starts its part of the turn with: when the tool that handed over is its DAG's
-        ``bootstrap`` tool, the call's result is routed into it too (the gate value set by another agent)."""
+        ``bootstrap`` tool, the call's result is routed into it too (the gate value set by another agent).
+
+        The user's words that caused the hand-over go with it: they are kept as the gate text, so the
+        target's first engine invocation gives them back to its model as ``<user_context>`` — one message
+        can route *and* fill ("a cleaning, please"), and the new agent does not ask again for what it
+        already heard."""
         boot = agent.dag.bootstrap
         state = dict(sm)
-        if boot is None or boot.tool != handover.tool:
-            return state
-        state = self._turn_engine.begin_turn(agent.dag, state)
-        state = self._turn_engine.after_tool(agent.dag, state, handover.tool, handover.args, handover.result)
-        return _without_transfer(state)
+        if boot is not None and boot.tool == handover.tool:
+            state = self._turn_engine.begin_turn(agent.dag, state)
+            state = self._turn_engine.after_tool(
+                agent.dag, state, handover.tool, handover.args, handover.result
+            )
+            state = _without_transfer(state)
+        if user.text.strip() and user.event is None and state.get("status") not in TERMINAL_STATUSES:
+            state[GATE_USER_TEXT] = user.text
+        return state
 
 
 def _without_transfer(sm: Mapping[str, Any]) -> dict[str, Any]:

@@ -68,7 +68,7 @@ from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
 from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.logic_bridge import LogicTools
-from slotgraph.runtime.payloads import stash_events
+from slotgraph.runtime.payloads import stash_events, stash_to_deliver
 from slotgraph.runtime.preemption import engine_reply
 from slotgraph.runtime.reply_guard import ModelJudge, regeneration_request
 from slotgraph.runtime.tool_execution import ToolOutcome, ToolRunner
@@ -259,7 +259,7 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
             if inputs.logic is not None:
                 instruction = replace_base(instruction, await inputs.logic.instruction(out.sm))
             offered = runner.offered(prep.visible)  # what this model call is offered (gates closed: not)
-            stash = action.stash if action is not None else ()
+            stash = stash_to_deliver(action.stash, action.message) if action is not None else ()
             more, spoke = await _call_model(inputs, instruction, prep.visible, out, runner, stash, delivered)
             delivered = delivered or spoke
             if not more and action is not None and action.recheck_after_model and not rechecked:

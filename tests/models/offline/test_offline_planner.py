@@ -203,3 +203,25 @@ def test_plans_are_deterministic() -> None:
     assert _plan(*args).tool_calls == (
         ("set_reservation_basics", {"party_size": 2, "preferred_date": "2026-08-03"}),
     )
+
+
+def test_a_value_of_a_listed_choice_is_taken_unasked_and_the_whole_message_never_is() -> None:
+    visit = {
+        "name": "set_visit_basics",
+        "description": "Record the reason for the visit.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "visit_reason": {
+                    "type": "string",
+                    "description": "One of cleaning, checkup, toothache, broken_tooth, whitening.",
+                }
+            },
+        },
+    }
+    unasked = _plan([visit], None, "I'd like to book a cleaning")
+    assert unasked.tool_calls == (("set_visit_basics", {"visit_reason": "cleaning"}),)
+    question = "What brings you in: a cleaning, a checkup or a broken tooth?"
+    asked = _plan([visit], question, "my tooth is broken")
+    assert asked.tool_calls == (("set_visit_basics", {"visit_reason": "broken_tooth"}),)
+    assert _plan([visit], "What brings you in?", "I'd like to book an appointment").tool_calls == ()

@@ -103,3 +103,22 @@ def test_asked_params_follow_the_question() -> None:
     assert set(asked_params("How many guests, and on what date?", setter.params)) == {size, date}
     assert asked_params("Welcome!", setter.params) == ()
     assert asked_params(None, setter.params) == ()
+
+
+def test_a_text_parameter_described_as_one_of_a_list_is_a_choice() -> None:
+    tool = _tool(
+        "set_visit_basics",
+        visit_reason={
+            "type": "string",
+            "description": "One of cleaning, checkup, toothache, broken_tooth, whitening. Empty to omit.",
+        },
+        payment={"type": "string", "description": "Either cash or card"},
+        guest={"type": "string", "description": "One of the guests, as they introduced themselves."},
+        notes={"type": "string", "description": "Anything else; one of many notes."},
+    )
+    (setter,) = read_setters([tool])
+    params = {p.name: p for p in setter.params}
+    assert params["visit_reason"].kind == "choice"
+    assert params["visit_reason"].enum == ("cleaning", "checkup", "toothache", "broken_tooth", "whitening")
+    assert params["payment"].enum == ("cash", "card")
+    assert params["guest"].kind == "text" and params["notes"].kind == "text"

@@ -37,6 +37,12 @@ _PERSON_WORDS = frozenset(
     {"patient", "guest", "customer", "passenger", "attendee", "holder", "person", "contact"}
 )
 _SENTINEL_RE = re.compile(r"""['"]([A-Za-z/]+)['"]\s+(?:if|when)\b""")
+_ONE_OF_RE = re.compile(
+    r"\b(?:one of|either)\s*:?\s+"
+    r"((?:[A-Za-z0-9_]+(?:\s*,\s*or\s+|\s*,\s*|\s+or\s+))+[A-Za-z0-9_]+)\s*(?=[.;)]|$)",
+    re.IGNORECASE,
+)
+_LIST_SEPARATOR_RE = re.compile(r"\s*,\s*or\s+|\s*,\s*|\s+or\s+", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +125,17 @@ def value_notes(enum: Sequence[Any], description: str) -> tuple[tuple[Any, str],
     return tuple(notes)
 
 
+def listed_values(description: str) -> tuple[str, ...]:
+    """The values a text parameter's description lists as its only ones — ``One of cleaning, checkup,
+    broken_tooth.`` or ``either cash or card`` (single words or snake_case identifiers) — else ``()``: a
+    parameter described so is a choice among them, as an ``enum`` would say."""
+    match = _ONE_OF_RE.search(description)
+    if match is None:
+        return ()
+    values = tuple(v for v in _LIST_SEPARATOR_RE.split(match.group(1)) if v)
+    return values if len(values) >= 2 and len(set(values)) == len(values) else ()
+
+
 def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any], raw: str) -> Kind:
     json_type = _json_type(schema)
     fmt = str(schema.get("format") or "").lower()
@@ -171,6 +188,9 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     sentinel = _SENTINEL_RE.search(description)
     kind = _kind(name_words, desc_words, schema, description)
     enum = tuple(schema.get("enum") or ())
+    listed = listed_values(description) if kind == "text" and _json_type(schema) in ("string", None) else ()
+    if listed:
+        kind, enum = "choice", listed
     return Param(
         tool=tool,
         name=name,
