@@ -26,12 +26,14 @@ __all__ = [
     "READBACK_SCOPE",
     "READBACK_TOOLS",
     "REJECT_PENDING",
+    "RESERVED_TOOLS",
     "SENTINEL",
     "SESSION_ENDING_TOOLS",
     "SET_VARIABLES",
     "SLOT_FILLING_PROTOCOL",
     "STEER_BACK",
     "SYSTEM_DIRECTIVE",
+    "TRANSITION_TOPIC",
     "USER_CONTEXT",
     "close_tag",
     "open_tag",
@@ -61,6 +63,11 @@ END_SESSION: Final = "end_session"
 ESCALATE: Final = "escalate"
 SESSION_ENDING_TOOLS: Final = frozenset({END_SESSION, ESCALATE})
 SET_VARIABLES: Final = "set_variables"
+TRANSITION_TOPIC: Final = "transition_topic"
+RESERVED_TOOLS: Final = frozenset({SET_VARIABLES, TRANSITION_TOPIC})
+"""Built-in tools the runtime runs itself, by name (agent logic: variables, topics): an agent's own tool
+may not take one of these names — it would never run. (``end_session``, ``escalate`` and the readback
+tools are built-ins an agent's own tool *may* replace.)"""
 
 # -- the framework's part of the system instruction ------------------------------------------------------
 SENTINEL: Final = "<!-- slot-framework -->"

@@ -112,6 +112,16 @@ def app_issues(config: AppConfig, names: list[str], tools: Mapping[str, set[str]
             )
         )
     for index, entry in enumerate(config.agents):
+        if entry.handoffs and TRANSFER_TOOL in tools.get(names[index], set()):
+            issues.append(
+                ConfigIssue(
+                    "reserved_tool_name",
+                    f"agents[{index}].handoffs",
+                    f"{names[index]!r} has its own tool {TRANSFER_TOOL!r}; its handoffs give it the app's "
+                    f"built-in {TRANSFER_TOOL}, which would replace it, so the agent's own would never run",
+                    "rename the agent's tool, or route with it under `routing:` instead of `handoffs`",
+                )
+            )
         for n, target in enumerate(entry.handoffs):
             if target not in known or target == names[index]:
                 issues.append(

@@ -37,6 +37,7 @@ from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.config.tool_sources import HttpToolConfig, McpServerConfig, ToolsConfig
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
+from slotgraph.names import RESERVED_TOOLS
 
 __all__ = [
     "AGENT_FILE",
@@ -172,6 +173,40 @@ def discover_tool_names(path: str | os.PathLike[str]) -> frozenset[str]:
     )
 
 
+def _reserved_name_issues(
+    module: Path | None,
+    module_names: frozenset[str] | None,
+    http_tools: Sequence[HttpToolConfig],
+    module_key: str,
+) -> list[ConfigIssue]:
+    """An agent's own tool named like a built-in the runtime runs itself (``RESERVED_TOOLS``) would never
+    run: each one is an error naming the tool, where it is defined and the fix."""
+    issues: list[ConfigIssue] = []
+    for name in sorted((module_names or frozenset()) & RESERVED_TOOLS):
+        issues.append(
+            _issue(
+                "reserved_tool_name",
+                module_key,
+                f"the tools module {module.name if module else 'tools.py'} defines {name!r}, the name of "
+                f"Slotgraph's built-in {name} tool, which the runtime runs itself: the function would never "
+                "run",
+                f"rename the function (e.g. {name}_custom) and every reference to it",
+            )
+        )
+    for index, tool in enumerate(http_tools):
+        if tool.name in RESERVED_TOOLS:
+            issues.append(
+                _issue(
+                    "reserved_tool_name",
+                    f"tools.http[{index}].name",
+                    f"the HTTP tool is named {tool.name!r}, the name of Slotgraph's built-in {tool.name} "
+                    "tool, which the runtime runs itself: the HTTP call would never be made",
+                    f"give the HTTP tool another name (e.g. {tool.name}_http) and update every reference",
+                )
+            )
+    return issues
+
+
 def _looks_like_dag(data: Mapping[str, Any]) -> bool:
     return "slots" in data or "tasks" in data
 
@@ -284,6 +319,7 @@ def _agent_definition(
                     "fix the path (relative to the agent directory) or remove it",
                 )
             )
+    issues.extend(_reserved_name_issues(tools_path, tool_names, http_tools, module_key))
     if tool_names is not None and http_tools:
         tool_names = tool_names | {tool.name for tool in http_tools}
     if dag_raw is not None:

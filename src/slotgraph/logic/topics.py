@@ -32,6 +32,7 @@ from slotgraph.config.logic import TopicConfig
 from slotgraph.expr import Expression, ExpressionError
 from slotgraph.logic.templates import Template, compile_logic_expression, parse_template
 from slotgraph.logic.variables import VariableStore
+from slotgraph.names import TRANSITION_TOPIC
 
 __all__ = [
     "MAIN",
@@ -50,7 +51,6 @@ __all__ = [
 logger = logging.getLogger("slotgraph.logic")
 
 TOPIC_VARIABLE: Final = "current_topic"
-TRANSITION_TOPIC: Final = "transition_topic"
 RETURN: Final = "__return__"
 MAIN: Final = ""
 """The main conversation (no topic active)."""

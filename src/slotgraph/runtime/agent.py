@@ -31,6 +31,7 @@ from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.logic import AgentLogic, load_definition, logic_issues
 from slotgraph.models.protocol import Model
+from slotgraph.names import RESERVED_TOOLS
 from slotgraph.runtime.agent_team import AgentTeam
 from slotgraph.runtime.builtin_tools import (
     END_SESSION,
@@ -104,8 +105,17 @@ def _registry(tools: Iterable[Callable[..., Any] | Tool], logic: AgentLogic | No
         registry.add(transition_topic_tool(logic.topics))
     if logic is not None and logic.builtin_tools.end_session.require_summary:
         registry.add(summary_end_session_tool())
-    for item in tools:
-        registry.add(item if isinstance(item, Tool) else tool_from_function(item))
+    own = [item if isinstance(item, Tool) else tool_from_function(item) for item in tools]
+    reserved = sorted({tool.name for tool in own} & RESERVED_TOOLS)
+    if reserved:
+        listed = ", ".join(repr(name) for name in reserved)
+        raise AgentLoadError(
+            f"the agent's own tool {listed} has the name of a Slotgraph built-in the runtime runs itself "
+            f"({', '.join(sorted(RESERVED_TOOLS))}), so it would never run — rename the function or HTTP "
+            "tool (and every reference to it), or leave an MCP server's tool out with 'tools.mcp.tools'"
+        )
+    for tool in own:
+        registry.add(tool)
     if logic is not None:
         _check_tool_logic(logic, registry)
     return registry
