@@ -248,6 +248,9 @@ class CaseRunner:
             model=recorder,
             variables=scenario.variables or None,
             metadata=scenario.metadata or None,
+            # a model the run or the scenario names (a script, a replay, --model) plays every agent of an
+            # app; without one, the agents of an app that name their own model use it
+            agent_models=self.options.model is None and scenario.model is None and not scenario.has_script,
         )
         records: list[TurnRecord] = []
         all_events: list[Event] = []

@@ -275,6 +275,11 @@ class Agent:
     app's root can move between its agents (:mod:`slotgraph.runtime.agent_team`)."""
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     """Bounds on one turn's work (``limits:`` in agent.yaml): tool timeouts, call caps, stored history."""
+    own_model: str | None = None
+    """The model this agent's ``agent.yaml`` names itself (``model:``), when no model was given at load;
+    None when it names none. In a multi-agent app such an agent talks through its own model; the others
+    use the session's (see :meth:`model_in_team`)."""
+    _own_resolved: dict[str, Model] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
@@ -329,6 +334,11 @@ class Agent:
             logic=logic if logic.active else None,
             description=(agent_cfg.description or "") if agent_cfg is not None else "",
             limits=agent_cfg.limits if agent_cfg is not None else LimitsConfig(),
+            own_model=(
+                agent_cfg.model
+                if agent_cfg is not None and model is None and "model" in agent_cfg.model_fields_set
+                else None
+            ),
         )
 
     @classmethod
@@ -373,6 +383,7 @@ class Agent:
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC
         return cls(name=name, dag=compiled, tools=_registry(tools, logic), instruction=instruction,
                    model=None if isinstance(model, str) else model, model_spec=spec,
+                   own_model=model if isinstance(model, str) else None,
                    channel=channel, logic=logic, limits=bounds)  # fmt: skip
 
     def close(self) -> None:
@@ -393,6 +404,18 @@ class Agent:
             f"agent {self.name!r} has no model: pass model=... to Agent.load or session"
         )
 
+    def model_in_team(self, session_model: Model) -> Model:
+        """The model this agent talks through when a conversation of its app reaches it: the model given
+        at load (``load_app(path, model=...)``, ``--model``; every agent has it), else the one its
+        ``agent.yaml`` names (resolved once per agent), else ``session_model``."""
+        if self.model is not None:
+            return self.model
+        if self.own_model is None:
+            return session_model
+        if self.own_model not in self._own_resolved:
+            self._own_resolved[self.own_model] = resolve_model(self.own_model)
+        return self._own_resolved[self.own_model]
+
     def session(
         self,
         *,
@@ -409,9 +432,13 @@ class Agent:
         tracer: TurnTracer | None = None,
         variables: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        agent_models: bool = True,
     ) -> Session:
         """Start (or, with a store holding ``session_id``, resume) a conversation.
 
+        ``model`` is the session's model (default: this agent's own). In a multi-agent app every other
+        agent uses it too, unless it has its own (:meth:`model_in_team`); ``agent_models=False`` makes the
+        session's model answer for every agent (a scripted or replayed conversation).
         ``tracer`` observes each turn (e.g. a :class:`slotgraph.tracing.SessionTracer`); without one, the
         agent's ``tracing: true`` or ``SLOTGRAPH_OTEL=1`` gives OpenTelemetry spans.
         ``variables`` seeds the agent's variables (a value given here beats the declared default);
@@ -434,6 +461,7 @@ class Agent:
             tracer=tracer if tracer is not None else self._default_tracer(),
             variables=variables,
             metadata=metadata,
+            agent_models=agent_models,
         )
 
     def _default_tracer(self) -> TurnTracer | None:

@@ -103,6 +103,7 @@ class Session:
         tracer: TurnTracer | None = None,
         variables: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
+        agent_models: bool = True,
     ) -> None:
         if step_cap < 1:
             raise ValueError(f"step_cap must be at least 1, got {step_cap}")
@@ -124,6 +125,10 @@ class Session:
         if tracer is not None:
             self._turn_model = tracer.wrap_model(self.model, session_id=self.id)
             self._turn_engine = tracer.wrap_engine(self.engine, session_id=self.id)
+        self.agent_models = agent_models
+        """In an app, agents with a model of their own use it (False: ``model`` answers for every agent)."""
+        self._models: dict[str, Model] = {agent.name: self._turn_model}
+        """The model each agent of the session talks through (as the turn sees it: wrapped by the tracer)."""
         self._tools: dict[str, ToolRegistry] = {}
         self.team: AgentTeam | None = agent.team
         """The multi-agent app the session plays (the agent's team), or None for a single agent."""
@@ -145,6 +150,20 @@ class Session:
             else None
         )
         """Background extractions outlive a turn (in a long-lived event loop, their values arrive later)."""
+
+    def _turn_model_of(self, agent: Agent) -> Model:
+        """``agent``'s model as the turn sees it: the session's for the agent it started with (and for
+        every agent without ``agent_models``), else the agent's own in its app (``Agent.model_in_team``)."""
+        if agent.name not in self._models:
+            model = agent.model_in_team(self.model) if self.agent_models else self.model
+            if model is self.model:
+                self._models[agent.name] = self._turn_model
+            else:
+                wrapped = model
+                if self.tracer is not None:
+                    wrapped = self.tracer.wrap_model(model, session_id=self.id)
+                self._models[agent.name] = wrapped
+        return self._models[agent.name]
 
     def _turn_tools(self, agent: Agent) -> ToolRegistry:
         """``agent``'s tools as the turn sees them (wrapped by the tracer, once per agent)."""
@@ -317,7 +336,7 @@ class Session:
                 dag=agent.dag,
                 registry=self._turn_tools(agent),
                 engine=self._turn_engine,
-                model=self._turn_model,
+                model=self._turn_model_of(agent),
                 instruction=fill_current_date(agent.instruction, now.date()),
                 sm=sm,  # never mutated: the loop and the engine build new dicts
                 history=history,

@@ -70,7 +70,7 @@ def hosted(
 def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> HostedAgent:
     where = os.fspath(path)
     try:
-        agent = load_agent(path, model=model if isinstance(model, Model) else None)
+        agent = load_agent(path, model=model)  # given (--model): every agent of an app uses it
         app_description: str | None = None
         if agent.team is not None:  # an app: the root's definition draws the picture
             app_description = read_app(path)[0].description
@@ -83,11 +83,15 @@ def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> Hosted
         raise ServerConfigError(
             f"{where}: invalid agent ({issues})", fix=f"run `slotgraph validate {where}`"
         ) from None
+    except ModelNotAvailableError as err:  # the model given with --model
+        raise ServerConfigError(f"{where}: {err}", fix="pass --model with a model you can use") from None
     except (ConfigError, SlotgraphError) as err:
         raise ServerConfigError(f"{where}: cannot load the agent ({err})") from None
     spec = model if isinstance(model, str) else (agent.model_spec or "offline")
     try:
         resolved = agent.model if agent.model is not None else resolve_server_model(spec)
+        for member in agent.team or ():  # an app's agents with a model of their own: built at start-up
+            member.model_in_team(resolved)
     except SlotgraphError as err:
         raise ServerConfigError(f"{where}: {err}", fix="pass --model with a model you can use") from None
     description = (definition.agent.description or "") if definition.agent is not None else ""
