@@ -159,3 +159,20 @@ def test_serve_builds_every_agents_own_model_at_start_up(
     app = _write_app(tmp_path / "app", "openai:gpt-4o-mini")
     with pytest.raises(ServerConfigError, match="OPENAI_API_KEY"):
         load_hosted_agents([app])
+
+
+def test_a_model_spec_given_at_load_is_one_model_for_the_whole_app(tmp_path: Path) -> None:
+    """`slotgraph chat --model scripted:FILE` on an app: one script plays every agent, in order."""
+    script = tmp_path / "script.json"
+    steps = [
+        {"tool_calls": [{"name": "transfer_to_agent", "args": {"agent": "desk"}}]},
+        {"tool_calls": [{"name": "set_count", "args": {"count": 5}}]},
+        {"text": "Five."},
+    ]
+    script.write_text(json.dumps(steps))
+    root = load_app(_write_app(tmp_path / "app", None), model=f"scripted:{script}")
+    assert root.team is not None
+    assert len({id(agent.model) for agent in root.team}) == 1
+    assert {agent.model_spec for agent in root.team} == {f"scripted:{script}"}
+    result = root.session(clock=clock).send("five")
+    assert result.agent == "desk" and result.state["filled"] == {"count": 5}

@@ -29,7 +29,7 @@ from slotgraph.config.agent import agent_from_mapping
 from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.logic import load_definition, logic_issues
-from slotgraph.runtime import Agent, Model
+from slotgraph.runtime import Agent, Model, resolve_model
 from slotgraph.runtime.agent_team import TRANSFER_TOOL, AgentTeam, routing_schema
 from slotgraph.runtime.tools import Tool, ToolRegistry, tool_from_function
 
@@ -189,9 +189,14 @@ def app_definitions(path: str | os.PathLike[str]) -> list[Definition]:
 
 
 def load_app(path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
-    """Load a multi-agent app; returns its root agent (every agent carries the app's team)."""
+    """Load a multi-agent app; returns its root agent (every agent carries the app's team). ``model`` (a
+    :class:`Model` or a spec, resolved once) overrides every agent's own: they all talk through it."""
     config, _ = read_app(path)
-    loaded = [Agent.from_definition(d, model=model) for d in app_definitions(path)]
+    spec = model if isinstance(model, str) else None
+    shared = resolve_model(model) if isinstance(model, str) else model  # one model, one script
+    loaded = [Agent.from_definition(d, model=shared) for d in app_definitions(path)]
+    if spec is not None:
+        loaded = [dataclasses.replace(agent, model_spec=spec) for agent in loaded]
     names = [agent.name for agent in loaded]
     tools = {agent.name: set(agent.tools.names) for agent in loaded}
     issues = app_issues(config, names, tools)
