@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from slotgraph.stores import (
 )
 
 from . import agent_kit
-from .conftest import Backend
+from .conftest import Backend, make_backend
 from .fixtures import FIXTURES, expected_record
 
 NEGATIVE_WAIT = 0.3
@@ -72,6 +73,71 @@ def test_a_stale_save_conflicts_and_overwrites_nothing(backend: Backend) -> None
         assert await store.load("s1") == (record("second"), 2)
 
     backend.run(scenario)
+
+
+def test_a_load_under_the_lock_sees_what_is_stored_and_then_what_this_holder_saved(backend: Backend) -> None:
+    """What the runtime does each turn: lock, load, save, and (in a longer turn) load again. Stores that read
+    the session while taking the lock (SQLite, Redis) hand that read to the first load, never a stale one."""
+
+    async def scenario() -> None:
+        store = backend.open()
+        other = backend.again(store) if backend.durable else store
+        async with store.lock("fresh"):
+            assert await store.load("fresh") is None
+            assert await store.save("fresh", record("born"), 0) == 1
+            assert await store.load("fresh") == (record("born"), 1)
+        await other.save("s1", record("one"), 0)
+        async with store.lock("s1"):
+            assert await store.load("s1") == (record("one"), 1)
+            assert await store.save("s1", record("two", turns=2), 1) == 2
+            assert await store.load("s1") == (record("two", turns=2), 2)
+        await other.save("s1", record("three", turns=3), 2)  # between two holds: the next one sees it
+        async with store.lock("s1"):
+            assert await store.load("s1") == (record("three", turns=3), 3)
+        async with store.lock("s1"):
+            pass  # a hold that never loads leaves nothing behind for a later reader
+        await other.save("s1", record("four", turns=4), 3)
+        assert await store.load("s1") == (record("four", turns=4), 4)
+
+    backend.run(scenario)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_taking_the_lock_and_loading_is_one_trip_to_the_store(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """SQLite (one transaction on its worker thread) and Redis (one script) read the session while they take
+    its lock: a turn's lock + load + save + release is three trips, not four."""
+    backend = make_backend(kind, request, tmp_path, lock_ttl=600)  # no renewal during the test
+
+    async def scenario() -> int:
+        store = backend.open()
+        await store.save("s1", record("one"), 0)
+        trips = 0
+        name = "_run" if kind == "sqlite" else "_script"
+        inner = getattr(store, name)
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            nonlocal trips
+            trips += 1
+            return await inner(*args, **kwargs)
+
+        setattr(store, name, counted)
+        if kind == "redis":
+            call = store._call  # type: ignore[attr-defined]
+
+            async def counted_call(*args: Any, **kwargs: Any) -> Any:
+                nonlocal trips
+                trips += 1
+                return await call(*args, **kwargs)
+
+            store._call = counted_call  # type: ignore[attr-defined]
+        async with store.lock("s1"):
+            assert await store.load("s1") == (record("one"), 1)
+            await store.save("s1", record("two", turns=2), 1)
+        return trips
+
+    assert backend.run(scenario) == 3
 
 
 def test_delete_list_and_count(backend: Backend) -> None:

@@ -8,13 +8,16 @@ Keys (``prefix`` defaults to ``slotgraph:``): ``{prefix}session:{id}`` is a hash
   WATCH/MULTI round trips to retry.
 * Connections come from a blocking pool of ``pool_size`` (50): a burst of turns waits for a connection
   (up to ``pool_timeout``, 30 s) instead of failing with "too many connections".
-* The lock is ``SET lock token NX PX ttl``; it is renewed (``PEXPIRE`` if the token still matches) every
+* The lock is ``SET lock token NX PX ttl`` — in one script with reading the session, which the turn loads
+  next (nobody else writes it while the lock is held), so taking the lock and loading is one round trip; it
+  is renewed (``PEXPIRE`` if the token still matches) every
   ``ttl / 3`` while held and released by a script that deletes it only if the token matches; a crashed
   holder's lock expires after ``lock_ttl`` seconds (see :mod:`slotgraph.stores.leases`).
 
 The client connects lazily on first use. Like every asyncio network client it belongs to the event loop it
-first connected on: use one store per event loop (a server has one loop; ``Session.send`` starts a new loop
-per call, so use ``await session.asend`` with this store). The driver is imported only when the store is
+first connected on: use one store per event loop (a server has one loop; ``Session.send`` runs turns on its
+own long-lived loop and calls :meth:`release_loop` after each, so the store reconnects per sync call — use
+``await session.asend`` with this store where you can). The driver is imported only when the store is
 used: ``pip install 'slotgraph[redis]'``.
 """
 
@@ -70,6 +73,12 @@ _RELEASE_KEY = """
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0
 """
+_LOCK = """
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return {1, redis.call('HMGET', KEYS[2], 'version', 'payload')}
+end
+return {0}
+"""
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
@@ -109,6 +118,9 @@ class RedisStore:
         self._pool: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closed = False
+        self._prefetched: dict[str, tuple[str, int] | None] = {}
+        """Per session whose lock this store just took: the stored payload and version read by the same
+        script (None: no record), handed to the next ``load`` of that session (no second round trip)."""
 
     def __repr__(self) -> str:
         return f"RedisStore({self.where!r}, prefix={self.prefix!r})"
@@ -143,6 +155,7 @@ class RedisStore:
             for name, body in (
                 ("save", _SAVE),
                 ("delete", _DELETE),
+                ("lock", _LOCK),
                 ("renew", _RENEW),
                 ("release", _RELEASE),
                 ("reserve", _RESERVE),
@@ -174,12 +187,16 @@ class RedisStore:
         return f"{self.prefix}sessions"
 
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
-        version, payload = await self._call("hmget", self._key(session_id), ["version", "payload"])
-        if version is None or payload is None:
+        if session_id in self._prefetched:  # read when this store took the session's lock (see lock)
+            found = self._prefetched.pop(session_id)
+        else:
+            found = _stored(await self._call("hmget", self._key(session_id), ["version", "payload"]))
+        if found is None:
             return None
-        return decode_payload(payload, session_id=session_id, where=self.where), int(version)
+        return decode_payload(found[0], session_id=session_id, where=self.where), found[1]
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        self._prefetched.pop(session_id, None)
         payload = encode_payload(session_id, record)
         done, version = await self._script(
             "save", [self._key(session_id), self._index], [expected_version, payload, session_id]
@@ -189,6 +206,7 @@ class RedisStore:
         return int(version)
 
     async def delete(self, session_id: str) -> bool:
+        self._prefetched.pop(session_id, None)
         keys = [self._key(session_id), self._index, self._ledger(session_id)]
         return bool(await self._script("delete", keys, [session_id]))
 
@@ -236,8 +254,12 @@ class RedisStore:
     async def _hold(self, session_id: str) -> AsyncIterator[None]:
         key, token, ttl_ms = f"{self.prefix}lock:{session_id}", new_token(), max(1, int(self.lock_ttl * 1000))
 
-        async def try_acquire() -> bool:
-            return bool(await self._call("set", key, token, nx=True, px=ttl_ms))
+        async def try_acquire() -> bool:  # takes the lock and reads the session in one round trip
+            reply = await self._script("lock", [key, self._key(session_id)], [token, ttl_ms])
+            if not reply or not reply[0]:
+                return False
+            self._prefetched[session_id] = _stored(reply[1])
+            return True
 
         async def renew() -> bool:
             return bool(await self._script("renew", [key], [token, ttl_ms]))
@@ -246,19 +268,20 @@ class RedisStore:
             await self._script("release", [key], [token])
 
         deadline = asyncio.get_running_loop().time() + self.lock_timeout
-        async with (
-            self._locks.hold(session_id),
-            hold_lease(
-                what=f"session {session_id!r} in {self.where}",
-                try_acquire=try_acquire,
-                renew=renew,
-                release=release,
-                ttl=self.lock_ttl,
-                timeout=self.lock_timeout,
-                deadline=deadline,
-            ),
-        ):
-            yield
+        async with self._locks.hold(session_id):
+            try:
+                async with hold_lease(
+                    what=f"session {session_id!r} in {self.where}",
+                    try_acquire=try_acquire,
+                    renew=renew,
+                    release=release,
+                    ttl=self.lock_ttl,
+                    timeout=self.lock_timeout,
+                    deadline=deadline,
+                ):
+                    yield
+            finally:
+                self._prefetched.pop(session_id, None)
 
     async def release_loop(self) -> None:
         """Close the client bound to the running loop; the next use connects on whatever loop runs then."""
@@ -272,6 +295,14 @@ class RedisStore:
     async def close(self) -> None:
         self._closed = True
         await self.release_loop()
+
+
+def _stored(fields: Any) -> tuple[str, int] | None:
+    """``(payload, version)`` from an ``HMGET version payload`` reply, or None when there is no record."""
+    version, payload = fields
+    if version is None or payload is None:
+        return None
+    return str(payload), int(version)
 
 
 def _unavailable(where: str, problem: Exception) -> StoreError:

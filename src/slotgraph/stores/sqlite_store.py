@@ -79,6 +79,9 @@ class SQLiteStore:
         self._closed = False
         self._durable: bool | None = None
         """The connection's current ``synchronous`` setting: FULL (True) or NORMAL (False); None: not set."""
+        self._prefetched: dict[str, tuple[str, int] | None] = {}
+        """Per session whose lease this store just took: the stored payload and version read in the same
+        transaction (None: no record), handed to the next ``load`` of that session (no second read)."""
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -205,12 +208,19 @@ class SQLiteStore:
         return int(self._db().execute("SELECT COUNT(*) FROM slotgraph_sessions").fetchone()[0])
 
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
+        if session_id in self._prefetched:  # read when this store took the session's lease (see lock)
+            found = self._prefetched.pop(session_id)
+            if found is None:
+                return None
+            return decode_payload(found[0], session_id=session_id, where=self.where), found[1]
         return await self._run(self._load, session_id)
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        self._prefetched.pop(session_id, None)
         return await self._run(self._save, session_id, record, expected_version)
 
     async def delete(self, session_id: str) -> bool:
+        self._prefetched.pop(session_id, None)
         return await self._run(self._delete, session_id)
 
     async def list_sessions(self) -> list[str]:
@@ -292,15 +302,23 @@ class SQLiteStore:
 
     # --- the per-session lock ------------------------------------------------------------------------
 
-    def _try_lock(self, session_id: str, token: str) -> bool:
-        def body(conn: sqlite3.Connection) -> bool:
+    def _try_lock(self, session_id: str, token: str) -> tuple[bool, tuple[str, int] | None]:
+        """Take the lease if it is free; then also read the session's payload and version in the same
+        transaction (the turn's load follows at once, and nobody writes while the lease is held)."""
+
+        def body(conn: sqlite3.Connection) -> tuple[bool, tuple[str, int] | None]:
             now = time.time()
             conn.execute("DELETE FROM slotgraph_locks WHERE id = ? AND expires_at <= ?", (session_id, now))
             cursor = conn.execute(
                 "INSERT OR IGNORE INTO slotgraph_locks (id, token, expires_at) VALUES (?, ?, ?)",
                 (session_id, token, now + self.lock_ttl),
             )
-            return cursor.rowcount == 1
+            if cursor.rowcount != 1:
+                return False, None
+            row = conn.execute(
+                "SELECT payload, version FROM slotgraph_sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+            return True, (str(row[0]), int(row[1])) if row is not None else None
 
         return self._transaction(body, durable=False)
 
@@ -324,7 +342,10 @@ class SQLiteStore:
         token = new_token()
 
         async def try_acquire() -> bool:
-            return await self._run(self._try_lock, session_id, token)
+            taken, found = await self._run(self._try_lock, session_id, token)
+            if taken:
+                self._prefetched[session_id] = found
+            return taken
 
         async def renew() -> bool:
             return await self._run(self._renew_lock, session_id, token)
@@ -333,19 +354,20 @@ class SQLiteStore:
             await self._run(self._unlock, session_id, token)
 
         deadline = asyncio.get_running_loop().time() + self.lock_timeout
-        async with (
-            self._locks.hold(session_id),
-            hold_lease(
-                what=f"session {session_id!r} in {self.where}",
-                try_acquire=try_acquire,
-                renew=renew,
-                release=release,
-                ttl=self.lock_ttl,
-                timeout=self.lock_timeout,
-                deadline=deadline,
-            ),
-        ):
-            yield
+        async with self._locks.hold(session_id):
+            try:
+                async with hold_lease(
+                    what=f"session {session_id!r} in {self.where}",
+                    try_acquire=try_acquire,
+                    renew=renew,
+                    release=release,
+                    ttl=self.lock_ttl,
+                    timeout=self.lock_timeout,
+                    deadline=deadline,
+                ):
+                    yield
+            finally:
+                self._prefetched.pop(session_id, None)
 
     async def release_loop(self) -> None:
         """Nothing to do: the connection lives on the store's own thread, usable from any event loop."""
