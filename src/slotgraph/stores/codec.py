@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from slotgraph.models.protocol import (
     AssistantText,
@@ -96,8 +96,25 @@ def _call(data: Any) -> ToolCall:
     return ToolCall(_str(data, "id"), _str(data, "name"), dict(data.get("args") or {}))
 
 
+_EXACT: Final = frozenset({str, bool, int, type(None)})
+"""Types that are JSON whatever their value (a float must also be finite)."""
+
+
 def _check_json(value: Any, path: str) -> None:
     """Raise ``TypeError`` with the path of the first value JSON cannot round-trip."""
+    kind = type(value)
+    if kind is dict:  # the common case, without ABC checks; the path is built only for what is walked
+        for key, item in value.items():
+            if type(key) is not str and not isinstance(key, str):
+                raise TypeError(f"{path} has a non-string key {key!r}")
+            if type(item) not in _EXACT:
+                _check_json(item, f"{path}.{key}")
+        return
+    if kind is list:
+        for index, item in enumerate(value):
+            if type(item) not in _EXACT:
+                _check_json(item, f"{path}[{index}]")
+        return
     if value is None or isinstance(value, str | bool | int):
         return
     if isinstance(value, float):
