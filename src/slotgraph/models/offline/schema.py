@@ -8,10 +8,11 @@ their names say so, and the same rules would read any other agent's tools.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from slotgraph.models.offline.entities import ENTITY_WORDS
 from slotgraph.models.offline.places import place_role
@@ -210,17 +211,37 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     )
 
 
+_SETTERS: dict[str, Setter] = {}
+"""Setters read before, by the tool's JSON schema: an agent offers the same tools on every call, and reading
+one (the words, kinds and notes of each parameter) cost more than the rest of a plan."""
+_SETTERS_KEPT: Final = 4096
+
+
 def read_setters(tools: Sequence[Mapping[str, Any]]) -> tuple[Setter, ...]:
     """Every visible tool as a :class:`Setter` with typed parameters (schema order kept)."""
     setters: list[Setter] = []
     for tool in tools:
-        name = str(tool["name"])
-        parameters = tool.get("parameters") or {}
-        # the readback tools' optional ``slots`` is not a value to extract: they are called by name (planner)
-        properties = {} if name in (CONFIRM_TOOL, REJECT_TOOL) else parameters.get("properties") or {}
-        notes = param_notes(str(tool.get("description") or ""), list(properties))
-        params = tuple(
-            _param(name, pname, pschema or {}, notes.get(pname, "")) for pname, pschema in properties.items()
-        )
-        setters.append(Setter(name=name, params=params))
+        try:
+            key = json.dumps(tool, sort_keys=True)
+        except (TypeError, ValueError):  # not JSON (a hand-built schema): read it every time
+            setters.append(_read_setter(tool))
+            continue
+        setter = _SETTERS.get(key)
+        if setter is None:
+            if len(_SETTERS) >= _SETTERS_KEPT:
+                _SETTERS.clear()
+            setter = _SETTERS[key] = _read_setter(tool)
+        setters.append(setter)
     return tuple(setters)
+
+
+def _read_setter(tool: Mapping[str, Any]) -> Setter:
+    name = str(tool["name"])
+    parameters = tool.get("parameters") or {}
+    # the readback tools' optional ``slots`` is not a value to extract: they are called by name (planner)
+    properties = {} if name in (CONFIRM_TOOL, REJECT_TOOL) else parameters.get("properties") or {}
+    notes = param_notes(str(tool.get("description") or ""), list(properties))
+    params = tuple(
+        _param(name, pname, pschema or {}, notes.get(pname, "")) for pname, pschema in properties.items()
+    )
+    return Setter(name=name, params=params)
