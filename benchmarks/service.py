@@ -5,7 +5,9 @@ Run from the repository root: ``.venv/bin/python benchmarks/service.py [--sessio
 1. **Throughput** — a real server (``uvicorn`` in a subprocess, ``slotgraph.server.factory:app_from_env``)
    hosts Bella Notte with the **offline** model (deterministic, no network, no weights). ``--sessions``
    sessions each play ``--turns`` scripted user turns (``POST /v1/sessions/{id}/messages``), ``--concurrency``
-   requests in flight. Reported: turns/s, p50 and p99 latency. A bare FastAPI echo endpoint (``POST /echo``)
+   requests in flight. Reported: turns/s, p50 and p99 latency, and the server's CPU time per request (its
+   processes' user + system time from ``/proc``, workers included: what the turn costs the server itself,
+   apart from the benchmark's own client on the same machine). A bare FastAPI echo endpoint (``POST /echo``)
    runs beside it with the same workers and is measured **interleaved**: the sessions are played in
    ``--rounds`` batches, each followed by as many echo requests at the same concurrency, so both see the same
    load on a shared machine. The ratio (turns/s ÷ echo req/s) is the figure that travels between machines;
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import os
@@ -35,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,8 +90,31 @@ def _wait_until_up(url: str, proc: subprocess.Popen[bytes], deadline_s: float = 
     raise RuntimeError(f"{url} did not come up")
 
 
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a process and its live descendants (uvicorn's workers), from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    seconds: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        parents[int(entry)] = int(fields[1])
+        seconds[int(entry)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, grown = {pid}, True
+    while grown:
+        found = {child for child, parent in parents.items() if parent in tree} - tree
+        tree |= found
+        grown = bool(found)
+    return sum(seconds.get(member, 0.0) for member in tree)
+
+
 @contextlib.contextmanager
-def _uvicorn(target: str, workers: int, env: dict[str, str], health: str) -> Iterator[str]:
+def _uvicorn(target: str, workers: int, env: dict[str, str], health: str) -> Iterator[tuple[str, int]]:
     port = _free_port()
     cmd = [
         sys.executable,
@@ -111,7 +137,7 @@ def _uvicorn(target: str, workers: int, env: dict[str, str], health: str) -> Ite
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(base + health, proc)
-        yield base
+        yield base, proc.pid
     finally:
         proc.terminate()
         try:
@@ -153,6 +179,8 @@ class Measure:
     requests: int
     seconds: float
     latencies_ms: tuple[float, ...]
+    server_cpu_seconds: float = 0.0
+    """CPU time the server processes spent on these requests."""
 
     @property
     def per_second(self) -> float:
@@ -216,15 +244,23 @@ def _combined(measures: list[Measure]) -> Measure:
         sum(m.requests for m in measures),
         sum(m.seconds for m in measures),
         tuple(latency for m in measures for latency in m.latencies_ms),
+        sum(m.server_cpu_seconds for m in measures),
     )
+
+
+def _with_cpu(pid: int, measure: Coroutine[Any, Any, Measure]) -> Measure:
+    """Run ``measure`` and note the CPU time the server process ``pid`` (and its workers) spent meanwhile."""
+    before = _tree_cpu_seconds(pid)
+    measured = asyncio.run(measure)
+    return dataclasses.replace(measured, server_cpu_seconds=_tree_cpu_seconds(pid) - before)
 
 
 def _throughput_row(name: str, store_url: str, workers: int, args: argparse.Namespace) -> tuple[str, float]:
     """The table row and the ratio turns/s ÷ echo req/s, turns and echo measured in alternating rounds."""
     env = WorkerConfig(agent_paths=(str(AGENT),), store_url=store_url, model="offline").to_env()
     with (
-        _uvicorn("slotgraph.server.factory:app_from_env", workers, env, "/readyz") as base,
-        _uvicorn("service:echo_app", workers, {}, "/docs") as echo_base,
+        _uvicorn("slotgraph.server.factory:app_from_env", workers, env, "/readyz") as (base, pid),
+        _uvicorn("service:echo_app", workers, {}, "/docs") as (echo_base, echo_pid),
     ):
         ids = asyncio.run(_create(base, args.sessions))
         rounds = max(1, min(args.rounds, len(ids)))
@@ -232,14 +268,15 @@ def _throughput_row(name: str, store_url: str, workers: int, args: argparse.Name
         echo_runs: list[Measure] = []
         for r in range(rounds):
             batch = ids[r::rounds]
-            turn_runs.append(asyncio.run(_turns(base, batch, args.turns, args.concurrency)))
-            echo_runs.append(asyncio.run(_echo(echo_base, turn_runs[-1].requests, args.concurrency)))
+            turn_runs.append(_with_cpu(pid, _turns(base, batch, args.turns, args.concurrency)))
+            echo_runs.append(_with_cpu(echo_pid, _echo(echo_base, turn_runs[-1].requests, args.concurrency)))
     turns, echo = _combined(turn_runs), _combined(echo_runs)
     ratio = turns.per_second / echo.per_second
     row = (
         f"| {name} | {workers} | {turns.requests} | {turns.per_second:.0f} | {turns.pct(0.5):.1f} | "
         f"{turns.pct(0.99):.1f} | {echo.per_second:.0f} | {echo.pct(0.5):.1f} | {echo.pct(0.99):.1f} "
-        f"| {ratio:.2f}x |"
+        f"| {ratio:.2f}x | {turns.server_cpu_seconds / turns.requests * 1000:.2f} | "
+        f"{echo.server_cpu_seconds / echo.requests * 1000:.2f} |"
     )
     return row, ratio
 
@@ -312,9 +349,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         print(
             "| store | workers | turns | turns/s | p50 ms | p99 ms | echo req/s | echo p50 ms | echo p99 ms "
-            "| turns/echo |"
+            "| turns/echo | server CPU ms/turn | echo server CPU ms/req |"
         )
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         durable = importlib.util.find_spec("slotgraph.stores") is not None
         goals: list[str] = []
         for name, url, workers in configs:
