@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
+import signal
 import threading
 from collections.abc import Iterator
 
@@ -182,3 +184,22 @@ def test_an_exception_of_the_turn_reaches_the_caller_and_the_loop_keeps_serving(
         sync_loop.run_sync(fails())
     session = toy_agent(ScriptedModel([ScriptedStep(text="still here")]), Backend()).session(clock=clock)
     assert session.send("hi").text == "still here"
+
+
+def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
+    """Ctrl-C in the calling thread (the main thread here) while it waits: the coroutine on the loop is
+    cancelled, as ``asyncio.run`` cancels its task, and KeyboardInterrupt reaches the caller."""
+    cancelled = threading.Event()
+
+    async def interrupted() -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the main thread is blocked waiting for this coroutine
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    assert threading.current_thread() is threading.main_thread()
+    with pytest.raises(KeyboardInterrupt):
+        sync_loop.run_sync(interrupted())
+    assert cancelled.wait(30)

@@ -123,11 +123,16 @@ def _loop_thread() -> _LoopThread:
 
 def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     """Run ``coro`` on the shared loop and return its result (or raise its exception) in this thread."""
-    future = _loop_thread().submit(coro)
+    thread = _loop_thread()
+    future: concurrent.futures.Future[_T] | None = None
     try:
+        future = thread.submit(coro)
         return future.result()
     except BaseException:
-        future.cancel()  # an interrupt while waiting: the coroutine is cancelled, not left running
+        if future is not None:
+            future.cancel()  # an interrupt while waiting: the coroutine is cancelled, not left running
+        else:
+            coro.close()
         raise
 
 
