@@ -34,9 +34,16 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
-async def _renew_forever(renew: Callable[[], Awaitable[bool]], ttl: float, what: str) -> None:
-    while True:
+async def _renew_forever(
+    renew: Callable[[], Awaitable[bool]], ttl: float, what: str, stop: asyncio.Event
+) -> None:
+    """Renew every ``ttl / 3`` until ``stop`` is set (and the task cancelled). A driver may swallow the
+    cancellation that arrives while a renewal is in flight (redis.asyncio can), so ``stop`` is checked after
+    every renewal too: a holder that is done never keeps its lease alive."""
+    while not stop.is_set():
         await asyncio.sleep(ttl / 3)
+        if stop.is_set():
+            return
         try:
             still_ours = await renew()
         except Exception as problem:  # the next renewal may succeed; the lease has ttl/3*2 left
@@ -76,10 +83,12 @@ async def hold_lease(
             )
         await asyncio.sleep(min(delay, left))
         delay = min(delay * 2, 0.1)
-    renewer = asyncio.create_task(_renew_forever(renew, ttl, what))
+    stop = asyncio.Event()
+    renewer = asyncio.create_task(_renew_forever(renew, ttl, what, stop))
     try:
         yield
     finally:
+        stop.set()
         renewer.cancel()
         await finish_in_background(_stop_and_release(renewer, release, what, ttl))
 
