@@ -8,10 +8,12 @@ import os
 import signal
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from slotgraph.runtime import (
+    Agent,
     InMemoryStore,
     ModelRequest,
     ModelResponse,
@@ -19,10 +21,11 @@ from slotgraph.runtime import (
     ScriptedStep,
     SessionError,
     UserMessage,
+    call,
     sync_loop,
 )
 
-from .toy_agent import Backend, clock, toy_agent
+from .toy_agent import Backend, clock, toy_agent, toy_dag
 
 REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="none")
 
@@ -203,3 +206,35 @@ def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
     with pytest.raises(KeyboardInterrupt):
         sync_loop.run_sync(interrupted())
     assert cancelled.wait(30)
+
+
+def test_sync_tools_of_turns_sent_from_many_threads_run_side_by_side() -> None:
+    """Eight threads, each turn running a sync tool that waits for all eight: they must run at once (a pool
+    of asyncio's default size, six workers on two cores, would leave two waiting until the barrier breaks)."""
+    parties = 8
+    barrier = threading.Barrier(parties, timeout=20)
+
+    def rendezvous() -> dict[str, Any]:
+        """Wait until every turn's tool is running."""
+        return {"arrived": barrier.wait()}
+
+    backend = Backend()
+    results: list[str] = []
+    errors: list[BaseException] = []
+
+    def converse() -> None:
+        model = ScriptedModel([ScriptedStep(tool_calls=(call("rendezvous"),)), ScriptedStep(text="met")])
+        agent = Agent.from_config(
+            toy_dag(), tools=[*backend.tools(), rendezvous], instruction="Host.", model=model, name="toy"
+        )
+        try:
+            results.append(agent.session(clock=clock).send("hello").text)
+        except BaseException as err:  # reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=converse) for _ in range(parties)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and results == ["met"] * parties and not barrier.broken

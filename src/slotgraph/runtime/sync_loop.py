@@ -8,7 +8,8 @@ use, on a daemon thread named ``slotgraph-sync-loop``) and waits for its result:
 * the caller's :mod:`contextvars` travel with the coroutine (a tracing span opened around ``send`` is the
   parent of the turn's spans, as with ``asyncio.run``);
 * several threads may call it at once: their coroutines run concurrently on the one loop (turns of one
-  session still queue behind the session's lock);
+  session still queue behind the session's lock), and their synchronous tools on a pool of
+  :data:`TOOL_THREADS` threads;
 * an exception in the caller's thread while it waits (``KeyboardInterrupt``) cancels the coroutine;
 * :func:`shutdown` stops the loop cleanly — pending tasks cancelled, async generators and the default
   executor shut down, the thread joined; the next :func:`run_sync` starts a new one. It runs at interpreter
@@ -29,9 +30,13 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["THREAD_NAME", "run_sync", "shutdown"]
+__all__ = ["THREAD_NAME", "TOOL_THREADS", "run_sync", "shutdown"]
 
 THREAD_NAME = "slotgraph-sync-loop"
+TOOL_THREADS = 32
+"""Worker threads of the loop's default executor, where synchronous tools run: turns sent from several
+threads at once share the one loop, so its pool is larger than asyncio's default (``cpu_count + 4``, at most
+32), which would make the sync tools of a seventh concurrent turn wait on a two-core machine."""
 _SHUTDOWN_SECONDS = 10.0
 """How long :func:`shutdown` waits for the loop's pending work before it gives up on the thread."""
 
@@ -43,6 +48,9 @@ class _LoopThread:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        self.loop.set_default_executor(
+            concurrent.futures.ThreadPoolExecutor(TOOL_THREADS, thread_name_prefix="slotgraph-sync-tool")
+        )
         ready = threading.Event()
         self.thread = threading.Thread(target=self._main, args=(ready,), name=THREAD_NAME, daemon=True)
         self.thread.start()
