@@ -434,5 +434,7 @@ def _without_transfer(sm: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _numbered(steps: list[TurnStep]) -> tuple[TurnStep, ...]:
-    """The steps of every agent's part of a turn, numbered 1.. in order."""
-    return tuple(dataclasses.replace(step, index=n) for n, step in enumerate(steps, 1))
+    """The steps of every agent's part of a turn, numbered 1.. in order (a single agent's already are)."""
+    return tuple(
+        step if step.index == n else dataclasses.replace(step, index=n) for n, step in enumerate(steps, 1)
+    )
