@@ -50,3 +50,28 @@ def test_a_transfer_is_an_event_and_the_view_shows_the_active_agent_and_every_ag
         stored = c.get(f"/v1/sessions/{session_id}").json()
         assert stored["view"]["agent"] == "takeout"
         assert stored["view"]["agents"]["reservations"]["filled"]["party_size"] == 4
+
+
+def test_each_agent_of_an_app_has_its_graph() -> None:
+    with _api() as c:
+        root = c.get("/v1/agents/bella_notte_team/graph").json()
+        assert root["agent"] == "bella_notte_team" and root["app_agent"] == "host"
+        takeout = c.get("/v1/agents/bella_notte_team/graph", params={"agent": "takeout"}).json()
+        assert takeout["app_agent"] == "takeout"
+        ids = {n["id"] for n in takeout["nodes"]}
+        assert ids >= {"slot:order_items", "slot:pickup_time", "task:PlaceOrder"}
+        assert takeout["mermaid"].startswith("flowchart LR") and "order_items" in takeout["mermaid"]
+        reservations = c.get("/v1/agents/bella_notte_team/graph?agent=reservations").json()
+        assert "slot:party_size" in {n["id"] for n in reservations["nodes"]}
+        assert "order_items" not in reservations["mermaid"]
+        missing = c.get("/v1/agents/bella_notte_team/graph?agent=kitchen")
+        assert missing.status_code == 404
+        problem = missing.json()
+        assert problem["code"] == "unknown_agent" and "kitchen" in problem["detail"]
+        assert "host, reservations, takeout" in problem["fix"]
+
+
+def test_a_single_agents_graph_takes_its_own_name_only() -> None:
+    with client(app_for()) as c:
+        assert c.get("/v1/agents/bella_notte/graph?agent=bella_notte").json()["app_agent"] is None
+        assert c.get("/v1/agents/bella_notte/graph?agent=other").status_code == 404

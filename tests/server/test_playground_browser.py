@@ -373,15 +373,26 @@ def test_a_multi_agent_app_shows_the_active_agent_and_every_agents_slots(
         page.goto(base + "/")
         page.wait_for_selector('body[data-ready="true"]', state="attached")
         assert page.input_value("#agent") == "bella_notte_team"
+        assert page.get_attribute("#graph", "data-agent") == "host"  # the root's DAG first
         _send(page, "Hi, I'd like to book a table", 1)
         assert page.inner_text("#active-agent") == "reservations"
+        page.wait_for_selector('#graph[data-agent="reservations"] g[data-node="slot:party_size"]')
+        assert page.get_attribute('#graph g[data-node="slot:party_size"]', "data-state") == "asking"
+        assert "party_size" in page.input_value("#mermaid")
         _send(page, "4 guests", 2)
         _send(page, "yes", 3)
         _send(page, "Could I order takeout?", 4)
         assert page.inner_text("#active-agent") == "takeout"
+        page.wait_for_selector('#graph[data-agent="takeout"] g[data-node="slot:order_items"]')
+        assert page.get_attribute('#graph g[data-node="slot:order_items"]', "data-state") == "asking"
+        assert page.locator('#graph g[data-node="slot:party_size"]').count() == 0
+        assert "order_items" in page.input_value("#mermaid")
+        assert page.inner_text("#graph-agent").lower() == "of takeout"
         kept = page.locator('#slots tr[data-agent="reservations"][data-slot="party_size"]')
         assert kept.get_attribute("data-state") == "filled" and "4" in kept.inner_text()
         assert page.locator("#slots tr.agent-row.active").inner_text().startswith("takeout (active)")
         assert page.locator('#events li[data-kind="agent_transfer"]').count() >= 1
         page.screenshot(path=str(tmp_path / "team.png"), full_page=True)
+        page.click("#new-session")  # a new conversation starts with the root, and so does the graph
+        page.wait_for_selector('#graph[data-agent="host"]', state="attached")
     assert not browser.errors, browser.errors

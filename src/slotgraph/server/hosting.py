@@ -9,8 +9,8 @@ object) overrides every agent's own ``model`` setting. Names must be unique acro
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from slotgraph.apps import app_definitions, load_agent, read_app
 from slotgraph.config import ConfigError, ConfigValidationError
@@ -31,6 +31,8 @@ class HostedAgent:
     model: Model
     description: str = ""
     mermaid: str = ""
+    mermaids: Mapping[str, str] = field(default_factory=dict)
+    """A multi-agent app: each agent's Mermaid text by name (the root's is ``mermaid``)."""
 
     @property
     def name(self) -> str:
@@ -72,10 +74,12 @@ def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> Hosted
     try:
         agent = load_agent(path, model=model)  # given (--model): every agent of an app uses it
         app_description: str | None = None
-        if agent.team is not None:  # an app: the root's definition draws the picture
+        mermaids: dict[str, str] = {}
+        if agent.team is not None:  # an app: the root's definition draws the picture, each agent its own
             app_description = read_app(path)[0].description
             definitions = app_definitions(path)
             definition = next(d for d in definitions if d.agent is not None and d.agent.name == agent.name)
+            mermaids = {d.agent.name: render_mermaid(d.dag) for d in definitions if d.agent is not None}
         else:
             definition = load_definition(path)
     except ConfigValidationError as err:
@@ -98,7 +102,11 @@ def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> Hosted
     if app_description is not None:
         description = app_description
     return HostedAgent(
-        agent=agent, model=resolved, description=description, mermaid=render_mermaid(definition.dag)
+        agent=agent,
+        model=resolved,
+        description=description,
+        mermaid=render_mermaid(definition.dag),
+        mermaids=mermaids,
     )
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
 from slotgraph.server.dependencies import get_service
+from slotgraph.server.errors import UnknownAgentError
 from slotgraph.server.graph_json import dag_graph
 from slotgraph.server.schemas import AgentList, AgentSummary, GraphView, Problem
 from slotgraph.server.sessions import SessionService
@@ -41,12 +42,35 @@ def agents_router() -> APIRouter:
         return AgentList(agents=agents)
 
     @router.get("/{name}/graph", response_model=GraphView, responses=_PROBLEMS)
-    async def agent_graph(name: str, service: Service) -> GraphView:
-        """The agent's DAG: nodes (``slot:NAME``/``task:NAME`` with kind, rank, row), edges, Mermaid text."""
+    async def agent_graph(
+        name: str,
+        service: Service,
+        agent: Annotated[
+            str | None,
+            Query(description="A multi-agent app: which of its agents' DAG (default: the root's)."),
+        ] = None,
+    ) -> GraphView:
+        """The agent's DAG: nodes (``slot:NAME``/``task:NAME`` with kind, rank, row), edges, Mermaid text;
+        for a multi-agent app the root's, or the DAG of the agent ``?agent=`` names."""
         hosted = service.agent(name)
-        graph = dag_graph(hosted.agent.dag)
+        team = hosted.agent.team
+        member = hosted.agent
+        if agent is not None and agent != hosted.agent.name:
+            found = team.get(agent) if team is not None else None
+            if found is None:
+                known = ", ".join(sorted(team.names)) if team is not None else hosted.agent.name
+                raise UnknownAgentError(
+                    f"{hosted.name!r} has no agent named {agent!r}", fix=f"use one of: {known}"
+                )
+            member = found
+        graph = dag_graph(member.dag)
+        mermaid = hosted.mermaid if member is hosted.agent else hosted.mermaids.get(member.name, "")
         return GraphView(
-            agent=hosted.name, nodes=graph["nodes"], edges=graph["edges"], mermaid=hosted.mermaid
+            agent=hosted.name,
+            nodes=graph["nodes"],
+            edges=graph["edges"],
+            mermaid=mermaid,
+            app_agent=member.name if team is not None else None,
         )
 
     return router

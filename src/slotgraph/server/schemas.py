@@ -140,6 +140,10 @@ class GraphView(BaseModel):
     nodes: list[dict[str, Any]]
     edges: list[dict[str, Any]]
     mermaid: str
+    app_agent: str | None = Field(
+        default=None,
+        description="A multi-agent app: the agent whose DAG this is (`?agent=`, default the root).",
+    )
 
 
 class Health(BaseModel):

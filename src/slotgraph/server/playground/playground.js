@@ -6,7 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const SVG = "http://www.w3.org/2000/svg";
   const KEY_STORAGE = "slotgraph.apiKey";
-  const ui = { agent: null, sessionId: null, graph: null, view: null, busy: false, finished: false };
+  const ui = { agent: null, sessionId: null, graph: null, rootGraph: null, view: null, busy: false, finished: false };
 
   // ---- API key: asked for first when the server needs one, kept for this tab (sessionStorage) ----------------
   function storedKey() {
@@ -136,7 +136,11 @@
           }
         }
       }
-      drawGraph();
+      if (view.agent && ui.graph && view.agent !== ui.graph.app_agent) {  // the active agent's DAG
+        showGraphOf(view.agent).catch((err) => showError(err.message));
+      } else {
+        drawGraph();
+      }
       return;
     }
     const slots = ui.graph ? ui.graph.nodes.filter((n) => n.type === "slot") : [];
@@ -298,9 +302,22 @@
     return { box, paths, width, height };
   }
 
+  function useGraph(graph) {
+    ui.graph = graph;
+    $("mermaid").value = graph.mermaid;
+    $("graph-agent").textContent = graph.app_agent ? "of " + graph.app_agent : "";
+  }
+
+  async function showGraphOf(member) {  // a multi-agent app: the DAG of one of its agents
+    const query = "?agent=" + encodeURIComponent(member);
+    useGraph(await api("/v1/agents/" + encodeURIComponent(ui.agent) + "/graph" + query));
+    drawGraph();
+  }
+
   function drawGraph() {
     const holder = $("graph");
     holder.replaceChildren();
+    holder.dataset.agent = ui.graph && ui.graph.app_agent ? ui.graph.app_agent : "";
     if (!ui.graph || !ui.graph.nodes.length) return;
     const { box, paths, width, height } = layout(ui.graph);
     const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": "DAG of " + ui.agent });
@@ -354,8 +371,7 @@
 
   async function loadAgent(name) {
     ui.agent = name;
-    ui.graph = await api("/v1/agents/" + encodeURIComponent(name) + "/graph");
-    $("mermaid").value = ui.graph.mermaid;
+    ui.rootGraph = await api("/v1/agents/" + encodeURIComponent(name) + "/graph");
     await newSession();
   }
 
@@ -368,6 +384,7 @@
     $("session-id").textContent = "session " + ui.sessionId;
     document.body.dataset.session = ui.sessionId;
     setFinished(false);
+    useGraph(ui.rootGraph);  // a new conversation starts with the root agent
     renderView(null);
     $("message").focus({ preventScroll: true });
   }
