@@ -132,6 +132,8 @@ def tool_issues(definition: Definition) -> Iterator[ConfigIssue]:
         )
         return
     named = dag_tool_names(definition.raw_dag) | _BUILTINS
+    for topic_dag in definition.topic_dags.values():  # a topic's own DAG names tools of the same module
+        named |= dag_tool_names(topic_dag)
     mentions = _agent_texts(definition)
     for tool in result.get("tools", []):
         name = str(tool.get("name"))

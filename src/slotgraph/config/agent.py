@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -153,6 +153,8 @@ class Definition:
     """MCP servers whose tools the agent uses (``tools: {mcp: ...}``); the runtime connects to them."""
     http_tools: tuple[HttpToolConfig, ...] = ()
     """Tools whose executor is an HTTP endpoint (``tools: {http: [...]}``)."""
+    topic_dags: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    """The raw DAG of every topic that declares its own (``topics[i].dag``), by topic id."""
 
 
 def discover_tool_names(path: str | os.PathLike[str]) -> frozenset[str]:
@@ -338,6 +340,7 @@ def _agent_definition(
                     severity="warning",
                 )
             )
+    topic_dags = _topic_dags(raw, base, tool_names, issues, warnings)
     if checks:
         slot_names = frozenset(
             str(s["name"])
@@ -376,7 +379,52 @@ def _agent_definition(
         instruction=instruction,
         mcp_servers=mcp_servers,
         http_tools=http_tools,
+        topic_dags=topic_dags,
     )
+
+
+def _topic_dags(
+    raw: Mapping[str, Any],
+    base: Path,
+    tool_names: frozenset[str] | None,
+    issues: list[ConfigIssue],
+    warnings: list[ConfigIssue],
+) -> dict[str, dict[str, Any]]:
+    """The DAG of every topic that declares one (``topics[i].dag``: a file relative to the agent directory,
+    or inline), each checked like the agent's own DAG against the agent's tools; problems are added to
+    ``issues``/``warnings`` with their location."""
+    found: dict[str, dict[str, Any]] = {}
+    topics = raw.get("topics")
+    for index, topic in enumerate(topics if isinstance(topics, list) else []):
+        if not isinstance(topic, Mapping) or topic.get("dag") is None or not isinstance(topic.get("id"), str):
+            continue
+        where = f"topics[{index}].dag"
+        value = topic["dag"]
+        source_map: SourceMap | None = None
+        if isinstance(value, str):
+            path = base / value
+            if not path.is_file():
+                issues.append(
+                    _issue(
+                        "missing_file",
+                        where,
+                        f"the topic's DAG file {value!r} is not in {base}",
+                        "fix the path (relative to the agent directory) or write the DAG inline",
+                    )
+                )
+                continue
+            dag_raw, source_map = read_located_mapping(path, what="DAG config")
+        elif isinstance(value, Mapping):
+            dag_raw = dict(value)
+        else:
+            continue  # structure_issues reports a value of the wrong type
+        report = validate_raw(dag_raw, tool_names=tool_names)
+        if source_map is not None:
+            report = _located(report, source_map)
+        issues.extend(i.prefixed(where) for i in report.errors)
+        warnings.extend(i.prefixed(where) for i in report.warnings)
+        found[topic["id"]] = dag_raw
+    return found
 
 
 def _names_tools(dag: Mapping[str, Any]) -> bool:

@@ -339,3 +339,8 @@ class TopicConfig(_Strict):
     return_when: str | None = Field(default=None, min_length=1)
     """An expression evaluated at the end of every turn in this topic; when true the conversation returns
     to where it came from (a pop, never a new entry)."""
+    dag: str | dict[str, Any] | None = None
+    """The topic's own slot-filling DAG (a file relative to the agent directory, or inline), with its own
+    slot state: while the topic is active its engine runs instead of the agent's, on the topic's state,
+    which is kept when the conversation leaves and found again on re-entry. Without it the topic shares
+    the agent's DAG."""

@@ -48,6 +48,8 @@ class TurnFacts:
     """The system instruction of each model call of the turn."""
     agent: str = ""
     """The agent the conversation is with after the turn (a multi-agent app)."""
+    topic_states: Mapping[str, Any] = field(default_factory=dict)
+    """The state of each topic with its own DAG, by topic id, after the turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +307,7 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExp
     if expect.text is not None:
         failures += _check_text(expect.text, facts.text, turn, f"{base}.text")
     failures += _check_state(expect.variables, [facts.variables], turn, f"{base}.variables")
+    failures += _check_state(expect.topic_state, [facts.topic_states], turn, f"{base}.topic_state")
     failures += _check_rules(expect.rules, facts.events, turn, f"{base}.rules")
     failures += _check_guards(expect.guards, facts.events, turn, f"{base}.guards")
     if expect.instruction is not None:

@@ -168,6 +168,11 @@ class TurnExpect(_Strict):
         default_factory=dict,
         description="Dotted paths into the agent's session variables after the turn → expected value.",
     )
+    topic_state: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Dotted paths into the state of the agent's topics with their own DAG, topic id first "
+        "(e.g. 'gift_cards.filled.amount') → expected value.",
+    )
     rules: list[str] = Field(
         default_factory=list, description="Rules (by name) that must have fired, without failing, this turn."
     )

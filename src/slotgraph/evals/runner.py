@@ -353,6 +353,7 @@ class CaseRunner:
             variables=result.variables,
             instructions=tuple(step.instruction for step in model_steps),
             agent=result.agent,
+            topic_states=result.topic_states,
         )
         failures = check_turn(turn.expect, facts, f"turns[{index}].expect")
         if isinstance(inner, TurnScriptModel):

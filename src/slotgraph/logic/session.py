@@ -146,6 +146,9 @@ class LogicRecord:
     unextracted: tuple[str, ...] = ()
     """Caller messages whose background extraction had not succeeded when the turn was saved: the next
     extraction reads them again (so a gate never binds a value older than what the caller said)."""
+    topic_states: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The slot-filling state of every topic with its own DAG that the conversation has entered, by topic
+    id: kept while the conversation is elsewhere, found again on re-entry."""
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -157,6 +160,8 @@ class LogicRecord:
             data["topic_stack"] = list(self.topic_stack)
         if self.unextracted:
             data["unextracted"] = list(self.unextracted)
+        if self.topic_states:
+            data["topic_states"] = {topic: dict(state) for topic, state in self.topic_states.items()}
         return data
 
     @classmethod
@@ -181,7 +186,13 @@ class LogicRecord:
         stack = data.get("topic_stack", [])
         if not isinstance(stack, list) or not all(isinstance(t, str) for t in stack):
             raise ValueError(f"'{RECORD_KEY}.topic_stack' must be a list of strings")
-        return cls(dict(variables), tuple(injected), started, tuple(stack), tuple(unextracted))
+        states = data.get("topic_states", {})
+        if not isinstance(states, Mapping) or not all(
+            isinstance(t, str) and isinstance(v, Mapping) for t, v in states.items()
+        ):
+            raise ValueError(f"'{RECORD_KEY}.topic_states' must be an object of topic id → state object")
+        topic_states = {topic: dict(state) for topic, state in states.items()}
+        return cls(dict(variables), tuple(injected), started, tuple(stack), tuple(unextracted), topic_states)
 
 
 class LogicSession:
@@ -209,6 +220,8 @@ class LogicSession:
         self._delivered = 0
         self.cache = cache if cache is not None else RunCache(clock=clock)
         self.clock = clock
+        self.topic_states: dict[str, Mapping[str, Any]] = dict(record.topic_states)
+        """The state of every topic with its own DAG the conversation entered (the host keeps it)."""
         self.topics: TopicManager | None = None
         """The agent's topics (``current_topic`` and the return stack); None when it has none."""
         if logic.topics:
@@ -362,7 +375,14 @@ class LogicSession:
 
     def record(self) -> LogicRecord:
         stack = tuple(self.topics.stack) if self.topics is not None else ()
-        return LogicRecord(self.store.values(), tuple(self.injected), self.started, stack, self.unextracted)
+        return LogicRecord(
+            self.store.values(),
+            tuple(self.injected),
+            self.started,
+            stack,
+            self.unextracted,
+            dict(self.topic_states),
+        )
 
 
 def variables_snapshot(

@@ -229,6 +229,21 @@ def _logic(
     return logic if logic.active else None
 
 
+def _topic_dags(topics: Iterable[TopicConfig | Mapping[str, Any]]) -> dict[str, CompiledDag]:
+    """The compiled DAG of every Python-given topic that has one inline (a file needs an agent directory)."""
+    dags: dict[str, CompiledDag] = {}
+    for topic in topics:
+        config = topic if isinstance(topic, TopicConfig) else TopicConfig.model_validate(dict(topic))
+        if isinstance(config.dag, str):
+            raise AgentLoadError(
+                f"topic {config.id!r}: its dag {config.dag!r} is a file, which needs an agent directory — "
+                "give the DAG inline (a mapping), or load the agent with Agent.load"
+            )
+        if config.dag is not None:
+            dags[config.id] = compile_config(config.dag)
+    return dags
+
+
 def _limits(limits: LimitsConfig | Mapping[str, Any] | None) -> LimitsConfig:
     if limits is None or isinstance(limits, LimitsConfig):
         return limits or LimitsConfig()
@@ -275,6 +290,9 @@ class Agent:
     app's root can move between its agents (:mod:`slotgraph.runtime.agent_team`)."""
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     """Bounds on one turn's work (``limits:`` in agent.yaml): tool timeouts, call caps, stored history."""
+    topic_dags: Mapping[str, CompiledDag] = field(default_factory=dict)
+    """The DAG of every topic with its own (``topics[i].dag``), by topic id: while such a topic is
+    active, its engine runs on the topic's own slot state instead of the agent's DAG."""
     own_model: str | None = None
     """The model this agent's ``agent.yaml`` names itself (``model:``), when no model was given at load;
     None when it names none. In a multi-agent app such an agent talks through its own model; the others
@@ -334,6 +352,7 @@ class Agent:
             logic=logic if logic.active else None,
             description=(agent_cfg.description or "") if agent_cfg is not None else "",
             limits=agent_cfg.limits if agent_cfg is not None else LimitsConfig(),
+            topic_dags={topic: compile_config(raw) for topic, raw in definition.topic_dags.items()},
             own_model=(
                 agent_cfg.model
                 if agent_cfg is not None and model is None and "model" in agent_cfg.model_fields_set
@@ -369,6 +388,7 @@ class Agent:
         it the agent uses agent.yaml's default, the offline model.
         """
         compiled = dag if isinstance(dag, CompiledDag) else compile_config(dag)
+        topics = list(topics)
         logic = _logic(
             instruction,
             variables,
@@ -383,7 +403,7 @@ class Agent:
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC
         return cls(name=name, dag=compiled, tools=_registry(tools, logic), instruction=instruction,
                    model=None if isinstance(model, str) else model, model_spec=spec,
-                   own_model=model if isinstance(model, str) else None,
+                   own_model=model if isinstance(model, str) else None, topic_dags=_topic_dags(topics),
                    channel=channel, logic=logic, limits=bounds)  # fmt: skip
 
     def close(self) -> None:

@@ -95,6 +95,14 @@ class DurableRecord:
             logic = LogicRecord.from_json(stored.get(RECORD_KEY))
         except ValueError as err:
             raise _malformed(session_id, "agent-logic part is", err) from None
+        for topic, topic_sm in logic.topic_states.items():  # a topic's own DAG's state
+            try:
+                validate_state(topic_sm)
+            except EngineStateError as err:
+                raise StorePayloadError(
+                    f"session {session_id!r}: the stored state of topic {topic!r} cannot be played on "
+                    f"({err}); nothing was played or saved — fix or delete the stored session"
+                ) from None
         try:
             executions = executions_from_record(session_id, stored.get(EXECUTIONS_FIELD))
         except ValueError as err:

@@ -282,6 +282,9 @@ class TurnResult:
     :class:`TurnStep`)."""
     agent: str = ""
     """The agent the conversation is with after the turn (in a multi-agent app, where transfers led)."""
+    topic_states: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The slot-filling state of each topic with its own DAG the conversation has entered, by topic id
+    (``state`` is the agent's own DAG's)."""
 
     @property
     def debug_log(self) -> tuple[Mapping[str, Any], ...]:

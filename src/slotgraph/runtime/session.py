@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.routing import TRANSFER_KEY
 from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.logic import LogicRecord, LogicSession, RunCache, variables_snapshot
@@ -165,14 +166,23 @@ class Session:
                 self._models[agent.name] = wrapped
         return self._models[agent.name]
 
-    def _turn_tools(self, agent: Agent) -> ToolRegistry:
-        """``agent``'s tools as the turn sees them (wrapped by the tracer, once per agent)."""
-        if agent.name not in self._tools:
+    def _turn_tools(self, agent: Agent, topic: str = "") -> ToolRegistry:
+        """``agent``'s tools as the turn sees them on the DAG of ``topic`` (``""``: the agent's own) —
+        without the setters and executors only the agent's other DAGs use — wrapped by the tracer, once."""
+        key = f"{agent.name}\x00{topic}"
+        if key not in self._tools:
             tools = agent.tools
+            if agent.topic_dags:
+                others = [dag for t, dag in agent.topic_dags.items() if t != topic]
+                if topic:
+                    others.append(agent.dag)
+                mine = _slot_tools(agent.topic_dags[topic] if topic else agent.dag)
+                hidden = set().union(*(_slot_tools(dag) for dag in others)) - mine
+                tools = ToolRegistry([tool for tool in tools if tool.name not in hidden])
             if self.tracer is not None:
                 tools = self.tracer.wrap_tools(tools, session_id=self.id)
-            self._tools[agent.name] = tools
-        return self._tools[agent.name]
+            self._tools[key] = tools
+        return self._tools[key]
 
     # --- what callers read ----------------------------------------------------------------------------
 
@@ -212,6 +222,12 @@ class Session:
         states.update({name: copy_state_dict(p.sm) for name, p in self._record.parked.agents.items()})
         states[self.agent.name] = copy_state_dict(self._record.sm)
         return states
+
+    @property
+    def topic_states(self) -> dict[str, dict[str, Any]]:
+        """The slot-filling state of each topic with its own DAG the active agent's conversation entered,
+        by topic id (deep copies; ``state`` is the agent's own DAG's)."""
+        return {topic: copy_state_dict(sm) for topic, sm in self._record.logic.topic_states.items()}
 
     @property
     def variables(self) -> dict[str, Any]:
@@ -330,15 +346,22 @@ class Session:
         executions: Mapping[str, int] = previous.executions
         outs: list[TurnOutput] = []
         extra: list[Event] = []
+        logic: LogicSession | None = None
+        continued = False  # the same agent goes on with the turn on another topic's DAG
         while True:
-            logic = self._logic_session(agent, logic_record) if agent.logic is not None else None
+            if not continued:
+                logic = self._logic_session(agent, logic_record) if agent.logic is not None else None
+            topic = _dag_topic(agent, logic)
+            state: Mapping[str, Any] = sm
+            if topic and logic is not None:
+                state = logic.topic_states.get(topic, {})
             inputs = TurnInputs(
-                dag=agent.dag,
-                registry=self._turn_tools(agent),
+                dag=agent.topic_dags[topic] if topic else agent.dag,
+                registry=self._turn_tools(agent, topic),
                 engine=self._turn_engine,
                 model=self._turn_model_of(agent),
                 instruction=fill_current_date(agent.instruction, now.date()),
-                sm=sm,  # never mutated: the loop and the engine build new dicts
+                sm=state,  # never mutated: the loop and the engine build new dicts
                 history=history,
                 user=user,
                 session_id=self.id,
@@ -356,11 +379,39 @@ class Session:
                 executions=executions,
                 limits=agent.limits,
                 extractions=self._extractions if agent is self.agent else None,
+                topic_dags=frozenset(agent.topic_dags),
+                dag_topic=topic,
+                continued=continued,
             )
             out = await run_turn(inputs)
             outs.append(out)
-            sm, history, executions = out.sm, tuple(out.history), out.executions
+            history, executions = tuple(out.history), out.executions
+            if topic and logic is not None:
+                logic.topic_states[topic] = out.sm
+            else:
+                sm = out.sm
             logic_record = logic.record() if logic is not None else logic_record
+            continued = out.topic_moved and not out.ended
+            if continued and logic is not None:
+                if len(outs) > MAX_TRANSFERS_PER_TURN:
+                    where = _dag_topic(agent, logic) or "the main conversation"
+                    error = ErrorEvent(
+                        "topic_loop",
+                        f"the turn stopped after {MAX_TRANSFERS_PER_TURN} moves between topics with their "
+                        f"own DAG; the conversation stays in {where} — check the topics' entry_when, "
+                        "return_when and rules for a loop",
+                    )
+                    extra.append(error)
+                    if on_event is not None:
+                        await on_event(error)
+                    break
+                entered = _dag_topic(agent, logic)  # the words that moved it reach that DAG's model
+                if entered:
+                    waiting = logic.topic_states.get(entered, {})
+                    logic.topic_states[entered] = _with_user_context(waiting, user)
+                else:
+                    sm = _with_user_context(sm, user)
+                continue
             handover = out.handover
             if handover is None or out.ended or self.team is None:
                 break
@@ -403,6 +454,7 @@ class Session:
             variables=self.variables,
             steps=_numbered([step for o in outs for step in o.steps]),
             agent=agent.name,
+            topic_states={t: copy_state_dict(s) for t, s in logic_record.topic_states.items()},
         )
 
     def _arrive(
@@ -423,9 +475,29 @@ class Session:
                 agent.dag, state, handover.tool, handover.args, handover.result
             )
             state = _without_transfer(state)
-        if user.text.strip() and user.event is None and state.get("status") not in TERMINAL_STATUSES:
-            state[GATE_USER_TEXT] = user.text
-        return state
+        return _with_user_context(state, user)
+
+
+def _with_user_context(sm: Mapping[str, Any], user: UserMessage) -> dict[str, Any]:
+    """``sm`` keeping the user's words as the gate text: the DAG's first engine run this turn hands them to
+    the model as ``<user_context>`` (after a hand-over, or a move to a topic with its own DAG). Not for
+    an event turn, nor for a finished flow."""
+    state = dict(sm)
+    if user.text.strip() and user.event is None and state.get("status") not in TERMINAL_STATUSES:
+        state[GATE_USER_TEXT] = user.text
+    return state
+
+
+def _dag_topic(agent: Agent, logic: LogicSession | None) -> str:
+    """The active topic when it has its own DAG, else ``""`` (the agent's DAG plays)."""
+    topics = logic.topics if logic is not None else None
+    current = topics.current if topics is not None else ""
+    return current if current in agent.topic_dags else ""
+
+
+def _slot_tools(dag: CompiledDag) -> set[str]:
+    """The tools that fill or fire this DAG's slots and tasks."""
+    return set(dag.setter_slots) | set(dag.executor_tasks)
 
 
 def _without_transfer(sm: Mapping[str, Any]) -> dict[str, Any]:

@@ -124,6 +124,15 @@ class TurnInputs:
     """Tool timeouts and tool-call caps (``limits:`` in agent.yaml)."""
     extractions: Extractions | None = None
     """The session's background extractions (agents with ``extraction: true`` variables)."""
+    topic_dags: frozenset[str] = frozenset()
+    """The agent's topics with a DAG of their own. When the conversation moves to (or away from) one, the
+    part of the turn played on this DAG stops (``TurnOutput.topic_moved``) and the session goes on with
+    the turn on the other DAG."""
+    dag_topic: str = ""
+    """The topic whose DAG this part of the turn plays (``""``: the agent's own DAG)."""
+    continued: bool = False
+    """The agent's turn goes on on another topic's DAG: its logic already started the turn (turn-start
+    rules do not fire again)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +167,9 @@ class TurnOutput:
     """Per task, the attempts settled by the end of this turn (saved in the record)."""
     tool_calls: int = 0
     """Tool calls run this turn (model and engine), against ``limits.tool_calls_per_turn``."""
+    topic_moved: bool = False
+    """The conversation moved to a topic that plays another DAG (see ``TurnInputs.topic_dags``): this part
+    stopped; the session goes on with the turn there (turn-end rules wait for the last part)."""
 
     async def emit(self, *events: Event) -> None:
         """Record events in order and hand each to the sink (if any) as it happens."""
@@ -199,12 +211,13 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
     logic = inputs.logic
     if logic is not None:
         logic.bind_tools(LogicTools(runner, out))
-        _start_extraction(inputs, runner)
-        effects = await logic.start_turn(inputs.user.text, out.sm)
-        await out.emit(*effects.events)
+        if not inputs.continued:
+            _start_extraction(inputs, runner)
+            effects = await logic.start_turn(inputs.user.text, out.sm)
+            await out.emit(*effects.events)
     if not out.ended:
         await _steps(inputs, out, runner)
-    if logic is not None:
+    if logic is not None and not out.topic_moved:
         if inputs.extractions is not None:
             inputs.extractions.apply_finished(logic.store)
             logic.unextracted = inputs.extractions.unextracted()
@@ -233,6 +246,9 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
     last_user_text = inputs.user.text
     rechecked = False
     for _step in range(inputs.step_cap):
+        if _dag_moved(inputs):  # a topic with another DAG: the session goes on there
+            out.topic_moved = True
+            return
         first_event, usage_before = len(out.events), out.usage
         prep = prepare_call(
             engine=inputs.engine,
@@ -284,6 +300,15 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
     )
     logger.error("session %s: %s", inputs.session_id, message)
     await out.emit(ErrorEvent("step_cap", message))
+
+
+def _dag_moved(inputs: TurnInputs) -> bool:
+    """Whether the active topic now plays another DAG than this part of the turn."""
+    topics = inputs.logic.topics if inputs.logic is not None else None
+    if topics is None or not inputs.topic_dags:
+        return False
+    current = topics.current
+    return (current if current in inputs.topic_dags else "") != inputs.dag_topic
 
 
 async def _after_tool(logic: LogicSession | None, out: TurnOutput, name: str, result: Any) -> None:
