@@ -141,3 +141,37 @@ def test_a_malformed_stored_topic_state_is_refused() -> None:
 def test_a_python_topic_dag_file_needs_an_agent_directory() -> None:
     with pytest.raises(AgentLoadError, match="needs an agent directory"):
         _agent(None, [{"id": "gift_card", "description": "Gift cards.", "dag": "gift.yaml"}])
+
+
+def test_a_hand_over_back_to_an_agent_in_a_dag_topic_hands_the_words_to_that_dag() -> None:
+    from slotgraph.apps import Member, build_app
+
+    model = ScriptedModel(
+        [
+            ScriptedStep(tool_calls=(call("transition_topic", topic="gift_card"),)),
+            ScriptedStep(text="How much should it be?", check=_on_gift_dag),
+            ScriptedStep(tool_calls=(call("transfer_to_agent", agent="desk"),), check=_on_gift_dag),
+            ScriptedStep(text="How many?"),
+            ScriptedStep(tool_calls=(call("transfer_to_agent", agent="agent"),)),  # the host's name
+            ScriptedStep(  # the host is still in its topic: its DAG's model gets the words
+                tool_calls=(call("set_amount", amount=50),),
+                check=_on_gift_dag,
+                expect_in_instruction=("<user_context>", "back to the card: 50 dollars"),
+            ),
+            ScriptedStep(text="Who is it for?", check=_on_gift_dag),
+        ]
+    )
+    host = _agent(model)
+    desk = Agent.from_config({"slots": [], "tasks": []}, name="desk", model=model)
+    root = build_app(
+        "shop",
+        host.name,
+        [Member(host, handoffs=("desk",)), Member(desk, "Counts guests.", handoffs=(host.name,))],
+    )
+    session = root.session(clock=_clock)
+    session.send("a gift card please")
+    session.send("let me count first")
+    result = session.send("back to the card: 50 dollars")
+    assert result.agent == host.name and result.topic_states["gift_card"]["filled"] == {"amount": 50}
+    assert result.state["filled"] == {}
+    model.assert_complete()

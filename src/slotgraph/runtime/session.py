@@ -348,6 +348,7 @@ class Session:
         extra: list[Event] = []
         logic: LogicSession | None = None
         continued = False  # the same agent goes on with the turn on another topic's DAG
+        handed = False  # this part follows a hand-over or a move to another DAG: it gets the user's words
         while True:
             if not continued:
                 logic = self._logic_session(agent, logic_record) if agent.logic is not None else None
@@ -355,6 +356,8 @@ class Session:
             state: Mapping[str, Any] = sm
             if topic and logic is not None:
                 state = logic.topic_states.get(topic, {})
+            if handed:
+                state = _with_user_context(state, user)
             inputs = TurnInputs(
                 dag=agent.topic_dags[topic] if topic else agent.dag,
                 registry=self._turn_tools(agent, topic),
@@ -405,12 +408,7 @@ class Session:
                     if on_event is not None:
                         await on_event(error)
                     break
-                entered = _dag_topic(agent, logic)  # the words that moved it reach that DAG's model
-                if entered:
-                    waiting = logic.topic_states.get(entered, {})
-                    logic.topic_states[entered] = _with_user_context(waiting, user)
-                else:
-                    sm = _with_user_context(sm, user)
+                handed = True
                 continue
             handover = out.handover
             if handover is None or out.ended or self.team is None:
@@ -429,7 +427,8 @@ class Session:
             parked[agent.name] = ParkedAgent(_without_transfer(sm), logic_record)
             agent = self.team[handover.target]
             arriving = parked.pop(agent.name, ParkedAgent())
-            sm, logic_record = self._arrive(agent, arriving.sm, handover, user), arriving.logic
+            sm, logic_record = self._arrive(agent, arriving.sm, handover), arriving.logic
+            handed = True
         record = DurableRecord(
             sm=sm,
             history=tuple(bounded_history(history, agent.limits.history_messages)),
@@ -457,16 +456,11 @@ class Session:
             topic_states={t: copy_state_dict(s) for t, s in logic_record.topic_states.items()},
         )
 
-    def _arrive(
-        self, agent: Agent, sm: Mapping[str, Any], handover: Handover, user: UserMessage
-    ) -> dict[str, Any]:
+    def _arrive(self, agent: Agent, sm: Mapping[str, Any], handover: Handover) -> dict[str, Any]:
         """The state ``agent`` starts its part of the turn with: when the tool that handed over is its DAG's
         ``bootstrap`` tool, the call's result is routed into it too (the gate value set by another agent).
-
-        The user's words that caused the hand-over go with it: they are kept as the gate text, so the
-        target's first engine invocation gives them back to its model as ``<user_context>`` — one message
-        can route *and* fill ("a cleaning, please"), and the new agent does not ask again for what it
-        already heard."""
+        The user's words that caused the hand-over go with it (``_with_user_context``), to the DAG that
+        plays — the agent's own, or the one of the topic it was in."""
         boot = agent.dag.bootstrap
         state = dict(sm)
         if boot is not None and boot.tool == handover.tool:
@@ -475,7 +469,7 @@ class Session:
                 agent.dag, state, handover.tool, handover.args, handover.result
             )
             state = _without_transfer(state)
-        return _with_user_context(state, user)
+        return state
 
 
 def _with_user_context(sm: Mapping[str, Any], user: UserMessage) -> dict[str, Any]:
