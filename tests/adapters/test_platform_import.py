@@ -131,6 +131,11 @@ def test_the_desk_takes_a_value_from_the_message_that_routed_and_welcomes_once(i
     cards = [e.part for e in greeted.events if isinstance(e, PayloadEvent)]
     assert "Booking takes about a minute." in json.dumps(cards)  # the welcome's card still follows
 
+    billing = root.session(clock=lambda: datetime.datetime(2030, 4, 1, 12, 0))
+    invoice = billing.send("I have a question about my invoice HD-48213")
+    assert invoice.agent == "Billing_Agent"
+    assert invoice.state["pending"] == {"invoice_number": "HD-48213"}  # read back, not asked for
+
 
 def test_relative_paths_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(SAMPLE.parent)

@@ -225,3 +225,18 @@ def test_a_value_of_a_listed_choice_is_taken_unasked_and_the_whole_message_never
     asked = _plan([visit], question, "my tooth is broken")
     assert asked.tool_calls == (("set_visit_basics", {"visit_reason": "broken_tooth"}),)
     assert _plan([visit], "What brings you in?", "I'd like to book an appointment").tool_calls == ()
+
+
+def test_an_unasked_code_is_taken_when_the_person_names_the_parameter() -> None:
+    invoice = {
+        "name": "set_invoice_number",
+        "description": "Record the invoice number.",
+        "parameters": {
+            "type": "object",
+            "properties": {"invoice_number": {"type": "string", "description": "e.g. 'HD-48213'"}},
+        },
+    }
+    named = _plan([invoice], None, "I have a question about my invoice HD-48213")
+    assert named.tool_calls == (("set_invoice_number", {"invoice_number": "HD-48213"}),)
+    assert _plan([invoice], None, "I have a question about HD-48213").tool_calls == ()  # not named
+    assert _plan([invoice], None, "my invoice is 4471").tool_calls == ()  # "is 4471": not a written code

@@ -112,8 +112,21 @@ def _fill_contacts(work: _Work, params: Sequence[Param], asked: Sequence[Param],
             work.take(param, phones[0].value, phones[0])
     for param in _ordered(_of_kind(params, "identifier"), asked):
         codes = find_identifiers(work.text, pattern=param.pattern)
-        if codes and (param.pattern or param in asked):
+        if codes and (param.pattern or param in asked or _named_code(work.text, codes[0], param)):
             work.take(param, codes[0].value, codes[0])
+
+
+_GENERIC_ID_WORDS = frozenset({"number", "id", "code", "reference", "ref", "identifier", "no", "num"})
+
+
+def _named_code(text: str, found: Found, param: Param) -> bool:
+    """An unasked code the person names as the parameter ("my invoice HD-48213" for ``invoice_number``):
+    written in capitals and digits, right after a distinctive word of the parameter's name."""
+    if any(c.islower() for c in text[found.start : found.end]):
+        return False
+    before = re.findall(r"[a-z]+", text[: found.start].lower())[-3:]
+    names = {w for w in param.name_words if w not in _GENERIC_ID_WORDS and len(w) > 2}
+    return any(w in names or w.rstrip("s") in names for w in before)
 
 
 _WEEKDAY_ONLY_RE = re.compile(r"(?:(?:on|the|this|next|that)\s+)*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*", re.I)
