@@ -258,7 +258,13 @@ class Compiler:
             return None
         steps.reverse()
         rest = tuple(steps)
+        general = self._general_add_chain(first, rest)
+        return _text_join(first, rest, general) or general
 
+    @staticmethod
+    def _general_add_chain(
+        first: str | tuple[Any], rest: tuple[tuple[str | tuple[Any], Position | None], ...]
+    ) -> Evaluator:
         def add_all(env: Any) -> Any:
             total = env.get(first) if type(first) is str else first[0]
             for step, position in rest:
@@ -346,3 +352,43 @@ def _names_bool_op(names: tuple[str, ...], op: ast.boolop) -> Evaluator:
         return result
 
     return any_name
+
+
+def _text_join(
+    first: str | tuple[Any], rest: tuple[tuple[str | tuple[Any], Position | None], ...], general: Evaluator
+) -> Evaluator | None:
+    """The shapes ``a + b`` and ``a + ' ' + b`` (bare names, string literals in between) as one closure that
+    concatenates when every value is a string and the result is within the size cap; anything else (a
+    number, a missing name, an oversized result) is handed to ``general``, which computes the same value or
+    raises the same error."""
+    operands = (first, *(step for step, _ in rest))
+    names = [operand for operand in operands if type(operand) is str]
+    if len(operands) == 2 and len(names) == 2:
+        left, right = names
+
+        def join_two(env: Any) -> Any:
+            a, b = env.get(left), env.get(right)
+            if type(a) is str and type(b) is str and len(a) + len(b) <= MAX_VALUE_SIZE:
+                return a + b
+            return general(env)
+
+        return join_two
+    middle = operands[1] if len(operands) == 3 else None
+    if (
+        len(operands) == 3
+        and type(operands[0]) is str
+        and type(operands[2]) is str
+        and type(middle) is tuple
+        and type(middle[0]) is str
+    ):
+        left, right, separator = operands[0], operands[2], middle[0]
+        budget = MAX_VALUE_SIZE - len(separator)
+
+        def join_three(env: Any) -> Any:
+            a, b = env.get(left), env.get(right)
+            if type(a) is str and type(b) is str and len(a) + len(b) <= budget:
+                return a + separator + b
+            return general(env)
+
+        return join_three
+    return None
