@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep
+from slotgraph.names import GATE_USER_TEXT
+from slotgraph.runtime import Agent, DagEngine, EngineOutcome, ScriptedModel, ScriptedStep, call
 
-from .toy_agent import Backend, clock, toy_dag
+from .toy_agent import Backend, clock, toy_agent, toy_dag
 
 
 def _agent(model: ScriptedModel, condition: str) -> Agent:
@@ -42,3 +44,43 @@ def test_an_active_uncollected_gate_slot_still_skips_the_engine() -> None:
     model.assert_complete()
     assert "_invocation_count" not in session.state
     assert "_gate_user_text" in session.state
+
+
+class _SpyEngine(DagEngine):
+    """The real engine, recording what every invocation was given."""
+
+    def __init__(self) -> None:
+        super().__init__(seed=0)
+        self.calls: list[tuple[set[str], dict[str, Any]]] = []
+
+    def invoke(self, dag: Any, sm: Mapping[str, Any], **kwargs: Any) -> EngineOutcome:
+        self.calls.append((set(sm), dict(kwargs)))
+        return super().invoke(dag, sm, **kwargs)
+
+
+def test_the_text_kept_at_the_gate_is_an_explicit_input_of_the_engine_call() -> None:
+    # The user's words while the gate was closed are the runtime's to keep; the engine gets them as its
+    # gate_user_text input on the first invocation after the gate opened (never as a key of its state), and
+    # gives them back to the model as <user_context>.
+    model = ScriptedModel(
+        [
+            ScriptedStep(tool_calls=(call("set_num_guests", count=4),), label="gate closed"),
+            ScriptedStep(
+                text="What date works for you?",
+                expect_in_instruction=["<user_context>", "4 of us on Friday"],
+                label="first call after the gate opened",
+            ),
+            ScriptedStep(
+                text="Which date?", check=lambda request: "<user_context>" not in request.system_instruction
+            ),
+        ]
+    )
+    engine = _SpyEngine()
+    session = toy_agent(model, Backend(), gate_slot="num_guests").session(clock=clock, engine=engine)
+    session.send("4 of us on Friday")
+    session.send("hmm")
+    model.assert_complete()
+    assert all(GATE_USER_TEXT not in keys for keys, _ in engine.calls)
+    given = [kwargs.get("gate_user_text") for _, kwargs in engine.calls]
+    assert given[0] == "4 of us on Friday" and not any(given[1:])
+    assert GATE_USER_TEXT not in session.state

@@ -36,16 +36,21 @@ def test_inline_confirm_switches_to_collection() -> None:
     assert "<slot_filling_protocol>" in suffix and "<readback_protocol>" not in suffix
 
 
-def test_steer_back_and_user_context_blocks() -> None:
+def test_the_steer_back_block() -> None:
     suffix = build_phase_suffix(
-        DAG,
-        action_of({"steer_back_directive": "Steer back: ask for the date."}),
-        {},
-        hidden=(),
-        user_context="4 of us",
+        DAG, action_of({"steer_back_directive": "Steer back: ask for the date."}), {}, hidden=()
     )
     assert "<steer_back>\nSteer back: ask for the date.\n</steer_back>" in suffix
-    assert "<user_context>" in suffix and "4 of us" in suffix
+
+
+def test_the_engines_user_context_block_follows_its_other_hints() -> None:
+    # <user_context> (the text kept at a gate slot) is the engine's hint now, part of its si_suffix
+    si = (
+        "<readback_scope>\nPending confirmation: 4 guests.\n</readback_scope>\n\n"
+        "<user_context>\n4 of us\n</user_context>"
+    )
+    suffix = build_phase_suffix(DAG, action_of({"si_suffix": si}), {"pending": {"num_guests": 4}}, hidden=())
+    assert suffix.endswith(si)
 
 
 def test_an_engine_suffix_with_its_own_directive_is_not_doubled() -> None:

@@ -1,7 +1,8 @@
 """Gate slot (docs/engine.md#gate-slot): whether the host may run the engine yet.
 
 A config may name a ``gate_slot``. Until it is collected the host's before-model step returns early (it skips
-the engine, shows the gate's setters, and keeps the user's words as ``_gate_user_text`` to hand back as a
+the engine, shows the gate's setters, and keeps the user's words (the runtime as ``_gate_user_text``) to hand
+back as ``run_engine(..., gate_user_text=...)`` — the engine gives them to the model as a
 ``<user_context>`` block on the first engine invocation after the gate opens — that block is the host's job).
 The engine's part is the verdict: :func:`gate_open` is true when there is no gate, when the gate slot is
 inactive, or when a value for it has been collected (``filled``, or ``pending``/``deferred`` — a gate slot

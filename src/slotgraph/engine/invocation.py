@@ -157,6 +157,9 @@ class Invocation:
     """The host invokes the engine again after the model's step when ``recheck_after_model`` asks it to (the
     runtime and the ADK adapter do). When False (a spec host that does not), the hard and escalate
     steer-back tiers apply on the user's own invocation, as on the original platform."""
+    gate_user_text: str = ""
+    """What the user said while the gate slot was closed (kept by the host), handed back to the model as a
+    ``<user_context>`` block on this invocation (docs/engine.md#gate-slot)."""
     steer_armed: str | None = None
     """The steer-back tier (``hard``/``escalate``) armed on this user invocation (see steer_back)."""
     steer_yield: bool = False

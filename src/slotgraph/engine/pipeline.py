@@ -197,6 +197,7 @@ def run_engine(
     choose: Choose | None = None,
     variables: Mapping[str, Any] | None = None,
     host_rechecks: bool = True,
+    gate_user_text: str = "",
 ) -> EngineResult:
     """Run one engine invocation. Pure: the same inputs give the same result; ``sm`` is never mutated.
 
@@ -204,9 +205,17 @@ def run_engine(
     of the name is filled (the engine never writes them). ``host_rechecks`` says whether the host invokes
     the engine again after the model's step when the action's ``recheck_after_model`` asks for it; a host
     that does not (the spec entry, by default) gets the hard and escalate steer-back tiers on the user's own
-    invocation instead of armed for the recheck.
+    invocation instead of armed for the recheck. ``gate_user_text`` is what the user said while the gate slot
+    was closed, which the host kept (the engine did not run then): the action's ``si_suffix`` gives it back
+    as a ``<user_context>`` block so the model extracts values from it instead of asking again.
     """
     _check_inputs(dag, last_user_text, event_data, channel)
+    if not isinstance(gate_user_text, str):
+        raise EngineInputError(
+            f"gate_user_text must be a string, got {type(gate_user_text).__name__}",
+            where="run_engine",
+            fix='pass the text the user said while the gate was closed, or "" (the default)',
+        )
     trace = Trace(enabled=debug)
     work = checked_copy(sm)
     if work.get("status") in TERMINAL_STATUSES:
@@ -225,6 +234,7 @@ def run_engine(
         event_data=event_data,
         variables=dict(variables or {}),
         host_rechecks=host_rechecks,
+        gate_user_text=gate_user_text,
     )
     count = int(work.get("_invocation_count") or 0) + 1
     work["_invocation_count"] = count

@@ -48,9 +48,12 @@ class Engine(Protocol):
         channel: str | None,
         debug: bool,
         variables: Mapping[str, Any] | None = None,
+        gate_user_text: str = "",
     ) -> EngineOutcome:
         """One engine invocation; ``variables`` (the agent's session variables, passed only when the agent
-        has agent logic) are what slot and task conditions read besides the filled slots."""
+        has agent logic) are what slot and task conditions read besides the filled slots;
+        ``gate_user_text`` (passed only on the first invocation after a gate slot opened) is what the user
+        said while it was closed."""
         ...
 
     def after_tool(
@@ -94,6 +97,7 @@ class DagEngine:
         channel: str | None,
         debug: bool,
         variables: Mapping[str, Any] | None = None,
+        gate_user_text: str = "",
     ) -> EngineOutcome:
         from slotgraph import engine
 
@@ -107,6 +111,7 @@ class DagEngine:
             debug=debug,
             choose=choose,
             variables=variables,
+            gate_user_text=gate_user_text,
         )
         return EngineOutcome(dict(result.sm), result.action, result.debug_log)
 

@@ -4,7 +4,7 @@ Before every model call the runtime appends a framework suffix to the agent's in
 sentinel ``<!-- slot-framework -->``. The suffix holds exactly one protocol block — collection (with the
 tool-selection guide built from each visible slot's ``hint`` → ``setter``) OR readback, never both — then the
 engine's message as ``<system_directive>``, the engine's ``si_suffix`` (``<readback_scope>``,
-``<deferred_collection>``), a ``<steer_back>`` directive, and ``<user_context>`` after a gate slot.
+``<deferred_collection>``, ``<user_context>`` after a gate slot), and a ``<steer_back>`` directive.
 
 :func:`inject_suffix` REPLACES whatever followed the sentinel, so hints of an earlier call in the same turn
 (e.g. "don't read back" from ``<deferred_collection>``) never sit next to later, contradicting ones.
@@ -26,11 +26,9 @@ from slotgraph.names import (
     SLOT_FILLING_PROTOCOL,
     STEER_BACK,
     SYSTEM_DIRECTIVE,
-    USER_CONTEXT,
     open_tag,
     tagged,
 )
-from slotgraph.runtime.fencing import fence_text
 
 __all__ = [
     "CURRENT_DATE",
@@ -100,7 +98,6 @@ def build_phase_suffix(
     sm: Mapping[str, Any],
     *,
     hidden: Collection[str],
-    user_context: str | None = None,
 ) -> str:
     """The framework suffix for one model call (without the sentinel)."""
     parts: list[str] = []
@@ -119,14 +116,6 @@ def build_phase_suffix(
     steer = (action.steer_back_directive or "").strip() if action is not None else ""
     if steer:
         parts.append(_tag(STEER_BACK, steer))
-    if user_context:
-        parts.append(
-            _tag(
-                USER_CONTEXT,
-                "Earlier in this turn the user said the following; extract slot values from it with the "
-                f"setters instead of asking again:\n{fence_text(user_context)}",
-            )
-        )
     return "\n\n".join(parts)
 
 

@@ -10,8 +10,9 @@
 - **gate closed** — the engine's own verdict (:func:`slotgraph.engine.gate_open`: a gate slot that is active
   and has no value in ``filled``, ``pending`` or ``deferred``): the engine is skipped; the model sees every
   setter whose slot has no unmet ``requires``, with the collection protocol and its tool-selection guide;
-  the user's text is remembered (``_gate_user_text``) and given back as ``<user_context>`` on the first
-  invocation after the gate opens.
+  the user's text is remembered in the session state (``_gate_user_text``, the runtime's key: the engine
+  never sees it) and passed to the first engine invocation after the gate opens as its explicit
+  ``gate_user_text`` input, which the engine gives back to the model as ``<user_context>``.
 - otherwise the engine runs; its ``hide_tools`` (plus every executor, always) are removed from the model's
   tools, and the phase suffix replaces the previous one after the sentinel.
 """
@@ -101,10 +102,16 @@ def prepare_call(
         visible = tuple(n for n in registry.names if n not in hidden)
         suffix = build_phase_suffix(dag, None, new_sm, hidden=hidden)
         return Preparation(new_sm, None, visible, inject_suffix(instruction, suffix), engine_ran=False)
-    extra = {"variables": variables} if variables is not None else {}
+    extra: dict[str, Any] = {"variables": variables} if variables is not None else {}
+    engine_sm = sm
+    if GATE_TEXT_KEY in sm:  # the gate just opened: the kept text is an input of this invocation
+        engine_sm = {key: value for key, value in sm.items() if key != GATE_TEXT_KEY}
+        gate_text = str(sm.get(GATE_TEXT_KEY) or "")
+        if gate_text:
+            extra["gate_user_text"] = fence_text(gate_text)  # untrusted, like the user's text below
     outcome = engine.invoke(
         dag,
-        sm,
+        engine_sm,
         last_user_text=fence_text(last_user_text),  # untrusted: never a framework tag in a directive
         event_data=fence_value(event_data),
         channel=channel,
@@ -113,13 +120,9 @@ def prepare_call(
     )
     new_sm = outcome.sm
     action = outcome.action
-    user_context = None
-    if GATE_TEXT_KEY in new_sm:
-        new_sm = dict(new_sm)
-        user_context = str(new_sm.pop(GATE_TEXT_KEY) or "") or None
     hidden = set(action.hidden_tools) | set(dag.executor_tasks)
     visible = tuple(n for n in registry.names if n not in hidden)
-    suffix = build_phase_suffix(dag, action, new_sm, hidden=hidden, user_context=user_context)
+    suffix = build_phase_suffix(dag, action, new_sm, hidden=hidden)
     return Preparation(
         new_sm,
         action,

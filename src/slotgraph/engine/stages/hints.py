@@ -15,7 +15,9 @@ docs/engine.md#rich-responses).
   readback formatter);
 * otherwise, on a fresh readback (values that just entered ``pending``) and on a quiet one (the user spoke,
   nothing changed), the original platform's plain ``<readback_scope>``:
-  ``Pending confirmation: <formatted value>, <formatted value>.`` (formatter output, no slot names).
+  ``Pending confirmation: <formatted value>, <formatted value>.`` (formatter output, no slot names);
+* ``<user_context>`` when the host passed ``gate_user_text``: what the user said while the gate slot was
+  closed, for the model to extract values from instead of asking again (docs/engine.md#gate-slot).
 
 :func:`response_parts` — rich responses. Each segment of the reply resolves its location's parts for the
 channel (``channel_*[channel]``, else the default ``response``), every string rendered with ``{slot}`` from
@@ -42,7 +44,14 @@ from slotgraph.engine.invocation import Invocation, Reply
 from slotgraph.engine.readback import format_value
 from slotgraph.engine.stages.promotion import PROMOTED_KEY
 from slotgraph.engine.text import question_for, render_value
-from slotgraph.names import DEFERRED_COLLECTION, PENDING_PAYLOADS, READBACK_SCOPE, SYSTEM_DIRECTIVE, tagged
+from slotgraph.names import (
+    DEFERRED_COLLECTION,
+    PENDING_PAYLOADS,
+    READBACK_SCOPE,
+    SYSTEM_DIRECTIVE,
+    USER_CONTEXT,
+    tagged,
+)
 
 __all__ = ["PAYLOADS_KEY", "response_parts", "si_suffix"]
 
@@ -107,7 +116,18 @@ def si_suffix(inv: Invocation, reply: Reply) -> str:
         (inv.fresh_pending and not inv.inline_confirmed) or reply.reason is Reason.READBACK_QUIET
     ):
         parts.append(pending_confirmation(inv))
+    if inv.gate_user_text.strip():
+        parts.append(user_context(inv.gate_user_text.strip()))
     return "\n\n".join(parts)
+
+
+def user_context(text: str) -> str:
+    """What the user said before the gate slot opened, for the model to extract values from."""
+    return tagged(
+        USER_CONTEXT,
+        "Earlier in this turn the user said the following; extract slot values from it with the setters "
+        f"instead of asking again:\n{text}",
+    )
 
 
 def response_parts(inv: Invocation, reply: Reply) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]:
