@@ -70,6 +70,17 @@ def test_a_scripted_user_reaches_the_goal() -> None:
     assert result.kind == "simulation"
 
 
+@pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
+def test_the_tools_of_each_model_call_are_read_from_the_turns_steps() -> None:
+    # one entry per model call of the turn (TurnResult.steps), not per request a wrapped model saw
+    result = _run(_scenario(), [GOOD])
+    assert [len(turn.visible_tools) for turn in result.turns] == [turn.model_calls for turn in result.turns]
+    first, second, _third = result.turns
+    assert {"set_num_guests", "set_date"} <= set(first.visible_tools[0])
+    # "9 PM": the time's setter is offered, then hidden once the time is filled and the task fired
+    assert "set_chosen_time" in second.visible_tools[0] and "set_chosen_time" not in second.visible_tools[1]
+
+
 def test_a_user_who_gives_up_fails_the_scoring() -> None:
     result = _run(_scenario(), [[DONE]])
     assert result.outcome == "failed"

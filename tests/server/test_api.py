@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi.testclient import TestClient
+
+from slotgraph.engine import Reason
 
 from .support import PROBLEM, new_session, say
 
@@ -15,6 +19,10 @@ def test_create_session_returns_201_and_an_id(api: TestClient) -> None:
     assert len(body["session_id"]) >= 16
 
 
+def _decided(reply: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+    return [(step["kind"], step["phase"], step["reason"]) for step in reply["steps"]]
+
+
 def test_a_booking_conversation_reports_text_events_and_the_engine_view(api: TestClient) -> None:
     session_id = new_session(api)
     first = say(api, session_id, "Hi")
@@ -22,11 +30,20 @@ def test_a_booking_conversation_reports_text_events_and_the_engine_view(api: Tes
     assert first["preempted"] is False and first["model_calls"] == 1
     assert first["view"]["asking"] == "party_size"
     assert "set_reservation_basics" not in first["view"]["hidden_tools"]
+    assert _decided(first) == [("model", "collection", "next_question")]
+    (step,) = first["steps"]
+    assert step["index"] == 1 and step["directive"] == first["text"]
+    assert "set_reservation_basics" in step["visible_tools"]
+    assert {"book_reservation", "confirm_pending"} <= set(step["hidden_tools"])  # executors, no readback yet
 
     second = say(api, session_id, "A table for 4 on July 17th")
     assert [e["kind"] for e in second["events"]] == ["tool_call", "tool_result", "state_snapshot", "text"]
     assert second["view"]["pending"] == {"party_size": 4, "preferred_date": "2026-07-17"}
     assert second["view"]["directive"] == second["text"]
+    # the model set both values, then relayed the fresh readback (its setter hidden until it is read back)
+    assert _decided(second) == [("model", "collection", "next_question"), ("model", "readback", "readback")]
+    assert second["steps"][1]["directive"] == second["text"]
+    assert "set_reservation_basics" in second["steps"][1]["hidden_tools"]
 
     third = say(api, session_id, "yes")
     assert third["preempted"] is True and third["model_calls"] == 0
@@ -37,6 +54,13 @@ def test_a_booking_conversation_reports_text_events_and_the_engine_view(api: Tes
     assert third["view"]["filled"]["party_size"] == 4
     fired = [e for e in third["events"] if e["kind"] == "tool_call" and e["origin"] == "engine"]
     assert [e["name"] for e in fired] == ["confirm_pending", "find_available_times"]
+    assert _decided(third) == [  # "yes" confirmed, the task fired and the next question came: no model call
+        ("engine", "readback", "auto_confirm"),
+        ("engine", "collection", "fire"),
+        ("engine", "collection", "next_question"),
+    ]
+    assert third["steps"][-1]["directive"] == third["text"]
+    assert all(step["usage"] == {"prompt_tokens": 0, "completion_tokens": 0} for step in third["steps"])
 
 
 def test_reading_a_session_gives_state_status_and_transcript(api: TestClient) -> None:
@@ -58,7 +82,9 @@ def test_event_data_given_at_creation_reaches_every_turn(api: TestClient) -> Non
     session_id = new_session(api, event_data={"party_size": 2})
     say(api, session_id, "Hi")
     body = api.get(f"/v1/sessions/{session_id}").json()
-    assert body["state"]["filled"].get("party_size") == 2 or body["state"]["pending"].get("party_size") == 2
+    assert body["state"]["filled"]["party_size"] == 2  # trusted event data: filled without a readback
+    assert "party_size" not in body["state"]["pending"]
+    assert body["view"]["asking"] == "preferred_date"
 
 
 def test_a_new_session_reads_empty(api: TestClient) -> None:
@@ -142,12 +168,27 @@ def test_health_readiness_openapi_docs_and_playground(api: TestClient) -> None:
     docs = api.get("/docs")
     assert "text/html" in docs.headers["content-type"]
     assert "cdn" not in docs.text and "https://" not in docs.text  # its assets are served by the app
-    assert api.get("/static/api-docs/swagger-ui-bundle.js").status_code == 200
+    bundle = api.get("/static/api-docs/swagger-ui-bundle.js")
+    assert bundle.status_code == 200 and "javascript" in bundle.headers["content-type"]
+    assert "SwaggerUIBundle" in bundle.text
     assert api.get("/favicon.ico").headers["content-type"] == "image/svg+xml"
-    for asset in ("playground.js", "playground.css"):
-        assert api.get(f"/static/playground/{asset}").status_code == 200
+    script, style = api.get("/static/playground/playground.js"), api.get("/static/playground/playground.css")
+    assert "javascript" in script.headers["content-type"] and "/v1/sessions" in script.text
+    assert style.headers["content-type"].startswith("text/css") and "{" in style.text
     assert api.get("/static/playground/nothing.js").json()["code"] == "not_found"
     page = api.get("/")
     assert page.status_code == 200 and "Slotgraph playground" in page.text
     assert "http://" not in page.text.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in page.text
+
+
+def test_the_turn_steps_are_typed_in_the_openapi_document(api: TestClient) -> None:
+    schemas = api.get("/openapi.json").json()["components"]["schemas"]
+    steps = schemas["TurnReply"]["properties"]["steps"]
+    assert steps["items"] == {"$ref": "#/components/schemas/TurnStepView"}
+    assert "steps" in schemas["TurnReply"]["required"]
+    step = schemas["TurnStepView"]["properties"]
+    assert step["kind"]["enum"] == ["model", "engine"]
+    assert step["phase"]["enum"] == ["collection", "readback", "terminal", "gate"]
+    reasons = next(s for s in step["reason"]["anyOf"] if "$ref" in s)["$ref"].rsplit("/", 1)[1]
+    assert set(schemas[reasons]["enum"]) == {reason.value for reason in Reason}

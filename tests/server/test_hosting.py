@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from slotgraph.models.offline import OfflineModel
-from slotgraph.runtime import AssistantText, AssistantToolCalls, ToolCall, ToolResultMessage, UserMessage
+from slotgraph.runtime import (
+    AssistantText,
+    AssistantToolCalls,
+    InMemoryStore,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from slotgraph.server import (
     ServerConfigError,
     WorkerConfig,
@@ -53,10 +62,13 @@ def test_model_specs_resolve_or_explain() -> None:
     assert "--model" in caught.value.fix
 
 
-def test_stores_open_by_url() -> None:
-    assert open_session_store("memory://") is not None
-    with pytest.raises(ServerConfigError):
+def test_stores_open_by_url(tmp_path: Path) -> None:
+    assert isinstance(open_session_store("memory://"), InMemoryStore)
+    sqlite = open_session_store(f"sqlite:///{tmp_path / 'sessions.db'}")
+    assert type(sqlite).__name__ == "SQLiteStore"
+    with pytest.raises(ServerConfigError, match="unknown store scheme 'carrier-pigeon'") as caught:
         open_session_store("carrier-pigeon://coop")
+    assert "memory, sqlite, redis" in str(caught.value) and "--store" in caught.value.fix
 
 
 def test_worker_config_round_trips_through_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,7 +152,17 @@ def test_agents_built_in_python_can_be_hosted(tmp_path: Path, monkeypatch: pytes
     assert reply["view"]["asking"] == "city"
     assert [n["id"] for n in graph["nodes"]] == ["slot:city"] and graph["mermaid"] == ""
     # The embedded default store is SQLite, in the working directory: the session is in its file.
-    assert (tmp_path / ".slotgraph" / "sessions.db").is_file()
+    database = tmp_path / ".slotgraph" / "sessions.db"
+
+    async def stored() -> Any:
+        store = open_session_store(f"sqlite:///{database}")
+        try:
+            return await store.load(session_id)
+        finally:
+            await store.close()
+
+    record, _version = asyncio.run(stored())
+    assert record["turns"] == 1 and transcript(record["history"])[0] == {"role": "user", "text": "Hello"}
 
 
 def test_a_server_without_agents_is_not_ready(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,6 +38,10 @@ def test_the_stream_carries_the_same_events_as_the_json_endpoint() -> None:
     assert [data for _, data in events[:-2]] == expected["events"]
     turn = events[-2][1]
     assert turn["text"] == expected["text"] and turn["view"] == expected["view"]
+    assert turn["steps"] == expected["steps"] and [s["reason"] for s in turn["steps"]] == [
+        "next_question",
+        "readback",
+    ]
     assert "events" not in turn
 
 

@@ -5,9 +5,10 @@ when a turn has scripted steps, else the agent's own model. A turn with scripted
 model is not ``scripted`` plays those steps for that turn only (without a ``--model`` override).
 ``scripted`` plays each turn's steps, ``replay`` the turn's expected model tool calls
 (:mod:`slotgraph.evals.replay`), ``offline`` the embedded offline model on the session clock; any other
-spec goes to :func:`slotgraph.runtime.resolve_model`. Every model is wrapped in a
-:class:`~slotgraph.evals.turn_models.RecordingModel` so expectations can read the tools visible in each
-model call.
+spec goes to :func:`slotgraph.runtime.resolve_model`. Expectations read what a turn decided — the tools
+visible in each model call — from its ``TurnResult.steps``. The model is wrapped in a
+:class:`~slotgraph.evals.turn_models.RecordingModel` only for a turn that raises (it has no result): its
+record then shows the calls made before the failure.
 
 A turn that raises (a scripted step not met, a turn after the session ended, a model error) is a failure of
 that turn and ends the case; the turns before it keep their records.

@@ -23,7 +23,6 @@ from pathlib import Path
 from slotgraph.evals.expectations import ConversationFacts, check_conversation
 from slotgraph.evals.format import Scenario, UserSimulation
 from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetExpectation
-from slotgraph.evals.turn_models import RecordingModel
 from slotgraph.runtime import (
     Agent,
     AssistantText,
@@ -67,13 +66,12 @@ def _one_run(
 ) -> tuple[list[TurnRecord], list[UnmetExpectation]]:
     sim = scenario.user_sim
     assert sim is not None
-    recorder = RecordingModel(agent_model)
     session = agent.session(
         event_data=scenario.event_data,
         channel=scenario.channel,
         clock=clock,
         seed=scenario.seed,
-        model=recorder,
+        model=agent_model,
     )
     transcript: list[tuple[str, str]] = []
     records: list[TurnRecord] = []
@@ -82,11 +80,10 @@ def _one_run(
         text = sim.opening if index == 0 and sim.opening else _user_turn(user_model, sim, transcript)
         if not text or text == DONE:
             break
-        first = len(recorder.requests)
         started = time.perf_counter()
         result = session.send(text)
         latency = time.perf_counter() - started
-        visible = tuple(r.tool_names for r in recorder.requests[first:])
+        visible = tuple(step.visible_tools for step in result.steps if step.model_called)  # the turn's record
         records.append(TurnRecord.played(index + 1, "user", text, result, visible, latency))
         events.extend(result.events)
         transcript += [("user", text), ("agent", result.text)]

@@ -1,7 +1,7 @@
 """Model wrappers the runner puts around the model playing the LLM.
 
-* :class:`RecordingModel` records every request (so expectations can check the tools visible in each model
-  call of a turn — the runtime's ``TurnResult`` does not carry them) and passes it on unchanged.
+* :class:`RecordingModel` records every request and passes it on unchanged: the record of a turn that
+  raised (a played turn's own record is its ``TurnResult.steps``).
 * :class:`TurnScriptModel` plays the current turn's scripted steps with a fresh
   :class:`~slotgraph.runtime.ScriptedModel` per turn, so a failure points at its turn and unused steps are
   reported where they were left.

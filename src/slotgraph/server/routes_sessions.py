@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
-from slotgraph.runtime import Event
+from slotgraph.runtime import Event, TurnStep
 from slotgraph.server.dependencies import get_service
 from slotgraph.server.problems import problem_for
 from slotgraph.server.schemas import (
@@ -27,7 +27,9 @@ from slotgraph.server.schemas import (
     Problem,
     SendMessage,
     SessionDetail,
+    StepUsage,
     TurnReply,
+    TurnStepView,
 )
 from slotgraph.server.sessions import SessionRecord, SessionService, TurnOutcome
 from slotgraph.server.views import agents_view, public_event, public_state, session_view, transcript
@@ -41,6 +43,22 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {
     status: {"model": Problem, "content": {"application/problem+json": {}}}
     for status in (401, 404, 409, 413, 422, 500)
 }
+
+
+def _step(step: TurnStep) -> TurnStepView:
+    return TurnStepView(
+        index=step.index,
+        kind=step.kind,
+        phase=step.phase,
+        reason=step.reason,
+        directive=step.directive,
+        visible_tools=list(step.visible_tools),
+        hidden_tools=list(step.hidden_tools),
+        usage=StepUsage(
+            prompt_tokens=step.usage.prompt_tokens, completion_tokens=step.usage.completion_tokens
+        ),
+        notes=dict(step.notes),
+    )
 
 
 def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
@@ -59,6 +77,7 @@ def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
         session_id=session_id,
         text=result.text,
         events=[public_event(e) for e in result.events],
+        steps=[_step(step) for step in result.steps],
         status=result.status,
         preempted=result.preempted,
         model_calls=result.model_calls,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from slotgraph.engine.actions import Reason
 from slotgraph.runtime.json_values import json_problem
 
 __all__ = [
@@ -19,7 +20,9 @@ __all__ = [
     "SendMessage",
     "SessionDetail",
     "SessionView",
+    "StepUsage",
     "TurnReply",
+    "TurnStepView",
 ]
 
 
@@ -101,10 +104,43 @@ class SessionView(BaseModel):
     )
 
 
+class StepUsage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class TurnStepView(BaseModel):
+    """One step of the turn's loop: one engine decision, then a model call or the engine's own reply."""
+
+    index: int = Field(description="The step's position in the turn, from 1.")
+    kind: Literal["model", "engine"] = Field(
+        description="`model`: the model was called; `engine`: the engine answered instead (preempted)."
+    )
+    phase: Literal["collection", "readback", "terminal", "gate"] = Field(
+        description="`readback` while values await confirmation; `terminal` (complete or escalated) and "
+        "`gate` (the gate slot is not collected yet) are steps on which the engine did not run."
+    )
+    reason: Reason | None = Field(
+        description="The engine's decision for the step (`null` when it did not run): which rule produced "
+        "the reply, e.g. `next_question`, `readback`, `fire`, `auto_confirm`, `steer_back_armed`."
+    )
+    directive: str | None = Field(description="The engine's message for the step (relayed or said).")
+    visible_tools: list[str] = Field(description="The tools the model could call on this step.")
+    hidden_tools: list[str] = Field(description="The agent's tools hidden from the model on this step.")
+    usage: StepUsage = Field(description="Tokens of the step's model call (0 on an engine step).")
+    notes: dict[str, Any] = Field(
+        default_factory=dict, description="What integrations added to the step (e.g. a tracing span id)."
+    )
+
+
 class TurnReply(BaseModel):
     session_id: str
     text: str
     events: list[dict[str, Any]] = Field(description="The turn's events in order; each has a `kind`.")
+    steps: list[TurnStepView] = Field(
+        description="What the turn decided, one entry per loop step in order (docs/runtime.md: What a turn "
+        "decided)."
+    )
     status: str
     preempted: bool = Field(description="True when the engine spoke and the model was not called.")
     model_calls: int
