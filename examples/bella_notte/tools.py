@@ -1,8 +1,8 @@
 """Tools of the Bella Notte reservation agent: setters, executors and the escalation tool.
 
-Setters are pure validators (spec §6): they never see session state, never decide what happens next and
-never phrase a message. They return ``{"stored": True, "value": ...}`` (single-slot) or
-``{"stored": True, "values": {...}, "field_errors": {...}}`` (multi-slot, spec §4.5) on success and
+Setters are pure validators (docs/tools.md#setters): they never see session state, never decide what happens
+next and never phrase a message. They return ``{"stored": True, "value": ...}`` (single-slot) or
+``{"stored": True, "values": {...}, "field_errors": {...}}`` (multi-slot) on success and
 ``{"error": True, "error_code": "..."}`` on failure; the DAG config turns error codes into words.
 
 Executors (``find_available_times``, ``book_reservation``) are deterministic simulations of a restaurant
@@ -10,8 +10,9 @@ backend. Setting the environment variable ``BELLA_NOTTE_FAIL`` to a comma- or sp
 names (e.g. ``BELLA_NOTTE_FAIL=book_reservation``) makes those tools fail, so the retry and escalation
 paths can be exercised. The variable is read on every call, never at import time.
 
-Docstrings follow spec §11.3: they say what the tool records and which format to prepare, never when to
-call it or which values are allowed (tool visibility and the validation config own that).
+Docstrings follow docs/tools.md#what-the-model-sees: they say what the tool records and which format to
+prepare, never when to call it or which values are allowed (tool visibility and the validation config own
+that).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Tools of the spec's toy reservation agent: one setter per slot and two deterministic executors.
 
-Setters return ``{"stored": True, "value": ...}`` (spec §6). The executors simulate a restaurant:
-``check_availability`` offers "6 PM, 7:30 PM, 9 PM" (Sundays, only the late table: "8 PM");
+Setters return ``{"stored": True, "value": ...}`` (docs/tools.md#setters). The executors simulate a
+restaurant: ``check_availability`` offers "6 PM, 7:30 PM, 9 PM" (Sundays, only the late table: "8 PM");
 ``make_reservation`` returns ``RES-4821``. The failure knob is the environment, read on every call
 (never at import time):
 

@@ -28,5 +28,5 @@ def test_the_documented_full_example_passes(write_scenario: WriteScenario) -> No
 
 
 def test_the_documented_full_example_is_the_repository_scenario() -> None:
-    assert "§15 inline correction during readback" in _full_example()
+    assert "inline correction during readback" in _full_example()
     assert (TOY / "scenarios" / "spec_15_inline_correction.yaml").is_file()

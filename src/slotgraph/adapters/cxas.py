@@ -1,4 +1,4 @@
-"""The spec-compatible engine entry (DESIGN.md "Public contracts" 1; spec §3, §6a, §7.1, §12.2).
+"""The spec-compatible engine entry (DESIGN.md "Public contracts" 1; docs/engine.md#public-api).
 
 The original platform's tool interface, on plain data:
 
@@ -11,11 +11,15 @@ The original platform's tool interface, on plain data:
   the engine once more after the model's step whenever the action says ``recheck_after_model``. Without
   it the hard and escalate steer-back tiers apply on the user's own invocation, as on the original
   platform; with it they are armed and settled by that recheck, so an answer is never swallowed. With
-  ``debug`` the result also has ``_debug_log`` (a list of ``{"tag": ..., ...}`` entries, spec §19.4);
-* :func:`after_tool` ``(sm, raw_config, tool_name, args, result) -> sm`` — tool-result routing (§6a);
-* :func:`confirm_pending` / :func:`reject_pending` ``(sm) -> sm`` — the readback tools (§7.1);
+  ``debug`` the result also has ``_debug_log`` (a list of ``{"tag": ..., ...}`` entries,
+  docs/engine.md#observability);
+* :func:`after_tool` ``(sm, raw_config, tool_name, args, result) -> sm`` — tool-result routing
+  (docs/engine.md#tool-result-routing);
+* :func:`confirm_pending` / :func:`reject_pending` ``(sm) -> sm`` — the readback tools
+  (docs/engine.md#readback-and-confirmation);
 * :func:`fill_slots` ``(sm, config, values, skip_readback=True)`` ``-> {"filled", "skipped", ...}`` — the
-  spec's programmatic fill (§12.2), which updates ``sm`` **in place** (the one documented exception).
+  spec's programmatic fill (docs/engine.md#event-pre-fill-and-fill_slots), which updates ``sm`` **in place**
+  (the one documented exception).
 
 **The action dict.** Inside the library the engine's action is the typed
 :class:`slotgraph.engine.EngineAction`; this entry is the one place it becomes the spec's dict
@@ -30,11 +34,11 @@ Except :func:`fill_slots`, the input ``sm`` is never mutated; the returned one i
 :class:`slotgraph.engine.EngineInputError` / :class:`~slotgraph.engine.EngineStateError` with a ``code`` and a
 fix.
 
-**Variety.** The engine's only random choice is the ``confirm_transition_prefix`` (§7.4); the engine itself
-takes a ``choose`` function and never imports :mod:`random`. Here, ``seed`` (any int or string) makes it
-reproducible: the prefix is drawn by ``random.Random(seed).choice``, so the same input always gives the same
-output (tests). Without a seed the adapter draws from a fresh ``random.Random()`` seeded by the operating
-system, so production replies vary as the spec intends.
+**Variety.** The engine's only random choice is the ``confirm_transition_prefix`` (docs/engine.md#the-reply);
+the engine itself takes a ``choose`` function and never imports :mod:`random`. Here, ``seed`` (any int or
+string) makes it reproducible: the prefix is drawn by ``random.Random(seed).choice``, so the same input always
+gives the same output (tests). Without a seed the adapter draws from a fresh ``random.Random()`` seeded by the
+operating system, so production replies vary as the spec intends.
 
 **Config memo.** ``compile_config`` is keyed by content (sha256 of canonical JSON), which costs more than a
 warm invocation on a realistic config. So this module keeps a small bounded memo of compiled configs that
@@ -265,9 +269,9 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
 
 
 def action_dict(action: EngineAction) -> dict[str, Any]:
-    """The spec's action dict (§3) of a typed engine action — the one place the dict is made. A parallel fire
-    adds ``parallel_calls`` (a list of ``{"name", "args"}``); a host that runs only ``function_call`` gets
-    the other tasks fired one by one on the following invocations."""
+    """The spec's action dict (docs/engine.md#the-action) of a typed engine action — the one place the dict is
+    made. A parallel fire adds ``parallel_calls`` (a list of ``{"name", "args"}``); a host that runs only
+    ``function_call`` gets the other tasks fired one by one on the following invocations."""
     call = action.function_call
     out = {
         "hide_tools": list(action.hidden_tools),
@@ -293,7 +297,7 @@ def action_dict(action: EngineAction) -> dict[str, Any]:
 def after_tool(
     sm: dict[str, Any], raw_config: Any, tool_name: str, args: Mapping[str, Any] | None, result: Any
 ) -> dict[str, Any]:
-    """Route a tool result into a new state (spec §6a)."""
+    """Route a tool result into a new state (docs/engine.md#tool-result-routing)."""
     return _after_tool(sm, _compiled(raw_config, "after_tool(raw_config)"), tool_name, args, result)
 
 
@@ -310,7 +314,7 @@ def reject_pending(sm: dict[str, Any]) -> dict[str, Any]:
 def fill_slots(
     sm: dict[str, Any], config: Any, values: Mapping[str, Any], skip_readback: bool = True
 ) -> dict[str, Any]:
-    """The spec's ``fill_slots`` (§12.2): fill ``values`` into ``sm`` **in place**; the DAG advances on the
+    """The spec's ``fill_slots``: fill ``values`` into ``sm`` **in place**; the DAG advances on the
     next engine invocation.
 
     This is the one function of Slotgraph that mutates its input: it is the spec's contract (callers do

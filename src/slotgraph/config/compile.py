@@ -257,7 +257,7 @@ def _state_tables(
     setter_slots: Mapping[str, tuple[str, ...]],
     multi: Mapping[str, Mapping[str, str]],
 ) -> Mapping[str, Any]:
-    """The config-derived routing tables the spec caches in ``sm`` (§6a), as plain data."""
+    """The config-derived routing tables the original platform caches in ``sm``, as plain data."""
     task_by_name = {t.name: t for t in tasks}
     executors = {t.tool: t.name for t in tasks}
     return MappingProxyType(

@@ -107,7 +107,8 @@ class CompiledCondition:
 
 @dataclass(frozen=True, slots=True)
 class Responses:
-    """Rich response parts for one location (§8a): the default list and per-channel overrides."""
+    """Rich response parts for one location (docs/engine.md#rich-responses): the default list and per-channel
+    overrides."""
 
     default: ResponseParts | None = None
     by_channel: Mapping[str, ResponseParts] = field(default_factory=dict)
@@ -262,7 +263,8 @@ class SteerBack:
 
 @dataclass(frozen=True, slots=True)
 class Bootstrap:
-    """``bootstrap``: the routing tool whose stored value opens the flow (tool-result routing, §6a)."""
+    """``bootstrap``: the routing tool whose stored value opens the flow
+    (docs/engine.md#tool-result-routing)."""
 
     tool: str
     slot: str
@@ -285,7 +287,7 @@ class CompiledDag:
     fingerprint: str = ""
     """Content hash of the raw config (sha256 of its canonical JSON)."""
 
-    # Derived lookups (built by compile_config; the spec's sm-cached mappings, §6a).
+    # Derived lookups (built by compile_config; the platform's sm-cached mappings).
     slot_by_name: Mapping[str, CompiledSlot] = field(default_factory=dict)
     task_by_name: Mapping[str, CompiledTask] = field(default_factory=dict)
     setter_slots: Mapping[str, tuple[str, ...]] = field(default_factory=dict)

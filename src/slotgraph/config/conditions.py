@@ -1,4 +1,5 @@
-"""Slot and task ``condition`` strings compiled once into :class:`CompiledCondition` (spec §4.4).
+"""Slot and task ``condition`` strings compiled once into :class:`CompiledCondition`
+(docs/engine.md#conditions-and-deactivation).
 
 Two dialects, chosen by the text:
 

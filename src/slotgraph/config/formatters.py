@@ -1,4 +1,5 @@
-"""Readback formatters: how a slot value is spoken back to the user (``readback_fmt``, spec §2.1, §7.1).
+"""Readback formatters: how a slot value is spoken back to the user (``readback_fmt``,
+docs/config.md#readback-formatters).
 
 A formatter is a callable ``value -> str`` that never raises. Specs:
 

@@ -1,6 +1,6 @@
 """Render a DAG config as a diagram: Mermaid ``flowchart LR`` or Graphviz DOT.
 
-The picture is the spec's §2.3 DAG made explicit:
+The picture is the config's DAG made explicit:
 
 - every slot is a node, shaped and styled by its source (user, event, event→user fallback lists, announce,
   task-sourced); readback slots and conditions are written into the node's label;

@@ -2,9 +2,9 @@
 
 (Called *nodes*, not models, so that "model" in Slotgraph means only a language model.) These are the
 *edge* types: pydantic v2, validating plain data loaded from YAML, JSON or a Python dict
-(`raw_config`). Field names are the spec's (`slot_filling_dag_framework.md` §2.1, §2.2, §5, §5b, §7.6, §8a,
-§12). Nothing here evaluates anything: conditions and formatters stay strings until
-:mod:`slotgraph.config.compile` turns them into callables through :mod:`slotgraph.expr`.
+(`raw_config`). Field names are the original platform's (docs/config.md#dag-config lists them). Nothing here
+evaluates anything: conditions and formatters stay strings until :mod:`slotgraph.config.compile` turns them
+into callables through :mod:`slotgraph.expr`.
 
 Unknown keys are refused (``extra="forbid"``) so that a typo such as ``requires_readbak`` is reported with a
 "did you mean" suggestion by the validator instead of being silently ignored. Keys starting with ``x-`` are
@@ -53,7 +53,8 @@ class _Node(BaseModel):
 
 
 class ResponsePart(BaseModel):
-    """One rich response part (§8a). ``type`` selects the part; other keys depend on it.
+    """One rich response part (docs/engine.md#rich-responses). ``type`` selects the part; other keys depend on
+    it.
 
     ``text``: ``{"type": "text", "text": ...}``; ``payload``: ``{"type": "payload", "data": {...}}``;
     ``audio``: ``{"type": "audio", "uri": ...}``; ``end_session``: ``{"type": "end_session", "reason": ...}``;
@@ -70,8 +71,8 @@ ResponseList = list[ResponsePart]
 
 
 def _channel_responses() -> Any:
-    """``channel_responses`` (the spec's §8a spelling), also read as ``channel_response``: the platform
-    builds every override name as ``channel_`` + the field name, so for ``response`` it writes
+    """``channel_responses`` (the original platform's spelling), also read as ``channel_response``: the
+    platform builds every override name as ``channel_`` + the field name, so for ``response`` it writes
     ``channel_response``."""
     return Field(default=None, validation_alias=AliasChoices("channel_responses", "channel_response"))
 
@@ -86,7 +87,8 @@ class ThenCall(_Node):
 
 
 class ExhaustConfig(_Node):
-    """``on_exhaust``: what to say and which tool to call when retries are used up (§5.3, §5b, §7.6)."""
+    """``on_exhaust``: what to say and which tool to call when retries are used up
+    (docs/engine.md#task-results-retries-and-exhaustion)."""
 
     say: str | None = None
     """Text said when retries are used up; {slot} placeholders allowed."""
@@ -97,8 +99,9 @@ class ExhaustConfig(_Node):
 
 
 class ValidateAgainstConfig(_Node):
-    """Cross-slot validation (§6a.1): the setter's ``response_field`` must be one of the comma-separated
-    options in the filled slot ``filled_slot``; on mismatch the slot error ``error_code`` is signalled."""
+    """Cross-slot validation (docs/engine.md#tool-result-routing): the setter's ``response_field`` must be one
+    of the comma-separated options in the filled slot ``filled_slot``; on mismatch the slot error
+    ``error_code`` is signalled."""
 
     response_field: str = "value"
     filled_slot: str
@@ -106,7 +109,7 @@ class ValidateAgainstConfig(_Node):
 
 
 class SlotValidationConfig(_Node):
-    """``validation`` (§5b.1): error messages by code, retry bound and exhaustion."""
+    """``validation`` (docs/engine.md#slot-errors): error messages by code, retry bound and exhaustion."""
 
     errors: dict[str, str] = Field(default_factory=dict)
     error_responses: dict[str, ResponseList] | None = None
@@ -116,7 +119,7 @@ class SlotValidationConfig(_Node):
 
 
 class SlotConfig(_Node):
-    """A slot (§2.1, §12.1, §12.3)."""
+    """A slot (docs/config.md#slots)."""
 
     name: str = Field(min_length=1)
     """Unique slot name; the key in filled/pending."""
@@ -156,7 +159,7 @@ class SlotConfig(_Node):
     validation: SlotValidationConfig | None = None
     """Error messages by code, retry bound and exhaustion."""
     response: ResponseList | None = None
-    """Rich response parts shown with the question (§8a)."""
+    """Rich response parts shown with the question (docs/engine.md#rich-responses)."""
     channel_responses: dict[str, ResponseList] | None = _channel_responses()
     """Per-channel overrides of ``response`` (also spelled ``channel_response``, as the platform does)."""
 
@@ -167,7 +170,7 @@ class SlotConfig(_Node):
 
 
 class FailureConfig(_Node):
-    """``on_failure`` of a task (§5.1)."""
+    """``on_failure`` of a task (docs/engine.md#task-results-retries-and-exhaustion)."""
 
     retry_say: str | None = None
     """Said after a failure that will be retried."""
@@ -188,7 +191,7 @@ class OnCompleteConfig(_Node):
 
 
 class TaskConfig(_Node):
-    """A task (§2.2, §12.4)."""
+    """A task (docs/config.md#tasks)."""
 
     name: str = Field(min_length=1)
     """Unique task name."""
@@ -224,7 +227,7 @@ class TaskConfig(_Node):
 
 
 class SteerBackConfig(_Node):
-    """``steer_back`` (§7.6): the three-tier stall recovery. Defaults 2/4/6."""
+    """``steer_back`` (docs/engine.md#steer-back): the three-tier stall recovery. Defaults 2/4/6."""
 
     soft_after: Annotated[int, Field(ge=1)] = 2
     """Stalled user turns before a steer-back hint to the model."""

@@ -1,9 +1,10 @@
 """The tools every agent has: the readback pair, ``end_session`` and ``escalate``.
 
-``confirm_pending`` and ``reject_pending`` are framework tools (spec §7.1): the runtime routes them to the
-engine's functions, they never reach agent code. ``end_session`` ends the session (an agent's tools module may
-define its own ``end_session``, which then runs instead, and the session still ends). ``escalate`` hands the
-conversation over to a human (the spec's ``on_exhaust.then: "escalate"`` shorthand) and ends the session.
+``confirm_pending`` and ``reject_pending`` are framework tools (docs/engine.md#readback-and-confirmation): the
+runtime routes them to the engine's functions, they never reach agent code. ``end_session`` ends the session
+(an agent's tools module may define its own ``end_session``, which then runs instead, and the session still
+ends). ``escalate`` hands the conversation over to a human (the spec's ``on_exhaust.then: "escalate"``
+shorthand) and ends the session.
 
 Agents with logic may get two more: ``set_variables`` (:func:`set_variables_tool`, when they declare mutable
 variables; the gate layer runs it against the session's variables) and, with

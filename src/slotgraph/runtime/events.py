@@ -57,7 +57,8 @@ class TextEvent:
 
 @dataclass(frozen=True, slots=True)
 class PayloadEvent:
-    """A rich response part for the client (``payload``/``audio``, spec §8a); ``part`` is verbatim."""
+    """A rich response part for the client (``payload``/``audio``, docs/engine.md#rich-responses); ``part`` is
+    verbatim."""
 
     part: Mapping[str, Any]
     kind: Literal["payload"] = "payload"

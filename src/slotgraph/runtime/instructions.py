@@ -1,4 +1,4 @@
-"""The phase-specific instruction suffix (spec §3 ``_build_phase_suffix``, §7a.4, §8.4, §3.0a).
+"""The phase-specific instruction suffix (docs/runtime.md#the-instruction-suffix).
 
 Before every model call the runtime appends a framework suffix to the agent's instruction, after the
 sentinel ``<!-- slot-framework -->``. The suffix holds exactly one protocol block — collection (with the
@@ -68,7 +68,8 @@ Some values are waiting for the user's confirmation.
 
 
 def phase_of(action: EngineAction | None, sm: Mapping[str, Any]) -> Phase:
-    """Readback while values wait in ``pending`` — unless the engine just confirmed them inline (§7.3a)."""
+    """Readback while values wait in ``pending`` — unless the engine just confirmed them inline
+    (docs/engine.md#auto-confirm-and-inline-confirm)."""
     if action is not None and action.inline_confirmed:
         return "collection"
     return "readback" if sm.get("pending") else "collection"

@@ -1,4 +1,4 @@
-"""After-model payload delivery (spec §8a ``after_model_callback``).
+"""After-model payload delivery (the host's ``after_model_callback``, docs/engine.md#rich-responses).
 
 When the engine has rich response parts but is not preempting, its action *stashes* them
 (:attr:`slotgraph.engine.EngineAction.stash`) for the model call it prepared. They belong to what that call

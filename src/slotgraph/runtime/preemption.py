@@ -1,4 +1,4 @@
-"""Whether the engine speaks instead of the model, and what it says (spec §8, §8a).
+"""Whether the engine speaks instead of the model, and what it says (docs/runtime.md#preemption).
 
 The engine asks to preempt with ``preempt``; the runtime honours it when the conversation already has more
 than one message (the spec's ``len(contents) > 1``: on the very first call of a session the model greets
@@ -38,7 +38,7 @@ class EngineReply:
 
 
 def part_events(parts: Sequence[Mapping[str, Any]]) -> list[Event]:
-    """Map §8a response parts to events: text → text, payload/audio → payload, end_session, transfer."""
+    """Map rich response parts to events: text → text, payload/audio → payload, end_session, transfer."""
     events: list[Event] = []
     for part in parts:
         kind = part.get("type")

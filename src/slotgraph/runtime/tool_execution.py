@@ -1,4 +1,5 @@
-"""Running one tool call — or refusing it — and routing its result into the state (spec §6a).
+"""Running one tool call — or refusing it — and routing its result into the state
+(docs/engine.md#tool-result-routing).
 
 Calls from the **model** are checked first, in this order, and refused (never executed) when:
 

@@ -2,9 +2,9 @@
 
 The tool's name is the function's name; its description is the docstring's prose before the first
 Google-style section (``Args:``, ``Returns:``, ...) — the first paragraph says what the tool does, the
-following ones how to prepare arguments (spec §11.3), and both belong in front of the model. Each parameter
-becomes a property whose type comes from its annotation and whose description comes from the ``Args:``
-section; a parameter without a default is required.
+following ones how to prepare arguments (docs/tools.md#what-the-model-sees), and both belong in front of the
+model. Each parameter becomes a property whose type comes from its annotation and whose description comes from
+the ``Args:`` section; a parameter without a default is required.
 
 Supported annotations: ``int``, ``float``, ``str``, ``bool``, ``Optional[X]`` / ``X | None``,
 ``Literal[...]`` (an enum), ``list[X]`` / ``tuple[X, ...]``, ``dict[str, X]``, ``datetime.date`` /

@@ -1,4 +1,4 @@
-"""One user turn: the host's part of the spec's callback lifecycle (§3; DESIGN.md "One turn").
+"""One user turn: the host's part of the callback lifecycle (docs/architecture.md#one-turn).
 
 The order, and why:
 
@@ -19,9 +19,10 @@ The order, and why:
       :class:`~slotgraph.runtime.events.ErrorEvent` and the state as routed so far.
    e. one exception to "stop when the model made no tool call": when the engine's action asks for it
       (``recheck_after_model``) the engine runs once more after the model's step — it *held* a task fire so
-      the model could first call setters for what the user added to an inline confirmation (§7.3a), or it
-      *armed* a hard/escalate steer-back tier that applies only if the model did not record an answer. So
-      the task fires, or the question is asked, this turn instead of after the user speaks again.
+      the model could first call setters for what the user added to an inline confirmation
+      (docs/engine.md#auto-confirm-and-inline-confirm), or it *armed* a hard/escalate steer-back tier that
+      applies only if the model did not record an answer. So the task fires, or the question is asked, this
+      turn instead of after the user speaks again.
 
 What a model answers is checked before anything of it is kept, so a misbehaving backend cannot leave a
 history the stores cannot read back: a response that is not a :class:`~slotgraph.models.ModelResponse`

@@ -1,12 +1,13 @@
-"""Before every model call: one engine invocation, tool visibility and the instruction (spec §3, §3.0a, §9.5).
+"""Before every model call: one engine invocation, tool visibility and the instruction
+(docs/runtime.md#one-turn).
 
 :func:`prepare_call` decides what the next model call looks like:
 
 - **terminal status** (``complete``/``escalated``): the engine is not invoked and the state is not touched
-  (§9.5). The framework suffix is removed, and the model sees only tools that cannot change slot state — no
-  setters, no executors, no readback tools — which keeps ``end_session`` and any informational tools of the
-  agent, and the config's ``bootstrap`` routing tool (with ``reset_on_complete`` it restarts the flow). The
-  conversation cannot otherwise regress to slot filling.
+  (docs/engine.md#terminal-states). The framework suffix is removed, and the model sees only tools that cannot
+  change slot state — no setters, no executors, no readback tools — which keeps ``end_session`` and any
+  informational tools of the agent, and the config's ``bootstrap`` routing tool (with ``reset_on_complete`` it
+  restarts the flow). The conversation cannot otherwise regress to slot filling.
 - **gate closed** — the engine's own verdict (:func:`slotgraph.engine.gate_open`: a gate slot that is active
   and has no value in ``filled``, ``pending`` or ``deferred``): the engine is skipped; the model sees every
   setter whose slot has no unmet ``requires``, with the collection protocol and its tool-selection guide;

@@ -1,4 +1,4 @@
-"""Reference checks (spec §3.4 and the mistakes people really make): names, sources, requires, cycles.
+"""Reference checks (the config's rules and the mistakes people make): names, sources, requires, cycles.
 
 Every function takes a :class:`~slotgraph.config.validation.view.View` and yields issues; none stops at
 the first problem.

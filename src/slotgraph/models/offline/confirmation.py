@@ -1,7 +1,8 @@
 """Yes and no, for readback (``confirm_pending`` / ``reject_pending``) and boolean parameters.
 
-The word lists extend the spec's ``_AFFIRMATIVES`` / ``_CORRECTION_SIGNALS`` (§7.3). Only the beginning of
-the reply decides: "yes, that's right" is a yes, "no, thankfully" a no, "that's not right" a no.
+The word lists extend the original platform's ``_AFFIRMATIVES`` / ``_CORRECTION_SIGNALS``
+(docs/engine.md#auto-confirm-and-inline-confirm). Only the beginning of the reply decides: "yes, that's right"
+is a yes, "no, thankfully" a no, "that's not right" a no.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Reading the system instruction: the ``<system_directive>``, the options it lists, what it asks.
 
 The runtime appends the engine's message to the instruction as ``<system_directive>...</system_directive>``
-(spec §8.4). The offline model relays that text, reads the options it offers ("We have 6:00 PM, 7:30 PM...")
-and works out which visible parameter the question is about, to route an ambiguous reply ("the 3rd", a bare
-"Chen") to the parameter being asked for.
+(docs/runtime.md#the-instruction-suffix). The offline model relays that text, reads the options it offers ("We
+have 6:00 PM, 7:30 PM...") and works out which visible parameter the question is about, to route an ambiguous
+reply ("the 3rd", a bare "Chen") to the parameter being asked for.
 """
 
 from __future__ import annotations
