@@ -75,3 +75,23 @@ def test_a_single_agents_graph_takes_its_own_name_only() -> None:
     with client(app_for()) as c:
         assert c.get("/v1/agents/bella_notte/graph?agent=bella_notte").json()["app_agent"] is None
         assert c.get("/v1/agents/bella_notte/graph?agent=other").status_code == 404
+
+
+def test_a_topic_with_its_own_dag_has_its_graph_and_the_view_describes_it() -> None:
+    with _api() as c:
+        gift = c.get("/v1/agents/bella_notte_team/graph?agent=host&topic=gift_cards").json()
+        assert gift["app_agent"] == "host" and gift["topic"] == "gift_cards"
+        assert {"slot:amount", "slot:recipient", "task:IssueGiftCard"} <= {n["id"] for n in gift["nodes"]}
+        assert "IssueGiftCard" in gift["mermaid"]
+        missing = c.get("/v1/agents/bella_notte_team/graph?agent=takeout&topic=gift_cards")
+        assert missing.status_code == 404 and "none" in missing.json()["fix"]
+
+        session_id = new_session(c, "bella_notte_team")
+        entered = say(c, session_id, "Hi, I'd like to buy a gift card")["view"]
+        assert entered["agent"] == "host" and entered["topic_dag"] == "gift_cards"
+        assert entered["asking"] == "amount"
+        view = say(c, session_id, "50 dollars")["view"]
+        assert view["filled"] == {"amount": 50} and view["asking"] == "recipient"
+        stored = c.get(f"/v1/sessions/{session_id}").json()["view"]
+        assert stored["topic_dag"] == "gift_cards" and stored["filled"] == {"amount": 50}
+        assert stored["agents"]["host"]["filled"] == {}  # the host's own DAG never saw the amount

@@ -396,3 +396,28 @@ def test_a_multi_agent_app_shows_the_active_agent_and_every_agents_slots(
         page.click("#new-session")  # a new conversation starts with the root, and so does the graph
         page.wait_for_selector('#graph[data-agent="host"]', state="attached")
     assert not browser.errors, browser.errors
+
+
+def test_a_topic_with_its_own_dag_is_drawn_while_it_is_active(browser: Browser) -> None:
+    from slotgraph.models.offline import OfflineModel
+    from slotgraph.server import load_hosted_agents
+
+    from .support import ROOT
+
+    team = load_hosted_agents([ROOT / "examples" / "bella_notte_team"], model=OfflineModel())
+    with live_server(app_for(team)) as base:
+        page = browser.tab()
+        page.goto(base + "/")
+        page.wait_for_selector('body[data-ready="true"]', state="attached")
+        _send(page, "Hi, I'd like to buy a gift card", 1)
+        page.wait_for_selector('#graph[data-topic="gift_cards"] g[data-node="slot:amount"]')
+        assert page.get_attribute('#graph g[data-node="slot:amount"]', "data-state") == "asking"
+        assert page.inner_text("#graph-agent").lower() == "of host, topic gift_cards"
+        assert "IssueGiftCard" in page.input_value("#mermaid")
+        _send(page, "50 dollars", 2)
+        assert page.get_attribute('#graph g[data-node="slot:amount"]', "data-state") == "filled"
+        assert page.get_attribute('#graph g[data-node="slot:recipient"]', "data-state") == "asking"
+        _send(page, "Maria Rossi", 3)  # the card is issued; return_when brings the host back
+        page.wait_for_selector('#graph[data-topic=""][data-agent="host"]', state="attached")
+        assert page.locator('#graph g[data-node="slot:amount"]').count() == 0
+    assert not browser.errors, browser.errors

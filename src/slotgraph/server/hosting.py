@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from slotgraph.apps import app_definitions, load_agent, read_app
-from slotgraph.config import ConfigError, ConfigValidationError
+from slotgraph.config import ConfigError, ConfigValidationError, DagConfig
 from slotgraph.config.graph import render_mermaid
 from slotgraph.errors import SlotgraphError
 from slotgraph.logic import load_definition
@@ -33,6 +34,8 @@ class HostedAgent:
     mermaid: str = ""
     mermaids: Mapping[str, str] = field(default_factory=dict)
     """A multi-agent app: each agent's Mermaid text by name (the root's is ``mermaid``)."""
+    topic_mermaids: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """The Mermaid text of every topic with its own DAG: agent name → topic id → text."""
 
     @property
     def name(self) -> str:
@@ -81,7 +84,13 @@ def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> Hosted
             definition = next(d for d in definitions if d.agent is not None and d.agent.name == agent.name)
             mermaids = {d.agent.name: render_mermaid(d.dag) for d in definitions if d.agent is not None}
         else:
-            definition = load_definition(path)
+            definitions = [load_definition(path)]
+            definition = definitions[0]
+        topic_mermaids = {
+            d.agent.name: {t: _mermaid_of(raw) for t, raw in d.topic_dags.items()}
+            for d in definitions
+            if d.agent is not None and d.topic_dags
+        }
     except ConfigValidationError as err:
         issues = "; ".join(str(issue) for issue in err.issues[:5])
         raise ServerConfigError(
@@ -107,7 +116,12 @@ def _load_one(path: str | os.PathLike[str], model: Model | str | None) -> Hosted
         description=description,
         mermaid=render_mermaid(definition.dag),
         mermaids=mermaids,
+        topic_mermaids=topic_mermaids,
     )
+
+
+def _mermaid_of(raw_dag: Mapping[str, Any]) -> str:
+    return render_mermaid(DagConfig.model_validate(raw_dag))
 
 
 def load_hosted_agents(

@@ -49,9 +49,13 @@ def agents_router() -> APIRouter:
             str | None,
             Query(description="A multi-agent app: which of its agents' DAG (default: the root's)."),
         ] = None,
+        topic: Annotated[
+            str | None, Query(description="A topic of that agent with its own DAG: that DAG instead.")
+        ] = None,
     ) -> GraphView:
         """The agent's DAG: nodes (``slot:NAME``/``task:NAME`` with kind, rank, row), edges, Mermaid text;
-        for a multi-agent app the root's, or the DAG of the agent ``?agent=`` names."""
+        for a multi-agent app the root's, or the DAG of the agent ``?agent=`` names; ``?topic=`` the own
+        DAG of one of its topics."""
         hosted = service.agent(name)
         team = hosted.agent.team
         member = hosted.agent
@@ -63,14 +67,25 @@ def agents_router() -> APIRouter:
                     f"{hosted.name!r} has no agent named {agent!r}", fix=f"use one of: {known}"
                 )
             member = found
-        graph = dag_graph(member.dag)
+        dag = member.dag
         mermaid = hosted.mermaid if member is hosted.agent else hosted.mermaids.get(member.name, "")
+        if topic is not None:
+            if topic not in member.topic_dags:
+                known = ", ".join(sorted(member.topic_dags)) or "none"
+                raise UnknownAgentError(
+                    f"{member.name!r} has no topic {topic!r} with its own DAG",
+                    fix=f"use one of its topics with a DAG: {known}",
+                )
+            dag = member.topic_dags[topic]
+            mermaid = hosted.topic_mermaids.get(member.name, {}).get(topic, "")
+        graph = dag_graph(dag)
         return GraphView(
             agent=hosted.name,
             nodes=graph["nodes"],
             edges=graph["edges"],
             mermaid=mermaid,
             app_agent=member.name if team is not None else None,
+            topic=topic,
         )
 
     return router

@@ -32,7 +32,14 @@ from slotgraph.server.schemas import (
     TurnStepView,
 )
 from slotgraph.server.sessions import SessionRecord, SessionService, TurnOutcome
-from slotgraph.server.views import agents_view, public_event, public_state, session_view, transcript
+from slotgraph.server.views import (
+    agents_view,
+    dag_in_play,
+    public_event,
+    public_state,
+    session_view,
+    transcript,
+)
 
 __all__ = ["sessions_router"]
 
@@ -64,13 +71,16 @@ def _step(step: TurnStep) -> TurnStepView:
 def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
     result = outcome.result
     agent = outcome.agent or outcome.hosted.agent
+    dag, state, topic = dag_in_play(agent, result.state, result.topic_states, result.variables)
     view = session_view(
-        agent.dag,
-        result.state,
+        dag,
+        state,
         hidden_tools=outcome.hidden_tools,
         directive=outcome.directive,
         variables=result.variables,
     )
+    if topic is not None:
+        view["topic_dag"] = topic
     if outcome.agent_states is not None:
         view |= {"agent": agent.name, "agents": agents_view(outcome.agent_states)}
     return TurnReply(
@@ -87,7 +97,10 @@ def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
 
 
 def _stored_view(stored: SessionRecord, variables: dict[str, Any]) -> dict[str, Any]:
-    view = session_view(stored.agent.dag, stored.state, variables=variables)
+    dag, state, topic = dag_in_play(stored.agent, stored.state, stored.topic_states, variables)
+    view = session_view(dag, state, variables=variables)
+    if topic is not None:
+        view["topic_dag"] = topic
     states = stored.agent_states
     if states is not None:
         view |= {"agent": stored.agent.name, "agents": agents_view(states)}

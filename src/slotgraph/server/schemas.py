@@ -102,6 +102,10 @@ class SessionView(BaseModel):
         description="A multi-agent app: every agent's `status`, `filled`, `pending` and `deferred` slots, by "
         "name (an agent the conversation has not reached has empty ones).",
     )
+    topic_dag: str | None = Field(
+        default=None,
+        description="A topic with its own DAG is active: its id (the slot keys above describe that DAG).",
+    )
 
 
 class StepUsage(BaseModel):
@@ -180,6 +184,7 @@ class GraphView(BaseModel):
         default=None,
         description="A multi-agent app: the agent whose DAG this is (`?agent=`, default the root).",
     )
+    topic: str | None = Field(default=None, description="The topic whose own DAG this is (`?topic=`).")
 
 
 class Health(BaseModel):

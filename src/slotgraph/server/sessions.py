@@ -132,6 +132,13 @@ class SessionRecord:
         return list(self.record.get("history") or [])
 
     @property
+    def topic_states(self) -> Mapping[str, Mapping[str, Any]]:
+        """The stored state of each topic with its own DAG (the agent-logic part's ``topic_states``)."""
+        logic = self.record.get(RECORD_KEY)
+        states = logic.get("topic_states") if isinstance(logic, Mapping) else None
+        return states if isinstance(states, Mapping) else {}
+
+    @property
     def agent(self) -> Agent:
         """The agent the conversation is with: in a multi-agent app the stored active one, else the hosted."""
         team = self.hosted.agent.team

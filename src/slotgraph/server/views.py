@@ -15,12 +15,14 @@ from typing import Any, Final
 from slotgraph.config import CompiledDag
 from slotgraph.config.compiled import condition_env
 from slotgraph.engine import Ask, compute_dag_state
+from slotgraph.logic.topics import TOPIC_VARIABLE
 from slotgraph.names import CANDIDATES, CHANGES, HELD
-from slotgraph.runtime import Event, StateSnapshotEvent, ToolResultEvent, event_to_json
+from slotgraph.runtime import Agent, Event, StateSnapshotEvent, ToolResultEvent, event_to_json
 
 __all__ = [
     "TOOL_FAILED_MESSAGE",
     "agents_view",
+    "dag_in_play",
     "public_event",
     "public_state",
     "session_view",
@@ -151,6 +153,20 @@ def _tasks(dag: CompiledDag, sm: Mapping[str, Any]) -> list[dict[str, Any]]:
 def _inactive(dag: CompiledDag, sm: Mapping[str, Any], variables: Mapping[str, Any] | None) -> list[str]:
     env = condition_env(sm.get("filled") or {}, variables)
     return [slot.name for slot in dag.slots if not slot.is_active(env)]
+
+
+def dag_in_play(
+    agent: Agent,
+    sm: Mapping[str, Any],
+    topic_states: Mapping[str, Mapping[str, Any]],
+    variables: Mapping[str, Any] | None,
+) -> tuple[CompiledDag, Mapping[str, Any], str | None]:
+    """The DAG the conversation is on and its state: the active topic's own when it has one (with its id),
+    else the agent's (``None``)."""
+    topic = (variables or {}).get(TOPIC_VARIABLE)
+    if isinstance(topic, str) and topic in agent.topic_dags:
+        return agent.topic_dags[topic], topic_states.get(topic) or {}, topic
+    return agent.dag, sm, None
 
 
 def agents_view(states: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -136,11 +136,7 @@
           }
         }
       }
-      if (view.agent && ui.graph && view.agent !== ui.graph.app_agent) {  // the active agent's DAG
-        showGraphOf(view.agent).catch((err) => showError(err.message));
-      } else {
-        drawGraph();
-      }
+      if (!followGraph(view)) drawGraph();
       return;
     }
     const slots = ui.graph ? ui.graph.nodes.filter((n) => n.type === "slot") : [];
@@ -160,7 +156,22 @@
       row.append(name, stateCell, node("td", "", source === undefined ? "" : (state === "changing" ? source : show(source))));
       body.appendChild(row);
     }
-    drawGraph();
+    if (!followGraph(view)) drawGraph();
+  }
+
+  // The DAG in play: the active agent's (an app), or the own DAG of its active topic. False when the drawn
+  // graph is that one already; else it is fetched and drawn (the view's states colour it).
+  function followGraph(view) {
+    if (!view || !ui.graph) return false;
+    const agent = view.agent || null, topic = view.topic_dag || null;
+    if ((!agent || agent === ui.graph.app_agent) && topic === (ui.graph.topic || null)) return false;
+    const key = agent + "|" + topic;
+    if (ui.fetchingGraph !== key) {  // one fetch per wanted graph, however many views arrive meanwhile
+      ui.fetchingGraph = key;
+      showGraphOf(agent, topic).catch((err) => showError(err.message))
+        .finally(() => { if (ui.fetchingGraph === key) ui.fetchingGraph = null; });
+    }
+    return true;
   }
 
   // ---- the turn's events as rows ----------------------------------------------------------------------------
@@ -305,12 +316,15 @@
   function useGraph(graph) {
     ui.graph = graph;
     $("mermaid").value = graph.mermaid;
-    $("graph-agent").textContent = graph.app_agent ? "of " + graph.app_agent : "";
+    const whose = [graph.app_agent, graph.topic ? "topic " + graph.topic : null].filter(Boolean).join(", ");
+    $("graph-agent").textContent = whose ? "of " + whose : "";
   }
 
-  async function showGraphOf(member) {  // a multi-agent app: the DAG of one of its agents
-    const query = "?agent=" + encodeURIComponent(member);
-    useGraph(await api("/v1/agents/" + encodeURIComponent(ui.agent) + "/graph" + query));
+  async function showGraphOf(member, topic) {  // an app's agent's DAG, or a topic's own DAG
+    const query = new URLSearchParams();
+    if (member) query.set("agent", member);
+    if (topic) query.set("topic", topic);
+    useGraph(await api("/v1/agents/" + encodeURIComponent(ui.agent) + "/graph?" + query.toString()));
     drawGraph();
   }
 
@@ -318,6 +332,7 @@
     const holder = $("graph");
     holder.replaceChildren();
     holder.dataset.agent = ui.graph && ui.graph.app_agent ? ui.graph.app_agent : "";
+    holder.dataset.topic = ui.graph && ui.graph.topic ? ui.graph.topic : "";
     if (!ui.graph || !ui.graph.nodes.length) return;
     const { box, paths, width, height } = layout(ui.graph);
     const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": "DAG of " + ui.agent });
