@@ -208,6 +208,35 @@ def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
     assert cancelled.wait(30)
 
 
+def test_an_interrupt_that_lands_before_the_caller_holds_the_future_still_cancels_the_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The signal of the test above is handled in the main thread at its next bytecode, which on a loaded
+    machine can be right after the coroutine started and before ``run_sync`` held anything to cancel it
+    through: the coroutine must still be cancelled on its loop (it was closed from the waiting thread while
+    its task was running it, so it never saw the cancellation, and the test above failed now and then)."""
+    started, cancelled = threading.Event(), threading.Event()
+    submit = sync_loop._LoopThread.submit
+
+    def submit_then_interrupt(self: Any, coro: Any, future: Any) -> None:
+        submit(self, coro, future)
+        assert started.wait(30)
+        raise KeyboardInterrupt  # as the signal handler raises it, before control is back in run_sync
+
+    async def running() -> None:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    monkeypatch.setattr(sync_loop._LoopThread, "submit", submit_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        sync_loop.run_sync(running())
+    assert cancelled.wait(30)
+
+
 def test_sync_tools_of_turns_sent_from_many_threads_run_side_by_side() -> None:
     """Eight threads, each turn running a sync tool that waits for all eight: they must run at once (a pool
     of asyncio's default size, six workers on two cores, would leave two waiting until the barrier breaks)."""

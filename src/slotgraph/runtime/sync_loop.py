@@ -67,10 +67,13 @@ class _LoopThread:
             finally:
                 self.loop.close()
 
-    def submit(self, coro: Coroutine[Any, Any, _T]) -> concurrent.futures.Future[_T]:
-        """Start ``coro`` on the loop in a copy of the caller's context; its result arrives in the future."""
+    def submit(self, coro: Coroutine[Any, Any, _T], future: concurrent.futures.Future[_T]) -> None:
+        """Start ``coro`` on the loop in a copy of the caller's context; its outcome arrives in ``future``.
+
+        The caller makes ``future`` before submitting, so an interrupt that reaches it at any point after
+        this call started can cancel the coroutine through it: a coroutine not started yet is closed by the
+        loop, a running one is cancelled there (never closed from this thread while its task runs it)."""
         context = contextvars.copy_context()
-        future: concurrent.futures.Future[_T] = concurrent.futures.Future()
 
         def start() -> None:
             if future.cancelled():  # the caller gave up before the loop got to it
@@ -81,7 +84,6 @@ class _LoopThread:
             future.add_done_callback(lambda f: f.cancelled() and self.loop.call_soon_threadsafe(task.cancel))
 
         self.loop.call_soon_threadsafe(start)
-        return future
 
     def stop(self) -> None:
         if self.thread.is_alive():
@@ -131,15 +133,17 @@ def _loop_thread() -> _LoopThread:
 
 def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     """Run ``coro`` on the shared loop and return its result (or raise its exception) in this thread."""
-    thread = _loop_thread()
-    future: concurrent.futures.Future[_T] | None = None
+    future: concurrent.futures.Future[_T] = concurrent.futures.Future()
+    submitted = False
     try:
-        future = thread.submit(coro)
+        thread = _loop_thread()
+        submitted = True  # from here on the loop owns the coroutine (it closes it if cancelled before start)
+        thread.submit(coro, future)
         return future.result()
     except BaseException:
-        if future is not None:
-            future.cancel()  # an interrupt while waiting: the coroutine is cancelled, not left running
-        else:
+        # An interrupt (Ctrl-C) while submitting or waiting: the coroutine is cancelled, not left running.
+        future.cancel()
+        if not submitted:
             coro.close()
         raise
 
