@@ -32,6 +32,8 @@ __all__ = [
     "SET_VARIABLES",
     "SLOT_FILLING_PROTOCOL",
     "STEER_BACK",
+    "STEER_BACK_ARMED",
+    "STEER_BACK_SOFT",
     "SYSTEM_DIRECTIVE",
     "TRANSITION_TOPIC",
     "USER_CONTEXT",
@@ -77,6 +79,15 @@ READBACK_PROTOCOL: Final = "readback_protocol"
 SYSTEM_DIRECTIVE: Final = "system_directive"
 """The engine's message for the model to relay."""
 STEER_BACK: Final = "steer_back"
+STEER_BACK_SOFT: Final = "The conversation has drifted — steer back."
+"""How the soft steer-back directive begins (the readback or next question follows it)."""
+STEER_BACK_ARMED: Final = (
+    "The conversation has drifted. If the user's message gives any of the information being collected, "
+    "record it with the matching tool now. Otherwise reply in one short sentence and do not ask anything: "
+    "the next question will be asked for you. The question is:"
+)
+"""How the directive of an armed (hard or escalate) steer-back begins: the model records an answer or
+replies briefly without asking; the engine asks after the model's step."""
 USER_CONTEXT: Final = "user_context"
 READBACK_SCOPE: Final = "readback_scope"
 DEFERRED_COLLECTION: Final = "deferred_collection"

@@ -184,3 +184,33 @@ def test_an_answer_in_the_hard_or_escalate_tier_makes_progress(turns: int) -> No
     assert "_steer_back_armed" not in out.sm
     assert out.sm["pending"] == {"num_guests": 2}  # on to its readback, not the same question again
     assert any(e["tag"] == "steer_back_disarmed" for e in out.debug_log)
+
+
+def test_a_dag_without_slots_never_steers_back_or_escalates() -> None:
+    """A front desk that only routes collects nothing: none of its turns is a stall (it would otherwise be
+    told to "steer back" to nothing, and be escalated after six questions it answered)."""
+    dag = compile_config({"slots": [], "tasks": [], "steer_back": {"on_exhaust": EXHAUST}})
+    tiers, counts, sm, _ = _drift(dag, 8)
+    assert tiers == ["-"] * 8 and counts == [0] * 8 and sm["status"] != "escalated"
+
+
+def test_the_soft_tier_without_anything_to_ask_adds_no_directive() -> None:
+    """Nothing to ask or read back (the only open slot's condition is false): no bare "steer back"."""
+    raw = {
+        "slots": [
+            {"name": "topic", "source": "user", "setter": "set_topic", "ask": "What about?"},
+            {"name": "detail", "source": "user", "setter": "set_detail", "ask": "Which detail?",
+             "condition": "topic == 'other'"},
+        ],
+        "tasks": [{"name": "Send", "tool": "send", "inputs": ["topic", "detail"]}],
+    }  # fmt: skip
+    dag = compile_config(raw)
+    sm = run_engine(dag, {}).sm
+    routed = after_tool(sm, dag, "set_topic", {"topic": "billing"}, {"stored": True, "value": "billing"})
+    sm = run_engine(dag, routed).sm
+    assert sm["filled"]["topic"] == "billing"
+    out = run_engine(dag, sm, last_user_text="Do you like jazz?", debug=True)
+    out = run_engine(dag, out.sm, last_user_text="And opera?", debug=True)
+    assert out.sm["_steer_back_turns"] == 2
+    assert not out.action["steer_back_directive"]
+    assert [e["directive"] for e in out.debug_log if e["tag"] == "steer_back_soft"] == [""]

@@ -1,7 +1,8 @@
 """Steer-back (docs/engine.md#steer-back): the stall counter and its three tiers.
 
 **Counter.** ``_steer_back_turns`` increments on every genuine user turn (``last_user_text`` non-empty;
-post-tool and post-preemption invocations never count) and is reset to 0 by state-change detection (any change
+post-tool and post-preemption invocations never count; nor does any turn of a DAG without slots) and is
+reset to 0 by state-change detection (any change
 of ``filled``/``pending``/``deferred``, except the auto-confirm's own, see
 :mod:`~slotgraph.engine.stages.state_change`).
 
@@ -14,7 +15,7 @@ resets; otherwise it advances again on the turn after the yield.
 
 * ``turns >= soft_after`` — the action's ``steer_back_directive`` is
   ``"The conversation has drifted — steer back. <readback or next question>"``; the model still runs
-  (``steer_back_soft``).
+  (``steer_back_soft``). With nothing to ask or read back at that moment there is no directive.
 * ``turns >= hard_after`` (with something to ask or read back) and ``turns >= escalate_after`` are *armed*
   (``steer_back_armed``), never applied on the user's own invocation: the message may well answer what was
   asked (after "hi" and two off-topic questions, "2" is a valid party size), and only the model can tell.
@@ -48,15 +49,12 @@ from slotgraph.engine.invocation import Invocation, Reply, Segment
 from slotgraph.engine.readback import build_readback
 from slotgraph.engine.stages.exhaustion import exhaust
 from slotgraph.engine.text import question_for
+from slotgraph.names import STEER_BACK_ARMED, STEER_BACK_SOFT
 
 __all__ = ["ARMED_DIRECTIVE", "ARMED_KEY", "SOFT_DIRECTIVE", "apply_steer_back", "count_user_turn"]
 
-SOFT_DIRECTIVE = "The conversation has drifted — steer back."
-ARMED_DIRECTIVE = (
-    "The conversation has drifted. If the user's message gives any of the information being collected, "
-    "record it with the matching tool now. Otherwise reply in one short sentence and do not ask anything: "
-    "the next question will be asked for you. The question is:"
-)
+SOFT_DIRECTIVE = STEER_BACK_SOFT
+ARMED_DIRECTIVE = STEER_BACK_ARMED
 YIELD_KEY = "_hard_steer_yielded"
 ARMED_KEY = "_steer_back_armed"
 """``sm`` key: the tier (``hard``/``escalate``) armed on this turn's user invocation, settled after the
@@ -64,8 +62,10 @@ model's step."""
 
 
 def count_user_turn(inv: Invocation) -> None:
-    """Count a genuine user turn — or, right after a hard steer-back, yield it (see module doc)."""
-    if not inv.user_text.strip():
+    """Count a genuine user turn — or, right after a hard steer-back, yield it (see module doc).
+
+    A DAG without slots collects nothing (a front desk that only routes), so no turn of it is a stall."""
+    if not inv.user_text.strip() or not inv.dag.slots:
         return
     turns = int(inv.sm.get("_steer_back_turns") or 0)
     if inv.sm.pop(YIELD_KEY, False):
@@ -142,7 +142,10 @@ def apply_steer_back(inv: Invocation) -> Reply | None:
         inv.steer_back_directive = ARMED_DIRECTIVE + (f" {target.text}" if target is not None else "")
         inv.trace.emit("steer_back_armed", tier=tier, turns=turns)
         return None
-    directive = SOFT_DIRECTIVE if target is None else f"{SOFT_DIRECTIVE} {target.text}"
+    if target is None:  # nothing to ask or read back now: a directive to steer back to nothing helps no one
+        inv.trace.emit("steer_back_soft", turns=turns, directive="")
+        return None
+    directive = f"{SOFT_DIRECTIVE} {target.text}"
     inv.steer_back_directive = directive
     inv.trace.emit("steer_back_soft", turns=turns, directive=directive)
     return None

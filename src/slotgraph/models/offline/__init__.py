@@ -8,6 +8,6 @@ it to the runtime's model protocol. See ``docs/offline-model.md``.
 """
 
 from slotgraph.models.offline.model import OfflineModel
-from slotgraph.models.offline.planner import NEUTRAL_REPLY, Plan, plan_turn, relay_text
+from slotgraph.models.offline.planner import NEUTRAL_REPLY, OFF_TOPIC_REPLY, Plan, plan_turn, relay_text
 
-__all__ = ["NEUTRAL_REPLY", "OfflineModel", "Plan", "plan_turn", "relay_text"]
+__all__ = ["NEUTRAL_REPLY", "OFF_TOPIC_REPLY", "OfflineModel", "Plan", "plan_turn", "relay_text"]

@@ -44,11 +44,13 @@ from slotgraph.models.offline.places import find_place_names, find_route, strip_
 from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
 from slotgraph.models.offline.spans import Found, mask, words
 from slotgraph.models.offline.times import find_times, offered_times
-from slotgraph.names import SET_VARIABLES, STEER_BACK, close_tag, open_tag
+from slotgraph.names import SET_VARIABLES, STEER_BACK, STEER_BACK_ARMED, STEER_BACK_SOFT, close_tag, open_tag
 
-__all__ = ["NEUTRAL_REPLY", "Plan", "plan_turn", "relay_text"]
+__all__ = ["NEUTRAL_REPLY", "OFF_TOPIC_REPLY", "Plan", "plan_turn", "relay_text"]
 
 NEUTRAL_REPLY = "How can I help you?"
+OFF_TOPIC_REPLY = "I'm sorry, I can't help with that here."
+"""The reply to an armed steer-back's "reply in one short sentence and do not ask anything"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,15 +83,19 @@ class _Work:
 
 
 def relay_text(system_instruction: str) -> str:
-    """The reply when nothing is called: the directive (or steer-back) text, else a neutral question."""
+    """The reply when nothing is called: the directive's text, else what a steer-back asks to say (never
+    the steer-back's own words, which are addressed to the model), else a neutral question."""
     directive = directive_text(system_instruction)
     if directive:
         return directive
     start, end = system_instruction.find(open_tag(STEER_BACK)), system_instruction.find(close_tag(STEER_BACK))
     if 0 <= start < end:
         steer = " ".join(system_instruction[start + len(open_tag(STEER_BACK)) : end].split())
-        if steer:
-            return steer
+        if steer.startswith(STEER_BACK_ARMED):
+            return OFF_TOPIC_REPLY  # one short sentence without a question: the engine asks next
+        question = steer.removeprefix(STEER_BACK_SOFT).strip()
+        if question:
+            return question
     return NEUTRAL_REPLY
 
 
