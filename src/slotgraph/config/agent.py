@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from slotgraph.config.compile import note_validated
 from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
 from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.loader import read_located_mapping
@@ -326,6 +327,8 @@ def _agent_definition(
         tool_names = tool_names | {tool.name for tool in http_tools}
     if dag_raw is not None:
         report = validate_raw(dag_raw, tool_names=tool_names)
+        if report.ok:
+            note_validated(dag_raw)
         if dag_map is not None:
             report = _located(report, dag_map)
         issues.extend(i.prefixed("dag") for i in report.errors)
@@ -419,6 +422,8 @@ def _topic_dags(
         else:
             continue  # structure_issues reports a value of the wrong type
         report = validate_raw(dag_raw, tool_names=tool_names)
+        if report.ok:
+            note_validated(dag_raw)
         if source_map is not None:
             report = _located(report, source_map)
         issues.extend(i.prefixed(where) for i in report.errors)
@@ -448,6 +453,7 @@ def _load_dag_file(file: Path, raw: dict[str, Any], source_map: SourceMap) -> De
     tool_names = discover_tool_names(sibling) if tools_path is not None else None
     report = _located(validate_raw(raw, tool_names=tool_names), source_map)
     report.raise_for_errors(str(file))
+    note_validated(raw)
     return Definition(
         kind="dag",
         path=file,

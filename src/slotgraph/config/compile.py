@@ -18,7 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from pydantic import ValidationError
 
@@ -49,27 +49,36 @@ from slotgraph.config.nodes import (
 from slotgraph.config.validation import validate_raw
 from slotgraph.config.verdicts import verdict_dir
 
-__all__ = ["CACHE_SIZE", "clear_compile_cache", "compile_config", "config_fingerprint", "legacy_steer_back"]
+__all__ = [
+    "CACHE_SIZE",
+    "clear_compile_cache",
+    "compile_config",
+    "config_fingerprint",
+    "legacy_steer_back",
+    "note_validated",
+]
 
 CACHE_SIZE: Final = 256
 
+_V = TypeVar("_V")
 
-class _LruCache:
-    """A small thread-safe LRU of compiled DAGs keyed by content fingerprint."""
+
+class _LruCache(Generic[_V]):
+    """A small thread-safe LRU keyed by content fingerprint."""
 
     def __init__(self, size: int) -> None:
         self._size = size
-        self._items: OrderedDict[str, CompiledDag] = OrderedDict()
+        self._items: OrderedDict[str, _V] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> CompiledDag | None:
+    def get(self, key: str) -> _V | None:
         with self._lock:
             item = self._items.get(key)
             if item is not None:
                 self._items.move_to_end(key)
             return item
 
-    def put(self, key: str, value: CompiledDag) -> None:
+    def put(self, key: str, value: _V) -> None:
         with self._lock:
             self._items[key] = value
             self._items.move_to_end(key)
@@ -85,13 +94,18 @@ class _LruCache:
             return len(self._items)
 
 
-_CACHE: Final = _LruCache(CACHE_SIZE)  # the one allowed module-level state: keyed by content only
+# Module-level state, keyed by content only: compiled configs, and the fingerprints of contents that passed
+# full validation in this process (an agent's loader validates its DAG with positions and tool names; the
+# compilation that follows does not validate the very same content again).
+_CACHE: Final[_LruCache[CompiledDag]] = _LruCache(CACHE_SIZE)
+_VALIDATED: Final[_LruCache[bool]] = _LruCache(CACHE_SIZE)
 
 
 def clear_compile_cache() -> None:
     """Empty the compiled-config cache and the compiled-condition cache (tests; long-lived processes that
     reload many configs)."""
     _CACHE.clear()
+    _VALIDATED.clear()
     compile_condition.cache_clear()
 
 
@@ -103,6 +117,14 @@ def config_fingerprint(raw: Mapping[str, Any] | DagConfig) -> str:
     """sha256 (hex) of the config's canonical JSON: equal content, equal fingerprint."""
     data = _as_raw(raw)
     return hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
+
+
+def note_validated(raw: Mapping[str, Any]) -> None:
+    """Record that ``raw`` passed :func:`~slotgraph.config.validation.validate_raw` (no errors) in this
+    process, so :func:`compile_config` of the same content does not validate it again. For loaders that
+    validate with more context (positions, tool names) just before compiling; keyed by content, never by
+    object."""
+    _VALIDATED.put(config_fingerprint(raw), True)
 
 
 def _as_raw(raw: Mapping[str, Any] | DagConfig) -> Any:
@@ -352,7 +374,9 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     config = raw if isinstance(raw, DagConfig) else _model_or_none(data)
     verdicts = verdict_dir() if config is not None else None
     key = "" if verdicts is None else verdicts.key(fingerprint)
-    if verdicts is None or not verdicts.passed(key):  # an earlier process validated this very content
+    if _VALIDATED.get(fingerprint) is not None:
+        pass  # this process validated this very content already (an agent's loader, just before)
+    elif verdicts is None or not verdicts.passed(key):  # an earlier process validated this very content
         validate_raw(data, _structure_valid=config is not None).raise_for_errors()
         if verdicts is not None:
             verdicts.record(key)
