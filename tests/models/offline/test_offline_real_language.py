@@ -400,3 +400,90 @@ def test_a_number_said_only_to_be_denied_is_no_value_and_a_count_is_no_time() ->
         [TRIP], system_instruction=_si("How many riders?"), user_text="It's for 3 riders, not 4.", now=NOW
     )
     assert plan.tool_calls == (("set_trip", {"riders": 3}),)
+
+
+RECIPIENT = {
+    "name": "set_gift_recipient",
+    "description": "Record who the gift card is for.",
+    "parameters": {
+        "type": "object",
+        "properties": {"name": {"type": "string", "description": "Name of the person the card is for"}},
+    },
+}
+TOPIC_MOVE = {
+    "name": "transition_topic",
+    "description": "Move the conversation to one of this agent's topics, or back with __return__.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "topic": {
+                "type": "string",
+                "enum": ["gift_cards", "__return__"],
+                "description": "Where to move the conversation. One of:\n"
+                "- `gift_cards`: Buy a gift card for someone (amount, who it is for).\n"
+                "- `__return__`: go back to where the conversation was before this topic",
+            }
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("It's for Maria Rossi", "Maria Rossi"),
+        ("it's for maria rossi", "Maria Rossi"),
+        ("The card is for Maria Rossi, please", "Maria Rossi"),
+        ("It's for my daughter, Chloe", "Chloe"),
+    ],
+)
+def test_who_it_is_for_names_the_person(said: str, name: str) -> None:
+    plan = _plan([RECIPIENT], "Who is the gift card for?", said)
+    assert plan.tool_calls == (("set_gift_recipient", {"name": name}),)
+
+
+@pytest.mark.parametrize("said", ["Go back", "Let's go back", "let's start over", "hold on, wait"])
+def test_a_request_to_go_back_is_not_a_name(said: str) -> None:
+    assert _plan([RECIPIENT], "Who is the gift card for?", said).tool_calls == ()
+
+
+@pytest.mark.parametrize("said", ["Go back", "Let's go back"])
+def test_a_request_to_go_back_leaves_the_topic(said: str) -> None:
+    tools = tuple(ToolSchema(t["name"], t["description"], t["parameters"]) for t in (RECIPIENT, TOPIC_MOVE))
+    request = ModelRequest(_si("Who is the gift card for?"), (UserMessage(said),), tools)
+    response = asyncio.run(OfflineModel(clock=lambda: NOW).generate(request))
+    assert [(c.name, c.args) for c in response.tool_calls] == [("transition_topic", {"topic": "__return__"})]
+
+
+BOOKING_DATE = {
+    "name": "set_reservation_basics",
+    "description": "Record the party size and/or the preferred date.",
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "party_size": {"type": ["integer", "null"], "description": "Number of guests."},
+            "preferred_date": {"type": ["string", "null"], "description": "Date of the reservation"},
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "said", ["who won the game last night?", "did you see the news yesterday?", "what happened two days ago?"]
+)
+def test_a_past_day_in_a_question_about_something_else_is_not_the_date(said: str) -> None:
+    assert _plan([BOOKING_DATE], "What date would you like to join us?", said).tool_calls == ()
+
+
+@pytest.mark.parametrize(
+    ("said", "date"),
+    [
+        ("last Friday", "2026-05-01"),  # a statement: read, so the engine can say the date has passed
+        ("can I book a table for yesterday?", "2026-05-03"),  # a question about the booking: read too
+        ("is tomorrow night free?", "2026-05-05"),  # a day to come in a question: an answer
+        ("tomorrow night", "2026-05-05"),
+    ],
+)
+def test_dates_about_the_booking_are_still_read(said: str, date: str) -> None:
+    plan = _plan([BOOKING_DATE], "What date would you like to join us?", said)
+    assert plan.tool_calls == (("set_reservation_basics", {"preferred_date": date}),)

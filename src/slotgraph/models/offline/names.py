@@ -1,10 +1,12 @@
-"""Person names: "under Chen", "it's Maria Lopez", "my name is ...", or a bare "Chen" when a name is asked.
+"""Person names: "under Chen", "it's Maria Lopez", "it's for Maria Rossi", "my name is ...", or a bare "Chen"
+when a name is asked.
 
-With a cue ("my name is", "the name is", "under", "this is", "I'm", "call me") the words after it are the
-name, up to a comma or a word that cannot be part of a name ("and", "please", ...). Without a cue, the whole
-reply is taken as the name only when a name is what the directive asks for and the reply looks like one
-(one to four words, letters only, no everyday words). Lower-case names are capitalised ("sarah chen" →
-"Sarah Chen"); names written with capitals are kept as written.
+With a cue ("my name is", "the name is", "under", "this is", "I'm", "it's for", "call me") the words after
+it are the name, up to a comma or a word that cannot be part of a name ("and", "please", ...). Without a
+cue, the whole reply is taken as the name only when a name is what the directive asks for and the reply
+looks like one (one to four words, letters only, no everyday words: "Go back" or "Let's start over" is a
+request, not a name). Lower-case names are capitalised ("sarah chen" → "Sarah Chen"); names written with
+capitals are kept as written.
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ _STRONG_CUE_RE = re.compile(
     r"|(?:it's|it is|that's|that is)? ?under|call me|you can call me)\s+",
     re.I,
 )
-_WEAK_CUE_RE = re.compile(r"\b(?:i'm|i am|this is|it's|it is|that's|that is)\s+", re.I)
+_WEAK_CUE_RE = re.compile(
+    r"\b(?:i'm|i am|this is|(?:it's|it is|that's|that is)(?: for)?|(?:it|the \w+) (?:is|will be) for)\s+",
+    re.I,
+)
 _RELATION_RE = re.compile(
     r"^(?:it's |it is |this is )?(?:for |booking for )?my (?:son|daughter|wife|husband|mother|mom|father|dad|"
     r"child|kid|partner|friend|brother|sister)(?:'s)?,?\s+(?:(?:named|called|his name is|her name is)\s+)?",
@@ -56,7 +61,8 @@ _NOT_NAME = frozenset(
         "time", "date", "day", "today", "tomorrow", "tonight", "people", "person", "guests", "party", "one",
         "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "sick", "allergies",
         "allergy", "vegan", "vegetarian", "birthday", "anniversary", "window", "seat", "outside", "inside",
-        "afraid", "glad", "happy", "looking", "calling", "hoping", "trying", "going", "coming"
+        "afraid", "glad", "happy", "looking", "calling", "hoping", "trying", "going", "coming", "go", "back",
+        "let's", "let", "wait", "hold", "stop", "cancel", "never", "mind", "start", "over"
     }
 )  # fmt: skip
 _STOP_AFTER = frozenset(

@@ -186,6 +186,8 @@ def _fill_dates(
             and _NUMERIC_DATE_RE.fullmatch(work.text[found[0].start : found[0].end])
         ):
             found = []  # "7/10" is a date only when a date is asked: it reads as a score or a ratio too
+        if found and _past_in_aside(work.text, found[0], now, param):
+            continue  # "who won the game last night?" talks about something else: not the booking's date
         if found:
             offered = [f.value for f in find_dates(directive or "", now, past=param.past, region=region)]
             value = _offered_date(found[0], work.text[found[0].start : found[0].end], offered)
@@ -201,6 +203,26 @@ def _fill_dates(
         f for f in _dates(work.text, now, region=region) if _has_date_anchor(work.text[f.start : f.end])
     ]
     work.text = mask(work.text, [(f.start, f.end) for f in leftovers])
+
+
+_BOOKING_WORDS = frozenset(
+    {"book", "booking", "booked", "reserve", "reserved", "reservation", "table", "appointment", "come",
+     "visit", "schedule", "scheduled", "available", "availability", "open", "free", "date"}
+)  # fmt: skip
+
+
+_ASIDE_STOP = frozenset({"that", "this", "with", "what", "when", "which", "your", "from", "have", "will"})
+
+
+def _past_in_aside(text: str, found: Found, now: dt.datetime, param: Param) -> bool:
+    """A day already gone ("last night", "yesterday") in a question that names no booking word nor a word
+    of the parameter: a question about something else, not an answer for a date still to come. A statement
+    ("last Friday") or a question about the booking ("can I book for yesterday?") is still read, so the
+    engine can say the date has passed."""
+    if param.past or found.value >= now.date() or not text.rstrip().endswith("?"):
+        return False
+    about = {w for w in param.words | param.name_words if len(w) > 3 and w not in _ASIDE_STOP}
+    return not (set(words(text)) & (_BOOKING_WORDS | about))
 
 
 _END_WORDS = frozenset({"out", "checkout", "end", "return", "leaving", "dropoff", "until", "departure"})
