@@ -1,12 +1,20 @@
-"""A synchronous tool runs in a worker thread: one slow tool never stalls the other sessions of the loop."""
+"""A synchronous tool runs in a worker thread: one slow tool never stalls the other sessions of the loop.
+
+Sync tools run on one pool of TOOL_THREADS threads per process, whatever loop runs the turn: the server runs
+turns on its own event loop, whose default executor asyncio sizes ``min(32, cpu_count + 4)`` (six threads on
+a two-core machine), so sync tools of a seventh concurrent turn waited for a thread, and a few tools hanging
+until their timeout stalled every sync tool of the worker.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from typing import Any
 
 from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call
+from slotgraph.runtime.tool_threads import THREAD_PREFIX, TOOL_THREADS, run_in_tool_thread
 
 from .toy_agent import Backend, clock, toy_dag
 
@@ -61,3 +69,43 @@ def test_sync_tools_run_in_a_worker_thread() -> None:
     assert seen and seen[0] != threading.main_thread().name
     assert any(e.kind == "tool_result" and e.result == {"ok": True} for e in result.events)
     model.assert_complete()
+
+
+PARTIES = 12
+"""More concurrent turns than asyncio's default pool has threads on a machine with fewer than 8 cores."""
+
+REQUEST: contextvars.ContextVar[str] = contextvars.ContextVar("request", default="none")
+
+
+def test_sync_tools_of_concurrent_turns_on_one_loop_run_side_by_side() -> None:
+    """Twelve turns on one loop (as in a server worker), each with a sync tool that waits for all twelve."""
+    assert PARTIES <= TOOL_THREADS
+    barrier = threading.Barrier(PARTIES, timeout=20)
+    threads: set[str] = set()
+
+    def rendezvous() -> dict[str, Any]:
+        """Wait until every turn's tool is running."""
+        threads.add(threading.current_thread().name)
+        return {"arrived": barrier.wait()}
+
+    async def converse() -> str:
+        model = ScriptedModel([ScriptedStep(tool_calls=(call("rendezvous"),)), ScriptedStep(text="met")])
+        agent = Agent.from_config(
+            toy_dag(), tools=[*Backend().tools(), rendezvous], instruction="Host.", model=model, name="toy"
+        )
+        return (await agent.session(clock=clock).asend("hello")).text
+
+    async def all_at_once() -> list[str]:
+        return list(await asyncio.gather(*(converse() for _ in range(PARTIES))))
+
+    assert asyncio.run(all_at_once()) == ["met"] * PARTIES
+    assert not barrier.broken and len(threads) == PARTIES
+    assert all(name.startswith(THREAD_PREFIX) for name in threads)
+
+
+def test_the_callers_context_travels_with_the_call() -> None:
+    async def body() -> str:
+        REQUEST.set("r-7")
+        return str(await run_in_tool_thread(REQUEST.get))
+
+    assert asyncio.run(body()) == "r-7"

@@ -8,8 +8,9 @@ use, on a daemon thread named ``slotgraph-sync-loop``) and waits for its result:
 * the caller's :mod:`contextvars` travel with the coroutine (a tracing span opened around ``send`` is the
   parent of the turn's spans, as with ``asyncio.run``);
 * several threads may call it at once: their coroutines run concurrently on the one loop (turns of one
-  session still queue behind the session's lock), and their synchronous tools on a pool of
-  :data:`TOOL_THREADS` threads;
+  session still queue behind the session's lock), and their synchronous tools on the process's tool pool
+  (:mod:`slotgraph.runtime.tool_threads`, :data:`TOOL_THREADS` threads; the loop's default executor, for
+  other blocking work such as the offline model's planning, has as many);
 * an exception in the caller's thread while it waits (``KeyboardInterrupt``) cancels the coroutine;
 * :func:`shutdown` stops the loop cleanly — pending tasks cancelled, async generators and the default
   executor shut down, the thread joined; the next :func:`run_sync` starts a new one. It runs at interpreter
@@ -30,13 +31,11 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from slotgraph.runtime.tool_threads import TOOL_THREADS
+
 __all__ = ["THREAD_NAME", "TOOL_THREADS", "run_sync", "shutdown"]
 
 THREAD_NAME = "slotgraph-sync-loop"
-TOOL_THREADS = 32
-"""Worker threads of the loop's default executor, where synchronous tools run: turns sent from several
-threads at once share the one loop, so its pool is larger than asyncio's default (``cpu_count + 4``, at most
-32), which would make the sync tools of a seventh concurrent turn wait on a two-core machine."""
 _SHUTDOWN_SECONDS = 10.0
 """How long :func:`shutdown` waits for the loop's pending work before it gives up on the thread."""
 

@@ -2,9 +2,9 @@
 
 A :class:`Tool` wraps a function with the :class:`~slotgraph.models.protocol.ToolSchema` derived from its
 signature and docstring (:mod:`slotgraph.runtime.tool_schema`) and an argument validator. A synchronous
-function runs in a worker thread (``asyncio.to_thread``), so a slow or blocking tool never stalls the event
-loop — in the server, the other sessions of the worker and the store's lock renewal go on meanwhile; an
-``async def`` tool is awaited on the loop. Arguments coming
+function runs in a worker thread (:mod:`slotgraph.runtime.tool_threads`), so a slow or blocking tool never
+stalls the event loop — in the server, the other sessions of the worker and the store's lock renewal go on
+meanwhile; an ``async def`` tool is awaited on the loop. Arguments coming
 from a model are checked against the schema before the function runs (:meth:`Tool.check_args`): wrong types,
 unknown or missing arguments become a refusal, never an exception. Parameters the runtime injects —
 ``context`` (a :class:`ToolContext`), ``today``, ``now`` — are filled from the session clock;
@@ -39,17 +39,17 @@ __all__ = ["Tool", "ToolContext", "ToolKind", "ToolRegistry", "load_tools_module
 ToolKind = Literal["function", "readback"]
 
 
-async def _in_thread(fn: Callable[[], Any]) -> Any:
-    """``asyncio.to_thread(fn)``. :mod:`asyncio` is imported here, on the first call (it is loaded by then:
-    tools run on an event loop), not with this module: ``slotgraph validate``'s tool probe imports this
-    module to build tools and never runs one."""
-    import asyncio
-
-    return await asyncio.to_thread(fn)
-
-
 """``function``: a Python function is called. ``readback``: ``confirm_pending``/``reject_pending``, which the
 runtime routes to the engine's functions instead of calling anything."""
+
+
+async def _in_thread(fn: Callable[[], Any]) -> Any:
+    """``fn()`` on the process's tool pool (:mod:`slotgraph.runtime.tool_threads`). Imported here, on the
+    first call, not with this module: ``slotgraph validate``'s tool probe imports this module to build
+    tools and never runs one (nor loads :mod:`asyncio`)."""
+    from slotgraph.runtime.tool_threads import run_in_tool_thread
+
+    return await run_in_tool_thread(fn)
 
 
 @dataclass(frozen=True, slots=True)
