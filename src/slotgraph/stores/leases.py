@@ -21,8 +21,9 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from slotgraph.runtime.errors import StoreLockTimeoutError
+from slotgraph.runtime.store import LocalLocks
 
-__all__ = ["DEFAULT_LOCK_TTL", "finish_in_background", "hold_lease", "new_token"]
+__all__ = ["DEFAULT_LOCK_TTL", "finish_in_background", "hold_lease", "hold_session_lease", "new_token"]
 
 DEFAULT_LOCK_TTL = 30.0
 """Seconds a lease lives without renewal: how long a crashed holder blocks its session at most."""
@@ -91,6 +92,39 @@ async def hold_lease(
         stop.set()
         renewer.cancel()
         await finish_in_background(_stop_and_release(renewer, release, what, ttl))
+
+
+@asynccontextmanager
+async def hold_session_lease(
+    locks: LocalLocks,
+    session_id: str,
+    *,
+    what: str,
+    try_acquire: Callable[[], Awaitable[bool]],
+    renew: Callable[[], Awaitable[bool]],
+    release: Callable[[], Awaitable[None]],
+    ttl: float,
+    timeout: float,
+    on_exit: Callable[[], object],
+) -> AsyncIterator[None]:
+    """A store's session lock: the process-local lock of ``session_id`` (turns of this process queue there),
+    then the store's lease (:func:`hold_lease`), the whole wait bounded by ``timeout`` from now. ``on_exit``
+    runs however the block ends, the wait included (a store forgets what ``try_acquire`` prefetched)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    async with locks.hold(session_id):
+        try:
+            async with hold_lease(
+                what=what,
+                try_acquire=try_acquire,
+                renew=renew,
+                release=release,
+                ttl=ttl,
+                timeout=timeout,
+                deadline=deadline,
+            ):
+                yield
+        finally:
+            on_exit()
 
 
 async def _stop_and_release(

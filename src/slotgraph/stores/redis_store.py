@@ -42,7 +42,7 @@ from slotgraph.runtime.ledger import (
 )
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
-from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_lease, new_token
+from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_session_lease, new_token
 from slotgraph.stores.redaction import redact_url
 
 __all__ = ["RedisStore"]
@@ -267,21 +267,18 @@ class RedisStore:
         async def release() -> None:
             await self._script("release", [key], [token])
 
-        deadline = asyncio.get_running_loop().time() + self.lock_timeout
-        async with self._locks.hold(session_id):
-            try:
-                async with hold_lease(
-                    what=f"session {session_id!r} in {self.where}",
-                    try_acquire=try_acquire,
-                    renew=renew,
-                    release=release,
-                    ttl=self.lock_ttl,
-                    timeout=self.lock_timeout,
-                    deadline=deadline,
-                ):
-                    yield
-            finally:
-                self._prefetched.pop(session_id, None)
+        async with hold_session_lease(
+            self._locks,
+            session_id,
+            what=f"session {session_id!r} in {self.where}",
+            try_acquire=try_acquire,
+            renew=renew,
+            release=release,
+            ttl=self.lock_ttl,
+            timeout=self.lock_timeout,
+            on_exit=lambda: self._prefetched.pop(session_id, None),
+        ):
+            yield
 
     async def release_loop(self) -> None:
         """Close the client bound to the running loop; the next use connects on whatever loop runs then."""

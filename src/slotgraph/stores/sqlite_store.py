@@ -35,7 +35,7 @@ from slotgraph.runtime.errors import LedgerError, StoreConfigError, StoreConflic
 from slotgraph.runtime.ledger import JSON, LedgerEntry, Reservation, ledger_result, reservation_for
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
-from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_lease, new_token
+from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_session_lease, new_token
 
 __all__ = ["DEFAULT_SQLITE_PATH", "SQLiteStore"]
 
@@ -353,21 +353,18 @@ class SQLiteStore:
         async def release() -> None:
             await self._run(self._unlock, session_id, token)
 
-        deadline = asyncio.get_running_loop().time() + self.lock_timeout
-        async with self._locks.hold(session_id):
-            try:
-                async with hold_lease(
-                    what=f"session {session_id!r} in {self.where}",
-                    try_acquire=try_acquire,
-                    renew=renew,
-                    release=release,
-                    ttl=self.lock_ttl,
-                    timeout=self.lock_timeout,
-                    deadline=deadline,
-                ):
-                    yield
-            finally:
-                self._prefetched.pop(session_id, None)
+        async with hold_session_lease(
+            self._locks,
+            session_id,
+            what=f"session {session_id!r} in {self.where}",
+            try_acquire=try_acquire,
+            renew=renew,
+            release=release,
+            ttl=self.lock_ttl,
+            timeout=self.lock_timeout,
+            on_exit=lambda: self._prefetched.pop(session_id, None),
+        ):
+            yield
 
     async def release_loop(self) -> None:
         """Nothing to do: the connection lives on the store's own thread, usable from any event loop."""
