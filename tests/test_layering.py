@@ -20,13 +20,15 @@ ALLOWED: dict[str, set[str]] = {
     # Names several layers spell the same way (state keys, built-in tools, prompt tags): below every layer.
     "names": {"names"},
     "expr": {"expr"},
+    # The fence that keeps untrusted values from forging the framework's instruction tags (regex only).
+    "fencing": {"fencing"},
     "config": {"expr", "config"},
     "engine": {"expr", "config", "engine"},
     # The runtime resolves "provider:model" specs through slotgraph.models (lazily, inside a function);
     # backends import only the runtime's protocol types (slotgraph.models.protocol).
-    "runtime": {"expr", "config", "engine", "logic", "runtime", "models", "mcp_tools", "tracing"},
+    "runtime": {"expr", "config", "engine", "fencing", "logic", "runtime", "models", "mcp_tools", "tracing"},
     # Agent logic: variables, #when sections, prompt programs, rules; the runtime drives it.
-    "logic": {"expr", "config", "engine", "logic"},
+    "logic": {"expr", "config", "engine", "fencing", "logic"},
     # MCP servers as a tool source: the runtime loads them lazily when an agent names one.
     "mcp_tools": {"expr", "config", "models", "runtime", "mcp_tools"},
     # OpenTelemetry spans around the runtime's model, engine and tools (loaded lazily when tracing is on).

@@ -7,7 +7,8 @@ every statement above it:
   run only when that arm is taken. A condition that fails to evaluate counts as false — the section renders
   its fallback — and adds a warning; it never breaks the prompt.
 * ``{{name}}``: a known name (a declared variable, a set one, a slot-filling fact or session metadata) renders
-  its value — ``None`` as empty text, ``False`` and ``0`` as themselves; an unknown name stays literal.
+  its value — ``None`` as empty text, ``False`` and ``0`` as themselves; an unknown name stays literal. A
+  rendered value is fenced (:mod:`slotgraph.fencing`): it cannot open or close a framework tag.
 * ``{{= expr}}`` renders the value (``None`` as empty); ``{{set v = expr}}`` writes ``v``; ``{{run ...}}``
   runs the tool through the :class:`~slotgraph.logic.tooling.ToolInvoker` within the
   :class:`~slotgraph.logic.tooling.ProgramBudget`, reusing a fresh :class:`~slotgraph.logic.tooling.RunCache`
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.expr import ExpressionError, extract_output_path
+from slotgraph.fencing import fence_text
 from slotgraph.logic.errors import VariableWriteError
 from slotgraph.logic.templates import (
     Interpolation,
@@ -50,17 +52,21 @@ logger = logging.getLogger("slotgraph.logic")
 
 
 def format_value(value: Any) -> str:
-    """A value as prompt text: ``None`` empty, strings verbatim, lists and mappings as JSON, else ``str``."""
+    """A value as prompt text: ``None`` empty, strings verbatim, lists and mappings as JSON, else ``str``.
+
+    The text is fenced (:func:`slotgraph.fencing.fence_text`): a value may hold a tool's result or what a
+    person said, and must not open or close one of the framework's instruction tags.
+    """
     if value is None:
         return ""
     if isinstance(value, str):
-        return value
+        return fence_text(value)
     if isinstance(value, list | tuple | dict):
         try:
-            return json.dumps(value, ensure_ascii=False, default=str)
+            return fence_text(json.dumps(value, ensure_ascii=False, default=str))
         except (TypeError, ValueError):
-            return str(value)
-    return str(value)
+            return fence_text(str(value))
+    return fence_text(str(value))
 
 
 @dataclass(slots=True)
