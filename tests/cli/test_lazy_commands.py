@@ -7,6 +7,8 @@ command module imported by ``main`` again, a summary that drifted from the comma
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,14 +31,20 @@ print("\\n" + json.dumps(sorted(name for name in sys.modules if name.startswith(
 """
 
 
-def _modules_after(*args: str) -> set[str]:
+def _modules_after(*args: str, env: dict[str, str] | None = None, prefixes: tuple[str, ...] = ()) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, *args],
+        [
+            sys.executable,
+            "-c",
+            _PROBE.replace('("slotgraph", "rich")', repr(("slotgraph", "rich", *prefixes))),
+            *args,
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
+        env=env,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return set(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -48,9 +56,14 @@ def _slotgraph_modules_after(*args: str) -> set[str]:
 
 def test_help_imports_no_command_module() -> None:
     loaded = _slotgraph_modules_after("--help")
-    assert loaded <= {"slotgraph", "slotgraph.cli", "slotgraph.cli.main", "slotgraph.cli.help_texts"}, sorted(
-        loaded
-    )
+    expected = {
+        "slotgraph",
+        "slotgraph.cli",
+        "slotgraph.cli.main",
+        "slotgraph.cli.app",
+        "slotgraph.cli.help_texts",
+    }
+    assert loaded <= expected, sorted(loaded)
 
 
 @pytest.mark.parametrize("args", [("--help",), ()], ids=["--help", "no arguments"])
@@ -76,6 +89,29 @@ def test_validate_imports_neither_the_server_nor_the_runtime() -> None:
     assert not any(
         name.startswith(("slotgraph.server", "slotgraph.evals", "slotgraph.cli.chat")) for name in loaded
     )
+
+
+def test_validate_answered_from_its_cache_loads_no_framework_and_starts_no_probe(tmp_path: Path) -> None:
+    """An unchanged passing app is answered by ``slotgraph.cli.validate_cache`` before typer is imported: no
+    pydantic, typer, rich, config layer or tools probe (its ``tools.py`` would log the import)."""
+    agent = tmp_path / "bella"
+    shutil.copytree(ROOT / "examples" / "bella_notte", agent)
+    imports = tmp_path / "imports.log"
+    with (agent / "tools.py").open("a", encoding="utf-8") as tools:
+        tools.write(f"\nwith open({str(imports)!r}, 'a') as _log:\n    _log.write('imported\\n')\n")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env.pop("SLOTGRAPH_NO_CACHE", None)
+    missed = _modules_after("validate", str(agent), env=env)
+    assert "slotgraph.cli.validate" in missed
+    assert imports.read_text(encoding="utf-8") == "imported\n"
+    heavy = ("pydantic", "typer", "click", "yaml")
+    loaded = _modules_after("validate", str(agent), env=env, prefixes=heavy)
+    assert imports.read_text(encoding="utf-8") == "imported\n"  # no probe process this time
+    assert "slotgraph.cli.validate_cache" in loaded
+    assert not {name for name in loaded if name.startswith(("rich", "slotgraph.config", *heavy))}, sorted(
+        loaded
+    )
+    assert "slotgraph.cli.validate" not in loaded
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[command.name for command in COMMANDS])

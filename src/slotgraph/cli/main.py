@@ -16,32 +16,42 @@ summary equal to the command's own help text. The app is built by a function, so
 from __future__ import annotations
 
 import importlib
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-from typer import _click as click  # typer's own click: the classes TyperGroup is built on
-from typer.core import TyperCommand, TyperGroup
+from slotgraph.cli.help_texts import EPILOGS
 
-from slotgraph import __version__
-from slotgraph.cli.help_texts import EPILOGS, MAIN_EPILOG
+if TYPE_CHECKING:  # pragma: no cover - typer is imported only when a command is built
+    import typer
+    from typer import _click as click
 
-__all__ = ["COMMANDS", "LazyCommand", "create_app", "main"]
+__all__ = ["COMMANDS", "FastPath", "LazyCommand", "create_app", "main"]
 
-_HELP = """Slotgraph: LLM agents whose control flow is deterministic."""
+FastPath = Callable[[Sequence[str]], "int | None"]
+"""A command's answer before the CLI framework loads: its arguments in, an exit code out, or ``None`` to run
+the command normally (arguments it does not handle, a cache miss)."""
 
 
 @dataclass(frozen=True, slots=True)
 class LazyCommand:
-    """A command registered by name: ``target`` is ``"module:attribute"`` (a function, or a Typer group)."""
+    """A command registered by name: ``target`` is ``"module:attribute"`` (a function, or a Typer group).
+
+    ``fast``, when set, is another ``"module:attribute"``: a :data:`FastPath` that :func:`main` tries before
+    importing typer (``validate`` answers an unchanged config from its cache there, see
+    :mod:`slotgraph.cli.validate_cache`). It must print exactly what the command would print.
+    """
 
     name: str
     target: str
     summary: str
+    fast: str | None = None
 
     def load(self) -> click.Command:
-        module, attribute = self.target.split(":")
-        value = getattr(importlib.import_module(module), attribute)
+        import typer
+
+        value = _resolve(self.target)
         command: click.Command
         if isinstance(value, typer.Typer):
             command = typer.main.get_group(value)
@@ -65,6 +75,7 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "validate",
         "slotgraph.cli.validate:validate_command",
         "Check agent and DAG configs: every problem with its location and a fix.",
+        fast="slotgraph.cli.validate_cache:answer_from_cache",
     ),
     LazyCommand(
         "chat",
@@ -120,92 +131,30 @@ COMMANDS: tuple[LazyCommand, ...] = (
 )
 
 
-class _LazyGroup(TyperGroup):
-    """The root group: commands come from :data:`COMMANDS`, loaded when first resolved.
-
-    While the root help is drawn, commands are stand-ins carrying only their summary, so listing them
-    imports nothing.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._lazy = {command.name: command for command in COMMANDS}
-        self._listing = False
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return [*self._lazy, *(name for name in super().list_commands(ctx) if name not in self._lazy)]
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        lazy = self._lazy.get(cmd_name)
-        if lazy is None:
-            return super().get_command(ctx, cmd_name)
-        if self._listing:
-            return TyperCommand(lazy.name, help=lazy.summary, short_help=lazy.summary)
-        if cmd_name not in self.commands:
-            self.add_command(lazy.load(), cmd_name)
-        return self.commands[cmd_name]
-
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        self._listing = True
-        try:
-            if ctx.parent is None:
-                # The root help is drawn by click's plain formatter: drawing it with rich would import rich
-                # (~100 ms) for one screen, and `slotgraph --help` is the first thing a newcomer runs.
-                # Every command's own --help (which imports its module anyway) keeps the rich layout.
-                click.Command.format_help(self, ctx, formatter)
-            else:
-                super().format_help(ctx, formatter)
-        finally:
-            self._listing = False
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args and self.no_args_is_help and not ctx.resilient_parsing:
-            # Typer prints a no-arguments help only when rich draws it; the root help is plain, so print it
-            # here (to stdout, exit code 2 as before: running `slotgraph` alone is a usage error).
-            typer.echo(ctx.get_help())
-            ctx.exit(2)
-        return super().parse_args(ctx, args)
-
-    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        if ctx.parent is not None:
-            super().format_epilog(ctx, formatter)
-            return
-        formatter.write_paragraph()
-        for line in MAIN_EPILOG.splitlines():
-            formatter.write(f"{line}\n" if line else "\n")
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"slotgraph {__version__}")
-        raise typer.Exit()
-
-
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option("--version", help="Print the version and exit.", callback=_print_version, is_eager=True),
-    ] = False,
-) -> None:
-    """Slotgraph: LLM agents whose control flow is deterministic."""
+def _resolve(target: str) -> Any:
+    module, attribute = target.split(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def create_app() -> typer.Typer:
     """Build the ``slotgraph`` Typer app; its commands are the lazily loaded :data:`COMMANDS`."""
-    app = typer.Typer(
-        name="slotgraph",
-        help=_HELP,
-        epilog=MAIN_EPILOG,
-        cls=_LazyGroup,
-        no_args_is_help=True,
-        add_completion=True,
-        pretty_exceptions_enable=False,
-        rich_markup_mode="rich",
-    )
-    app.callback(no_args_is_help=True)(_root)
-    return app
+    from slotgraph.cli.app import build_app
+
+    return build_app()
 
 
 def main() -> None:
-    """Console-script entry point (``slotgraph`` and ``python -m slotgraph``)."""
+    """Console-script entry point (``slotgraph`` and ``python -m slotgraph``).
+
+    A command with a fast path gets the first word: when it answers, the process exits with its code without
+    importing typer; otherwise the full app parses the arguments as usual.
+    """
+    args = sys.argv[1:]
+    command = next((c for c in COMMANDS if args and c.name == args[0] and c.fast is not None), None)
+    if command is not None and command.fast is not None:
+        fast: FastPath = _resolve(command.fast)
+        code = fast(args[1:])
+        if code is not None:
+            sys.stdout.flush()
+            raise SystemExit(code)
     create_app()(prog_name="slotgraph")

@@ -6,17 +6,29 @@ so square brackets are printed, never read as markup.
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import typer
 from rich.console import Console
 from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.config import ConfigIssue
 
-__all__ = ["issue_as_dict", "print_issue", "stderr_console", "stdout_console", "usage_error", "write_text"]
+if TYPE_CHECKING:  # pragma: no cover - the config layer is not imported to print (validate's cache hit)
+    from slotgraph.config import ConfigIssue
+
+__all__ = [
+    "issue_as_dict",
+    "issue_lines",
+    "plain_text",
+    "print_issue",
+    "stderr_console",
+    "stdout_console",
+    "usage_error",
+    "write_text",
+]
 
 _SEVERITY_STYLE = {"error": "red", "warning": "yellow"}
 
@@ -29,20 +41,34 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
+def plain_text(lines: Iterable[str]) -> str:
+    """What ``stdout_console().print`` prints for each markup line when stdout is not a terminal."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, force_terminal=False, highlight=False, soft_wrap=True, emoji=False)
+    for line in lines:
+        console.print(line)
+    return buffer.getvalue()
+
+
+def issue_lines(issue: ConfigIssue, *, indent: str = "  ") -> list[str]:
+    """The rich markup lines of :func:`print_issue`."""
+    style = _SEVERITY_STYLE.get(issue.severity, "")
+    where = escape(issue.location or "<config>")
+    position = f"{escape(issue.position)}: " if issue.line is not None else ""
+    severity = f"[{style}]{issue.severity:<8}[/{style}]"
+    lines = [f"{indent}{severity} {position}[bold]{where}[/bold]: {escape(issue.message)}"]
+    if issue.fix:
+        lines.append(f"{indent}{'':<8} fix: {escape(issue.fix)}")
+    return lines
+
+
 def print_issue(console: Console, issue: ConfigIssue, *, indent: str = "  ") -> None:
     """``  error    file:line:column: location: message`` then ``           fix: ...`` on its own line.
 
     The ``file:line:column: `` part is there when the config was read from a file.
     """
-    style = _SEVERITY_STYLE.get(issue.severity, "")
-    where = escape(issue.location or "<config>")
-    position = f"{escape(issue.position)}: " if issue.line is not None else ""
-    console.print(
-        f"{indent}[{style}]{issue.severity:<8}[/{style}] {position}[bold]{where}[/bold]: "
-        f"{escape(issue.message)}"
-    )
-    if issue.fix:
-        console.print(f"{indent}{'':<8} fix: {escape(issue.fix)}")
+    for line in issue_lines(issue, indent=indent):
+        console.print(line)
 
 
 def issue_as_dict(issue: ConfigIssue) -> dict[str, Any]:
@@ -60,6 +86,8 @@ def issue_as_dict(issue: ConfigIssue) -> dict[str, Any]:
 
 def usage_error(message: str, *, fix: str = "") -> NoReturn:
     """Print ``error: message`` (and the fix) on stderr and exit with :attr:`ExitCode.USAGE`."""
+    import typer
+
     console = stderr_console()
     console.print(f"[red]error:[/red] {escape(message)}")
     if fix:
@@ -69,6 +97,8 @@ def usage_error(message: str, *, fix: str = "") -> NoReturn:
 
 def write_text(text: str, output: Path | None, *, what: str) -> None:
     """Write ``text`` to ``output`` (a note on stderr) or, without ``output``, to stdout."""
+    import typer
+
     if output is None:
         typer.echo(text, nl=False)
         return

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from slotgraph.cli.validate_cache import record_dependencies
 from slotgraph.config import ConfigIssue, Definition
 from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS
 
@@ -114,6 +115,8 @@ def tool_issues(definition: Definition) -> Iterator[ConfigIssue]:
     if path is None or path.suffix != ".py":
         return
     result = _run_probe(path)
+    if not isinstance(result, str):
+        record_dependencies(result.get("dependencies"))
     if isinstance(result, str):
         yield _issue(
             "tools_import_failed", path, None, None, result, f"run `python {path}` to see why", "error"

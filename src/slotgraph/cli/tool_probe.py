@@ -5,7 +5,8 @@ process, so the module's import-time side effects, a crash or a hang never reach
 It prints one JSON document on stdout::
 
     {"import_error": null | {"message", "line", "column"},
-     "tools": [{"name", "line", "error": null | "message", "fix"}]}
+     "tools": [{"name", "line", "error": null | "message", "fix"}],
+     "dependencies": {"files": {...}, "listings": {...}, "modules": {...}}}
 
 ``tools`` lists the functions that become tools, exactly as the runtime picks them (``__all__``, else the
 public functions defined in the module), each built with the runtime's own schema code.
@@ -21,10 +22,11 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from slotgraph.cli.validate_cache import recording
 from slotgraph.runtime.errors import AgentLoadError, ToolDefinitionError
 from slotgraph.runtime.tools import load_tools_module, module_functions, tool_from_function
 
-__all__ = ["probe"]
+__all__ = ["probe", "probe_with_dependencies"]
 
 
 def _parameter_lines(source: str) -> dict[tuple[str, str], tuple[int, int]]:
@@ -99,5 +101,14 @@ def probe(path: str) -> dict[str, Any]:
     return {"import_error": None, "tools": tools}
 
 
+def probe_with_dependencies(path: str) -> dict[str, Any]:
+    """:func:`probe`, plus ``dependencies``: what importing the module read and loaded (files, directories,
+    modules; :mod:`slotgraph.cli.validate_cache`), so a passing validation can be answered from the cache
+    until one of them changes."""
+    with recording() as deps:
+        result = probe(path)
+    return {**result, "dependencies": deps.as_json()}
+
+
 if __name__ == "__main__":  # pragma: no cover - run in a child process by slotgraph.cli.tool_checks
-    json.dump(probe(sys.argv[1]), sys.stdout)
+    json.dump(probe_with_dependencies(sys.argv[1]), sys.stdout)

@@ -5,7 +5,8 @@ clean child process and every tool signature checked, so what ``chat`` would rej
 (:mod:`slotgraph.cli.tool_checks`). Text output: one ``✓``/``✗`` line per path,
 then its warnings or every issue with location, message and fix. ``--json`` prints one JSON document.
 Exit code: 2 if any path is unusable (missing, directory without agent.yaml), else 1 if any config is
-invalid, else 0.
+invalid, else 0. A passing path is remembered with what it depended on, so validating it again unchanged is
+answered before this module is even imported (:mod:`slotgraph.cli.validate_cache`; ``--no-cache`` skips it).
 """
 
 from __future__ import annotations
@@ -17,18 +18,18 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from slotgraph.cli import validate_cache
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import issue_as_dict, print_issue, stdout_console
+from slotgraph.cli.output import issue_as_dict, issue_lines, plain_text, stdout_console
 from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, load_path
 from slotgraph.cli.tool_checks import tool_issues
 from slotgraph.cli.workflow_paths import is_workflow_file, validate_workflow_file
 from slotgraph.config import ConfigIssue
 from slotgraph.config.agent import APP_FILE
 
-__all__ = ["PathResult", "check_path", "validate_command"]
+__all__ = ["PathResult", "check_path", "result_lines", "validate_command"]
 
 Status = Literal["valid", "invalid", "unusable"]
 
@@ -180,26 +181,43 @@ def _check_app(path: Path, *, check_tools: bool) -> PathResult:
     return PathResult(shown, "valid", kind="app", slots=slots, tasks=tasks, warnings=tuple(warnings))
 
 
-def _print_result(console: Console, result: PathResult) -> None:
+def result_lines(result: PathResult) -> list[str]:
+    """The rich markup lines printed for one path: its ``✓``/``✗`` line, then its errors and warnings."""
     path = escape(result.path)
     if result.status == "valid" and result.kind == "workflow":
-        console.print(f"[green]✓[/green] {path}: valid workflow ({result.stages} stages)")
+        lines = [f"[green]✓[/green] {path}: valid workflow ({result.stages} stages)"]
     elif result.status == "valid" and result.kind == "app":
-        console.print(
+        lines = [
             f"[green]✓[/green] {path}: valid multi-agent app ({result.slots} slots, {result.tasks} tasks)"
-        )
+        ]
     elif result.status == "valid":
-        console.print(
+        lines = [
             f"[green]✓[/green] {path}: valid ({result.slots} slot{'s' if result.slots != 1 else ''}, "
             f"{result.tasks} task{'s' if result.tasks != 1 else ''})"
-        )
+        ]
     elif result.status == "invalid":
-        console.print(f"[red]✗[/red] {path}: invalid — {escape(result.message)}")
+        lines = [f"[red]✗[/red] {path}: invalid — {escape(result.message)}"]
     else:
-        console.print(f"[red]✗[/red] {path}: {escape(result.message.removeprefix(result.path + ': '))}")
-        console.print(f"    fix: {escape(result.fix)}")
+        lines = [
+            f"[red]✗[/red] {path}: {escape(result.message.removeprefix(result.path + ': '))}",
+            f"    fix: {escape(result.fix)}",
+        ]
     for issue in result.errors + result.warnings:
-        print_issue(console, issue, indent="    ")
+        lines += issue_lines(issue, indent="    ")
+    return lines
+
+
+def _validate(path: Path, *, use_cache: bool) -> PathResult:
+    """:func:`check_path`; with ``use_cache`` a passing result is stored with what it depended on, for
+    :func:`slotgraph.cli.validate_cache.answer_from_cache` to print when nothing changed."""
+    if not use_cache:
+        return check_path(path)
+    with validate_cache.recording() as deps:
+        result = check_path(path)
+    if result.status == "valid":
+        lines = result_lines(result)
+        validate_cache.store(str(path), deps, result.as_dict(), lines, plain_text(lines))
+    return result
 
 
 def validate_command(
@@ -210,13 +228,22 @@ def validate_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one machine-readable JSON document instead of text.")
     ] = False,
+    no_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-cache",
+            help="Validate again even if nothing changed since the last pass, and store nothing "
+            f"(also: {validate_cache.DISABLE_ENV}=1).",
+        ),
+    ] = False,
 ) -> None:
     """Check agent and DAG configs: every problem with its location and a fix.
 
     Exit code 0 when all are valid (warnings allowed), 1 when any config is invalid, 2 when a path is
     missing or is a directory without agent.yaml.
     """
-    results = [check_path(path) for path in paths]
+    use_cache = validate_cache.cache_enabled(no_cache=no_cache)
+    results = [_validate(path, use_cache=use_cache) for path in paths]
     code = max((r.exit_code for r in results), default=ExitCode.OK)
     if json_output:
         document = {
@@ -228,5 +255,6 @@ def validate_command(
     else:
         console = stdout_console()
         for result in results:
-            _print_result(console, result)
+            for line in result_lines(result):
+                console.print(line)
     raise typer.Exit(code)
