@@ -9,7 +9,8 @@ so this adapter plugs the same engine, tools and instruction assembly the Slotgr
 - **before model**: one engine invocation (the turn's first gets the user's text); the tools the engine hides
   are taken off the request (the model never sees them), the phase instruction replaces the previous one
   after the framework's sentinel, and when the engine preempts an ``LlmResponse`` carrying its reply — and its
-  ``function_call`` — is returned instead of calling the model;
+  ``function_call``, with a parallel fire's other calls, which ADK runs concurrently — is returned instead of
+  calling the model;
 - **before tool**: a model's call to a hidden or unknown tool, to an executor, or with arguments that do not
   match the schema is refused (its result is the refusal the model reads); engine calls are always admitted;
 - **after tool**: the result is routed into the state (the engine's ``after_tool``); an ended session stops
@@ -109,12 +110,17 @@ class _Turn:
     visible: tuple[str, ...] = ()
     action: EngineAction | None = None
     engine_calls: set[str] = field(default_factory=set)
-    deferred: dict[str, tuple[str, dict[str, Any], bool]] = field(default_factory=dict)
+    deferred: dict[str, tuple[str, dict[str, Any], Any, bool]] = field(default_factory=dict)
+    """Per call id: the routing ``after_tool`` applies (tool, arguments, result — as the tool runner fenced
+    them — and whether the call ended the session)."""
     delivered: set[str] = field(default_factory=set)
     ended: bool = False
     held_retried: bool = False
     instruction: str = ""
     contents: int = 0
+    sm: dict[str, Any] | None = None
+    """The engine state as this invocation last wrote it: what every later callback of the turn reads (see
+    :meth:`SlotgraphCallbacks._state`)."""
 
 
 class _DeferredRouting:
@@ -186,9 +192,26 @@ class SlotgraphCallbacks:
         """The engine state kept in the ADK session (a copy)."""
         return copy.deepcopy(dict(context.state.get(STATE_KEY) or {}))
 
-    @staticmethod
-    def _save(context: Any, sm: Mapping[str, Any]) -> None:
-        context.state[STATE_KEY] = copy.deepcopy(dict(sm))
+    def _state(self, context: Any) -> dict[str, Any]:
+        """The engine state as this turn last wrote it (a copy), else as the ADK session holds it.
+
+        ADK runs the function calls of one model response concurrently, each with its own state delta, and
+        merges those deltas key by key (``deep_merge_dicts``): the engine state under :data:`STATE_KEY` would
+        come back as a mix of the calls' copies, keeping keys a later routing removed. So within a turn the
+        adapter reads its own last write, routes each result onto it in one synchronous step, and writes the
+        whole state again when the turn ends (:meth:`after_agent`), which replaces the merged mix.
+        """
+        turn = self._turns.get(str(getattr(context, "invocation_id", "")))
+        if turn is not None and turn.sm is not None:
+            return copy.deepcopy(turn.sm)
+        return self.state_of(context)
+
+    def _save(self, context: Any, sm: Mapping[str, Any]) -> None:
+        saved = copy.deepcopy(dict(sm))
+        context.state[STATE_KEY] = saved
+        turn = self._turns.get(str(getattr(context, "invocation_id", "")))
+        if turn is not None:
+            turn.sm = copy.deepcopy(saved)
 
     def _turn(self, context: Any) -> _Turn:
         turn = self._turns.get(context.invocation_id)
@@ -220,8 +243,11 @@ class SlotgraphCallbacks:
         return None
 
     def after_agent(self, callback_context: CallbackContext) -> None:
-        """Turn end: forget the turn's bookkeeping."""
-        self._turns.pop(callback_context.invocation_id, None)
+        """Turn end: write the turn's engine state once more (over ADK's merge of concurrent calls' deltas,
+        see :meth:`_state`) and forget the turn's bookkeeping."""
+        turn = self._turns.pop(callback_context.invocation_id, None)
+        if turn is not None and turn.sm is not None:
+            callback_context.state[STATE_KEY] = turn.sm
         return None
 
     def before_model(self, callback_context: CallbackContext, llm_request: LlmRequest) -> LlmResponse | None:
@@ -231,7 +257,7 @@ class SlotgraphCallbacks:
             engine=self.engine,
             dag=self.agent.dag,
             registry=self.agent.tools,
-            sm=self.state_of(callback_context),
+            sm=self._state(callback_context),
             instruction=_system_text(llm_request),
             last_user_text=turn.user_text if turn.first_call else "",
             event_data=self.event_data,
@@ -256,11 +282,12 @@ class SlotgraphCallbacks:
         if reply.ends_session:
             turn.ended = True
         elif reply.function_call:
-            call_id = f"slotgraph-engine-{next(self._ids)}"
-            turn.engine_calls.add(call_id)
-            name = reply.function_call.name
-            args = dict(reply.function_call.args)
-            parts.append(types.Part(function_call=types.FunctionCall(id=call_id, name=name, args=args)))
+            # a parallel fire's calls go out together: ADK runs the calls of one response concurrently
+            for spec in (reply.function_call, *reply.parallel_calls):
+                call_id = f"slotgraph-engine-{next(self._ids)}"
+                turn.engine_calls.add(call_id)
+                call = types.FunctionCall(id=call_id, name=spec.name, args=dict(spec.args))
+                parts.append(types.Part(function_call=call))
         metadata = {METADATA_KEY: {"preempted": True, "parts": payloads}}
         return LlmResponse(content=types.Content(role="model", parts=parts), custom_metadata=metadata)
 
@@ -284,7 +311,7 @@ class SlotgraphCallbacks:
         refusal = runner.check_model_call(
             ToolCall(call_id, tool.name, dict(args)),
             turn.visible,
-            self.state_of(tool_context),
+            self._state(tool_context),
             ended=turn.ended,
         )
         return None if refusal is None else dict(refusal.result)
@@ -295,14 +322,18 @@ class SlotgraphCallbacks:
         call_id = str(tool_context.function_call_id or "")
         origin: Literal["model", "engine"] = "engine" if call_id in turn.engine_calls else "model"
         deferred = _DeferredRouting(self.engine)
+        start = self._state(tool_context)
         outcome = await self._runner(tool_context, deferred).run(
-            ToolCall(call_id, name, args), self.state_of(tool_context), origin=origin
+            ToolCall(call_id, name, args), start, origin=origin
         )
-        self._save(tool_context, outcome.sm)  # readback tools change the state right here
-        for routed_name, routed_args, _result in deferred.routed:
-            turn.deferred[call_id] = (routed_name, routed_args, outcome.ended)
+        # Readback tools change the state right here; a routed call's result waits for after_tool. Saving
+        # an unchanged copy of `start` would undo the calls of the same response routed while this one ran.
+        if outcome.sm != start:
+            self._save(tool_context, outcome.sm)
+        for routed_name, routed_args, routed_result in deferred.routed:  # fenced by the tool runner
+            turn.deferred[call_id] = (routed_name, routed_args, routed_result, outcome.ended)
         if not deferred.routed and outcome.ended:
-            turn.deferred[call_id] = (name, args, True)
+            turn.deferred[call_id] = (name, args, outcome.result, True)
         return outcome.result
 
     def after_tool(
@@ -315,12 +346,12 @@ class SlotgraphCallbacks:
         deferred = turn.deferred.pop(str(tool_context.function_call_id or ""), None)
         if deferred is None:
             return None
-        name, routed_args, ended = deferred
+        name, routed_args, routed_result, ended = deferred
         if ended:
             turn.ended = True
             tool_context.actions.skip_summarization = True
         sm = self.engine.after_tool(
-            self.agent.dag, self.state_of(tool_context), name, routed_args, tool_response
+            self.agent.dag, self._state(tool_context), name, routed_args, routed_result
         )
         self._save(tool_context, sm)
         return None
@@ -363,7 +394,7 @@ class SlotgraphCallbacks:
             engine=self.engine,
             dag=self.agent.dag,
             registry=self.agent.tools,
-            sm=self.state_of(context),
+            sm=self._state(context),
             instruction=turn.instruction,
             last_user_text="",
             event_data=self.event_data,
