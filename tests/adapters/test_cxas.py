@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 import threading
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,16 @@ from typing import Any
 import pytest
 import yaml
 
-from slotgraph.adapters.cxas import after_tool, confirm_pending, reject_pending, slot_filling_engine
-from slotgraph.config import ConfigValidationError
-from slotgraph.engine import EngineInputError, EngineStateError
+from slotgraph.adapters.cxas import (
+    PAYLOADS_KEY,
+    action_dict,
+    after_tool,
+    confirm_pending,
+    reject_pending,
+    slot_filling_engine,
+)
+from slotgraph.config import ConfigValidationError, compile_config
+from slotgraph.engine import EngineInputError, EngineStateError, run_engine
 
 BELLA = Path(__file__).resolve().parents[2] / "examples" / "bella_notte" / "dag.yaml"
 ACTION_KEYS = {
@@ -88,6 +96,43 @@ def test_reject_pending_is_applied_on_the_next_invocation(raw: dict[str, Any]) -
     assert sm["_rejection_requested"] is True
     out = engine(raw, sm)
     assert out["sm"]["pending"] == {} and out["action"]["message"] == "How many guests will be joining us?"
+
+
+def test_the_spec_entry_gives_what_the_typed_engine_gives(raw: dict[str, Any]) -> None:
+    """The entry turns the engine's action fields into the spec's dict without building the typed action: the
+    dict, the state and the debug log are those of ``run_engine`` plus ``action_dict``, turn after turn."""
+    dag = compile_config(raw)
+    seeded = random.Random
+
+    def typed(sm: dict[str, Any], text: str) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
+        result = run_engine(dag, sm, last_user_text=text, debug=True,
+                            choose=lambda options: seeded(7).choice(list(options)))  # fmt: skip
+        new_sm = result.sm
+        if result.action.stash or sm.get(PAYLOADS_KEY):
+            new_sm[PAYLOADS_KEY] = [dict(part) for part in result.action.stash]
+        return new_sm, action_dict(result.action), list(result.debug_log)
+
+    basics = {"party_size": 4, "preferred_date": "2026-06-17"}
+    sm: dict[str, Any] = {}
+    steps = [
+        ("", None),
+        ("", ("set_reservation_basics", basics, {"stored": True, "values": basics})),
+        ("yes", None),
+        ("", "confirm"),
+        ("", ("find_available_times", {}, {"success": True, "available_times": "6 PM, 8 PM"})),
+        ("what about parking?", None),
+        ("hm", None),
+        ("", ("book_reservation", {}, {"success": True, "confirmation_number": "X1"})),
+    ]
+    for text, before in steps:
+        if before == "confirm":
+            sm = confirm_pending(sm)
+        elif before is not None:
+            tool, args, result = before
+            sm = after_tool(sm, raw, tool, args, result)
+        out = engine(raw, sm, text, debug=True, seed=7, rechecks_after_model=True)
+        assert (out["sm"], out["action"], out["_debug_log"]) == typed(sm, text)
+        sm = out["sm"]
 
 
 def test_debug_log(raw: dict[str, Any]) -> None:

@@ -60,14 +60,16 @@ import random
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import fields as dataclass_fields
 from typing import Any, Final
 
 from slotgraph.config import CompiledDag, compile_config
-from slotgraph.engine import EngineAction, EngineInputError, run_engine
+from slotgraph.engine import EngineAction, EngineInputError
 from slotgraph.engine import after_tool as _after_tool
 from slotgraph.engine import confirm_pending as _confirm_pending
 from slotgraph.engine import fill_slots as _fill_slots
 from slotgraph.engine import reject_pending as _reject_pending
+from slotgraph.engine.pipeline import invoke
 from slotgraph.names import PENDING_PAYLOADS
 
 __all__ = [
@@ -249,7 +251,8 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
             fix="pass true only if the host invokes the engine again after the model's step when the action "
             "says recheck_after_model; leave it out otherwise",
         )
-    result = run_engine(
+    # The engine's action fields, turned into the spec's dict at once: no typed action is built here.
+    new_sm, fields, entries = invoke(
         dag,
         sm,
         last_user_text="" if last_user_text is None else last_user_text,
@@ -259,38 +262,49 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
         choose=_choose(input_data, where),
         host_rechecks=rechecks,
     )
-    new_sm = result.sm
-    if result.action.stash or sm.get(PAYLOADS_KEY):
-        new_sm[PAYLOADS_KEY] = [dict(part) for part in result.action.stash]
-    out: dict[str, Any] = {"action": action_dict(result.action), "sm": new_sm}
+    stash = fields["stash"]
+    if stash or sm.get(PAYLOADS_KEY):
+        new_sm[PAYLOADS_KEY] = [dict(part) for part in stash]
+    out: dict[str, Any] = {"action": _spec_action(fields), "sm": new_sm}
     if debug:
-        out["_debug_log"] = list(result.debug_log)
+        out["_debug_log"] = entries
     return out
 
 
+_ACTION_FIELDS: Final = tuple(field.name for field in dataclass_fields(EngineAction))
+
+
 def action_dict(action: EngineAction) -> dict[str, Any]:
-    """The spec's action dict (docs/engine.md#the-action) of a typed engine action — the one place the dict is
-    made. A parallel fire adds ``parallel_calls`` (a list of ``{"name", "args"}``); a host that runs only
-    ``function_call`` gets the other tasks fired one by one on the following invocations."""
-    call = action.function_call
+    """The spec's action dict (docs/engine.md#the-action) of a typed engine action. A parallel fire adds
+    ``parallel_calls`` (a list of ``{"name", "args"}``); a host that runs only ``function_call`` gets the
+    other tasks fired one by one on the following invocations."""
+    return _spec_action({name: getattr(action, name) for name in _ACTION_FIELDS})
+
+
+def _spec_action(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The spec's action dict of an action's fields by name (:class:`EngineAction`'s, every one present) —
+    the one place the dict is made, for :func:`action_dict` and the spec entry alike."""
+    call = fields["function_call"]
+    response = fields["response"]
     out = {
-        "hide_tools": list(action.hidden_tools),
-        "preempt": action.preempt,
-        "force_preempt": action.force_preempt,
-        "message": action.message,
+        "hide_tools": list(fields["hidden_tools"]),
+        "preempt": fields["preempt"],
+        "force_preempt": fields["force_preempt"],
+        "message": fields["message"],
         "function_call": call.as_dict() if call is not None else None,
-        "si_suffix": action.si_suffix,
-        "inline_confirmed": action.inline_confirmed,
-        "response": [dict(part) for part in action.response] if action.response is not None else None,
-        "phase": action.phase,
-        "reason": str(action.reason),
-        "steer_back_directive": action.steer_back_directive,
-        "event_prefilled": action.event_prefilled,
-        "gate_open": action.gate_open,
-        "recheck_after_model": action.recheck_after_model,
+        "si_suffix": fields["si_suffix"],
+        "inline_confirmed": fields["inline_confirmed"],
+        "response": [dict(part) for part in response] if response is not None else None,
+        "phase": fields["phase"],
+        "reason": str(fields["reason"]),
+        "steer_back_directive": fields["steer_back_directive"],
+        "event_prefilled": fields["event_prefilled"],
+        "gate_open": fields["gate_open"],
+        "recheck_after_model": fields["recheck_after_model"],
     }
-    if action.parallel_calls:
-        out["parallel_calls"] = [parallel.as_dict() for parallel in action.parallel_calls]
+    parallel_calls = fields["parallel_calls"]
+    if parallel_calls:
+        out["parallel_calls"] = [parallel.as_dict() for parallel in parallel_calls]
     return out
 
 

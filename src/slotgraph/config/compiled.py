@@ -302,6 +302,9 @@ class CompiledDag:
     """The routing tables the spec caches in ``sm`` (``_setter_slots``, ``_multi_setter_slots``,
     ``_slot_requires``, ``_slot_validates``, ``_executor_tasks``) as plain data, built once. Never hand these
     objects out: the engine writes copies into ``sm``."""
+    derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Views other packages derive from this config on first use and keep with it (the engine's
+    :class:`~slotgraph.engine.plan.EnginePlan`), keyed by their module; never part of equality."""
 
     def slot(self, name: str) -> CompiledSlot:
         return self.slot_by_name[name]

@@ -27,6 +27,7 @@ from typing import Any
 from slotgraph.config.compiled import CompiledDag, CompiledSlot, CompiledTask
 from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
 from slotgraph.engine.activity import Activity
+from slotgraph.engine.plan import plan_of, readback_order
 
 __all__ = [
     "compute_dag_state",
@@ -133,19 +134,18 @@ def compute_dag_state(
                 return fire
             others = tuple(_fire(dag, other, filled, act) for other in group[1:])
             return Fire(task=fire.task, tool=fire.tool, args=fire.args, parallel=others)
+    plan = plan_of(dag)
     if pending:
-        order = [s.name for s in dag.slots if s.name in pending]
-        extra = sorted(name for name in pending if name not in dag.slot_by_name)
-        return AwaitReadback(slots=(*order, *extra))
-    for slot in dag.slots:
+        return AwaitReadback(slots=readback_order(plan, pending))
+    for slot, announce in plan.askable:
         name = slot.name
         if name in filled or name in pending or name in deferred:
             continue
-        if not (slot.is_announce or slot.is_user):
+        if slot.condition is not None and not act.slot_active(name):
             continue
-        if not act.slot_active(name) or not act.requires_met(slot):
+        if slot.requires and not act.requires_met(slot):
             continue
-        return Announce(slot=name) if slot.is_announce else Ask(slot=name)
+        return Announce(slot=name) if announce else Ask(slot=name)
     return AllDone()
 
 
@@ -159,9 +159,12 @@ def find_next_question(
     """The spec's ``_find_next_question``: the first *user* slot (announces are not questions) that is not in
     ``filled``/``pending``/``deferred``, is active and has its requires met."""
     act = activity or Activity(dag, filled)
-    for slot in dag.slots:
-        if not slot.is_user or slot.name in filled or slot.name in pending or slot.name in deferred:
+    for slot in plan_of(dag).user_slots:
+        name = slot.name
+        if name in filled or name in pending or name in deferred:
             continue
-        if act.slot_active(slot.name) and act.requires_met(slot):
+        if slot.condition is not None and not act.slot_active(name):
+            continue
+        if not slot.requires or act.requires_met(slot):
             return slot
     return None

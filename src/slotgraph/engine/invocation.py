@@ -26,6 +26,7 @@ from typing import Any, Final
 from slotgraph.config.compiled import NO_RESPONSES, CompiledDag, Responses
 from slotgraph.engine.actions import FunctionCall, Reason
 from slotgraph.engine.activity import Activity
+from slotgraph.engine.readback import format_value
 
 __all__ = [
     "LOGGER_NAME",
@@ -95,15 +96,20 @@ def format_line(tag: str, data: Mapping[str, Any]) -> str:
     return f"[slot-filling:{tag}]" + (f" {parts}" if parts else "")
 
 
-@dataclass(slots=True)
 class Trace:
-    """The structured event log of one invocation: ``_debug_log`` entries and log lines."""
+    """The structured event log of one invocation: ``_debug_log`` entries and log lines.
 
-    enabled: bool = False
-    """Collect ``_debug_log`` entries (the ``debug`` input)."""
-    entries: list[dict[str, Any]] = field(default_factory=list)
-    log: bool = field(default_factory=lambda: _LOGGER.isEnabledFor(logging.INFO))
-    """Emit log lines (decided once, when the trace is created)."""
+    ``enabled`` collects ``_debug_log`` entries (the ``debug`` input); ``log`` emits log lines (decided
+    once, when the trace is created, from the ``slotgraph.engine`` logger's level unless given)."""
+
+    __slots__ = ("enabled", "entries", "log")
+
+    def __init__(
+        self, enabled: bool = False, entries: list[dict[str, Any]] | None = None, log: bool | None = None
+    ) -> None:
+        self.enabled = enabled
+        self.entries: list[dict[str, Any]] = [] if entries is None else entries
+        self.log = _LOGGER.isEnabledFor(logging.INFO) if log is None else log
 
     @property
     def active(self) -> bool:
@@ -168,33 +174,38 @@ class Invocation:
     """Early answers and held values used in this invocation (``_candidates``/``_held``)."""
     variables: Mapping[str, Any] = field(default_factory=dict)
     """The agent's session variables, which slot and task conditions may read (a filled slot wins)."""
+    formatted: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    """``{slot: (value, readback text)}``: values formatted in this invocation (the readback, its scope
+    and a steer-back target format the same pending values)."""
     activity: Activity = field(init=False)
     """Condition verdicts over ``sm["filled"]``; whoever changes ``filled`` calls :meth:`filled_changed`."""
+    filled: dict[str, Any] = field(init=False)
+    """``sm["filled"]`` (the same dict: the invocation changes these four containers in place and never
+    rebinds them in ``sm``)."""
+    pending: dict[str, Any] = field(init=False)
+    deferred: dict[str, Any] = field(init=False)
+    retries: dict[str, int] = field(init=False)
+    """``sm["_retries"]``."""
 
     def __post_init__(self) -> None:
-        self.activity = Activity(self.dag, self.sm["filled"], self.variables)
+        sm = self.sm
+        self.filled = sm["filled"]
+        self.pending = sm["pending"]
+        self.deferred = sm["deferred"]
+        self.retries = sm["_retries"]
+        self.activity = Activity(self.dag, self.filled, self.variables)
 
     def filled_changed(self, names: Iterable[str] | None) -> None:
         """``filled`` was changed in place at ``names`` (``None``: anywhere): the condition verdicts that
         read them are evaluated again when next asked for."""
         self.activity.changed(names)
 
-    @property
-    def filled(self) -> dict[str, Any]:
-        value: dict[str, Any] = self.sm["filled"]
-        return value
-
-    @property
-    def pending(self) -> dict[str, Any]:
-        value: dict[str, Any] = self.sm["pending"]
-        return value
-
-    @property
-    def deferred(self) -> dict[str, Any]:
-        value: dict[str, Any] = self.sm["deferred"]
-        return value
-
-    @property
-    def retries(self) -> dict[str, int]:
-        value: dict[str, int] = self.sm["_retries"]
-        return value
+    def format_value(self, name: str, value: Any) -> str:
+        """``value`` as the readback says it (:func:`~slotgraph.engine.readback.format_value`), formatted
+        once per invocation for the same value object."""
+        known = self.formatted.get(name)
+        if known is not None and known[0] is value:
+            return known[1]
+        text = format_value(self.dag, name, value)
+        self.formatted[name] = (value, text)
+        return text

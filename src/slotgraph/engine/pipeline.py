@@ -41,10 +41,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.actions import EngineAction, Phase, Reason
+from slotgraph.engine.actions import ACTION_DEFAULTS, EngineAction, Phase, Reason
 from slotgraph.engine.errors import EngineInputError
 from slotgraph.engine.gate import gate_open
 from slotgraph.engine.invocation import Choose, Invocation, Reply, Trace
+from slotgraph.engine.plan import plan_of
 from slotgraph.engine.stages.announce import cascade_announces, evaluate
 from slotgraph.engine.stages.candidates import resolve_candidates
 from slotgraph.engine.stages.changes import settle_changes
@@ -66,9 +67,9 @@ from slotgraph.engine.state import (
     with_defaults,
     write_state_tables,
 )
-from slotgraph.engine.visibility import all_config_tools, compute_hidden_tools
+from slotgraph.engine.visibility import compute_hidden_tools
 
-__all__ = ["EngineResult", "default_choose", "run_engine"]
+__all__ = ["EngineResult", "default_choose", "invoke", "run_engine"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,19 +85,6 @@ class EngineResult:
 def default_choose(options: Sequence[str]) -> str:
     """The default choice function: the first option (deterministic; inject ``random.choice`` for variety)."""
     return options[0]
-
-
-def _action(reply: Reply, hidden: Sequence[str], **extra: Any) -> EngineAction:
-    return EngineAction(
-        reason=reply.reason,
-        hidden_tools=tuple(hidden),
-        preempt=reply.preempt,
-        force_preempt=reply.force_preempt,
-        message=reply.message,
-        function_call=reply.function_call,
-        parallel_calls=reply.parallel_calls,
-        **extra,
-    )
 
 
 def _check_inputs(dag: object, last_user_text: object, event_data: object, channel: object) -> None:
@@ -209,6 +197,41 @@ def run_engine(
     was closed, which the host kept (the engine did not run then): the action's ``si_suffix`` gives it back
     as a ``<user_context>`` block so the model extracts values from it instead of asking again.
     """
+    work, fields, entries = invoke(
+        dag,
+        sm,
+        last_user_text=last_user_text,
+        event_data=event_data,
+        channel=channel,
+        debug=debug,
+        choose=choose,
+        variables=variables,
+        host_rechecks=host_rechecks,
+        gate_user_text=gate_user_text,
+    )
+    return EngineResult(sm=work, action=EngineAction(**fields), debug_log=tuple(entries))
+
+
+def invoke(
+    dag: CompiledDag,
+    sm: Mapping[str, Any],
+    *,
+    last_user_text: str = "",
+    event_data: Mapping[str, Any] | None = None,
+    channel: str | None = None,
+    debug: bool = False,
+    choose: Choose | None = None,
+    variables: Mapping[str, Any] | None = None,
+    host_rechecks: bool = True,
+    gate_user_text: str = "",
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
+    """:func:`run_engine` without its typed wrappers: ``(the new state, the fields of the
+    :class:`EngineAction` by name — every field, defaults included —, the debug log entries)``.
+
+    For an entry that turns the action into plain data at once (the spec entry,
+    :func:`slotgraph.adapters.cxas.slot_filling_engine`): it skips building the frozen action and result.
+    Same arguments, checks and errors as :func:`run_engine`.
+    """
     _check_inputs(dag, last_user_text, event_data, channel)
     if not isinstance(gate_user_text, str):
         raise EngineInputError(
@@ -220,8 +243,13 @@ def run_engine(
     work = checked_copy(sm)
     if work.get("status") in TERMINAL_STATUSES:
         trace.emit("terminal", status=work["status"])
-        action = _action(Reply(reason=Reason.TERMINAL), all_config_tools(dag), phase="terminal")
-        return EngineResult(sm=work, action=action, debug_log=tuple(trace.entries))
+        terminal = {
+            **ACTION_DEFAULTS,
+            "reason": Reason.TERMINAL,
+            "phase": "terminal",
+            "hidden_tools": plan_of(dag).all_tools,
+        }
+        return work, terminal, trace.entries
     with_defaults(work)
     if channel is not None:
         work["channel"] = channel
@@ -239,7 +267,7 @@ def run_engine(
     count = int(work.get("_invocation_count") or 0) + 1
     work["_invocation_count"] = count
     reply = _run(inv)
-    terminal = work["status"] in TERMINAL_STATUSES
+    terminal_now = work["status"] in TERMINAL_STATUSES
     fresh = bool(inv.pending) and inv.fresh_pending and not inv.inline_confirmed
     hide = compute_hidden_tools(
         dag,
@@ -247,28 +275,33 @@ def run_engine(
         inv.pending,
         inv.deferred,
         fresh_pending=fresh,
-        terminal=terminal,
+        terminal=terminal_now,
         activity=inv.activity,
     )
-    phase: Phase = "terminal" if terminal else ("readback" if inv.pending else "collection")
+    phase: Phase = "terminal" if terminal_now else ("readback" if inv.pending else "collection")
     response, stash = response_parts(inv, reply)
     work.pop(PAYLOADS_KEY, None)  # the stash is the action's output (the spec entry writes it to sm)
-    action = _action(
-        reply,
-        hide,
-        si_suffix=si_suffix(inv, reply),
-        inline_confirmed=inv.inline_confirmed,
-        response=tuple(response) if response is not None else None,
-        stash=tuple(stash),
-        phase=phase,
-        steer_back_directive=inv.steer_back_directive,
-        event_prefilled=bool(work.get("_event_prefilled_this_turn")),
-        gate_open=gate_open(dag, work, inv.activity),
-        recheck_after_model=inv.recheck_after_model or reply.reason is Reason.FIRE_HELD,
-    )
+    fields = {
+        "reason": reply.reason,
+        "phase": phase,
+        "hidden_tools": tuple(hide),
+        "message": reply.message,
+        "function_call": reply.function_call,
+        "parallel_calls": reply.parallel_calls,
+        "preempt": reply.preempt,
+        "force_preempt": reply.force_preempt,
+        "response": tuple(response) if response is not None else None,
+        "stash": tuple(stash),
+        "si_suffix": si_suffix(inv, reply),
+        "inline_confirmed": inv.inline_confirmed,
+        "steer_back_directive": inv.steer_back_directive,
+        "event_prefilled": bool(work.get("_event_prefilled_this_turn")),
+        "gate_open": gate_open(dag, work, inv.activity),
+        "recheck_after_model": inv.recheck_after_model or reply.reason is Reason.FIRE_HELD,
+    }
     work["_system_message"] = reply.message or ""
     work["_last_state"] = snapshot(work)
     write_state_tables(dag, work)
     if trace.active:
         trace.emit("invoke", **_invoke_data(inv, reply, count, phase, fresh, hide))
-    return EngineResult(sm=work, action=action, debug_log=tuple(trace.entries))
+    return work, fields, trace.entries

@@ -8,10 +8,11 @@ know (state from an older config) are read back with ``str`` after the known one
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from slotgraph.config.compiled import CompiledDag
+from slotgraph.engine.plan import plan_of, readback_order
 
 __all__ = ["READBACK_PREFIX", "READBACK_SUFFIX", "build_readback", "format_value"]
 
@@ -30,10 +31,20 @@ def format_value(dag: CompiledDag, name: str, value: Any) -> str:
         return str(value)
 
 
-def build_readback(dag: CompiledDag, pending: Mapping[str, Any], order: Sequence[str] | None = None) -> str:
-    """The readback sentence for ``pending`` (in ``order`` when given, else slot declaration order)."""
+def build_readback(
+    dag: CompiledDag,
+    pending: Mapping[str, Any],
+    order: Sequence[str] | None = None,
+    fmt: Callable[[str, Any], str] | None = None,
+) -> str:
+    """The readback sentence for ``pending`` (in ``order`` when given, else slot declaration order).
+
+    ``fmt(name, value)`` formats one value (default: :func:`format_value`; an invocation passes its memo of
+    them, :meth:`~slotgraph.engine.invocation.Invocation.format_value`)."""
     if order is None:
-        order = [s.name for s in dag.slots if s.name in pending]
-        order += sorted(n for n in pending if n not in dag.slot_by_name)
-    parts = [format_value(dag, name, pending[name]) for name in order if name in pending]
+        order = readback_order(plan_of(dag), pending)
+    if fmt is None:
+        parts = [format_value(dag, name, pending[name]) for name in order if name in pending]
+    else:
+        parts = [fmt(name, pending[name]) for name in order if name in pending]
     return f"{READBACK_PREFIX}{', '.join(parts)}{READBACK_SUFFIX}"

@@ -26,6 +26,7 @@ from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.activity import Activity
+from slotgraph.engine.plan import plan_of
 from slotgraph.engine.state import CONFIRM_PENDING, REJECT_PENDING
 
 __all__ = ["all_config_tools", "compute_hidden_tools"]
@@ -33,10 +34,7 @@ __all__ = ["all_config_tools", "compute_hidden_tools"]
 
 def all_config_tools(dag: CompiledDag) -> list[str]:
     """Every tool ``hide_tools`` may name, sorted (never the ``bootstrap`` routing tool)."""
-    tools = {*dag.setter_slots, *dag.executor_tasks, CONFIRM_PENDING, REJECT_PENDING}
-    if dag.bootstrap is not None:
-        tools.discard(dag.bootstrap.tool)
-    return sorted(tools)
+    return list(plan_of(dag).all_tools)
 
 
 def compute_hidden_tools(
@@ -53,26 +51,28 @@ def compute_hidden_tools(
 
     ``activity`` (over the same ``filled``) shares condition verdicts with the rest of the invocation.
     """
+    plan = plan_of(dag)
     if terminal:
-        return all_config_tools(dag)
+        return list(plan.all_tools)
     act = activity or Activity(dag, filled)
-    hidden: set[str] = set(dag.executor_tasks)
+    hidden: set[str] = set(plan.executor_tools)
     if not pending or fresh_pending:
         hidden.update((CONFIRM_PENDING, REJECT_PENDING))
-    slot_by_name = dag.slot_by_name
-    for tool, names in dag.setter_slots.items():
-        if tool in dag.executor_tasks or (dag.bootstrap is not None and tool == dag.bootstrap.tool):
-            continue
-        for name in names:
-            # The setter is wanted by slot ``name`` (see the module docstring).
-            slot = slot_by_name.get(name)
-            if slot is None or not act.slot_active(name) or (name in filled and not slot.changeable):
+    for tool, slots in plan.setters:
+        for slot in slots:
+            # The setter is wanted by ``slot`` (see the module docstring).
+            name = slot.name
+            if slot.condition is not None and not act.slot_active(name):
+                continue
+            if name in filled and not slot.changeable:
                 continue
             if name in pending:
                 if fresh_pending:
                     continue
                 break
-            if name in filled or name in deferred or slot.accept_early or act.requires_met(slot):
+            if name in filled or name in deferred or slot.accept_early:
+                break
+            if not slot.requires or act.requires_met(slot):
                 break
         else:
             hidden.add(tool)

@@ -117,7 +117,7 @@ def reply_for(inv: Invocation, action: DagAction) -> Reply:
                 lead.append(then_say)
             lead.append(
                 Segment(
-                    build_readback(inv.dag, inv.pending, action.slots),
+                    build_readback(inv.dag, inv.pending, action.slots, inv.format_value),
                     inv.dag.readback_responses,
                     values={**inv.filled, **inv.pending},
                     attach=True,

@@ -41,7 +41,7 @@ from slotgraph.engine.actions import Reason
 from slotgraph.engine.chips import fill_options
 from slotgraph.engine.dag import find_next_question
 from slotgraph.engine.invocation import Invocation, Reply
-from slotgraph.engine.readback import format_value
+from slotgraph.engine.plan import plan_of, readback_order
 from slotgraph.engine.stages.promotion import PROMOTED_KEY
 from slotgraph.engine.text import question_for, render_value
 from slotgraph.names import (
@@ -72,13 +72,12 @@ def deferred_collection(inv: Invocation, fresh: list[str] | None = None) -> str:
 
 def readback_scope(inv: Invocation) -> str:
     dag = inv.dag
-    order = [s.name for s in dag.slots if s.name in inv.pending]
-    order += sorted(n for n in inv.pending if n not in dag.slot_by_name)
+    order = readback_order(plan_of(dag), inv.pending)
     lines = []
     for name in order:
         slot = dag.slot_by_name.get(name)
         label = slot.label if slot is not None and slot.label else name
-        lines.append(f"  - {label}: {format_value(dag, name, inv.pending[name])}")
+        lines.append(f"  - {label}: {inv.format_value(name, inv.pending[name])}")
     body = "You MUST confirm ALL of the following values together in a single readback -- do NOT omit any:\n"
     return tagged(READBACK_SCOPE, body + "\n".join(lines))
 
@@ -86,15 +85,16 @@ def readback_scope(inv: Invocation) -> str:
 def pending_confirmation(inv: Invocation) -> str:
     """The plain readback scope: ``Pending confirmation: <formatted value>, <formatted value>.``"""
     dag = inv.dag
-    order = [s.name for s in dag.slots if s.name in inv.pending]
-    order += sorted(n for n in inv.pending if n not in dag.slot_by_name)
-    values = ", ".join(format_value(dag, name, inv.pending[name]) for name in order)
+    order = readback_order(plan_of(dag), inv.pending)
+    values = ", ".join(inv.format_value(name, inv.pending[name]) for name in order)
     return tagged(READBACK_SCOPE, f"Pending confirmation: {values}.")
 
 
 def newly_deferred(inv: Invocation) -> list[str]:
     """Slots in ``deferred`` now that the previous invocation's snapshot did not hold there, plus those
     routed there in this invocation."""
+    if not inv.deferred and not inv.fresh_deferred:
+        return []
     last = inv.sm.get("_last_state")
     before = last.get("deferred") if isinstance(last, dict) else None
     known = before if isinstance(before, dict) else {}

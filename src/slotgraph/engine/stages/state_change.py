@@ -51,14 +51,14 @@ def detect_state_change(inv: Invocation) -> bool:
     last_pending = _section(last, "pending")
     inv.prior_pending = bool(last_pending)
     changed = False
-    for key in ("filled", "pending"):
-        before = _section(last, key)
-        for name, value in sm[key].items():
+    retries = inv.retries
+    for before, now in ((_section(last, "filled"), inv.filled), (last_pending, inv.pending)):
+        for name, value in now.items():
             if name not in before or before[name] != value:
                 changed = True
-                if inv.retries.pop(f"slot:{name}", None) is not None:
+                if retries and retries.pop(f"slot:{name}", None) is not None:
                     inv.trace.emit("slot_retries_cleared", slot=name)
-        if len(before) != len(sm[key]) or any(n not in sm[key] for n in before):
+        if not changed and (len(before) != len(now) or not before.keys() <= now.keys()):
             changed = True
     if _section(last, "deferred") != sm["deferred"]:
         changed = True

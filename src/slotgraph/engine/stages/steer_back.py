@@ -78,7 +78,7 @@ def count_user_turn(inv: Invocation) -> None:
 def _steer_target(inv: Invocation) -> Segment | None:
     """What to steer back to: the readback when values are pending, else the next question."""
     if inv.pending:
-        return Segment(build_readback(inv.dag, inv.pending))
+        return Segment(build_readback(inv.dag, inv.pending, fmt=inv.format_value))
     slot = find_next_question(inv.dag, inv.filled, inv.pending, inv.deferred, inv.activity)
     if slot is None:
         return None
