@@ -84,11 +84,17 @@ def test_root_help_lists_every_command_with_examples_in_plain_text() -> None:
 
 
 def test_validate_imports_neither_the_server_nor_the_runtime() -> None:
-    loaded = _slotgraph_modules_after("validate", str(ROOT / "examples" / "bella_notte"))
+    loaded = _modules_after("validate", str(ROOT / "examples" / "bella_notte"), prefixes=("asyncio",))
     assert "slotgraph.cli.validate" in loaded
     assert not any(
         name.startswith(("slotgraph.server", "slotgraph.evals", "slotgraph.cli.chat")) for name in loaded
     )
+    # the agent-logic layer loads lazily: its checks, not the renderer, rules, gates, guards, topics, session
+    assert {name for name in loaded if name.startswith("slotgraph.logic.")} <= {
+        "slotgraph.logic.templates",
+        "slotgraph.logic.validation",
+    }
+    assert "asyncio" not in loaded
 
 
 def test_validate_answered_from_its_cache_loads_no_framework_and_starts_no_probe(tmp_path: Path) -> None:
@@ -173,3 +179,20 @@ def test_the_probe_runs_without_pydantic_plugin_discovery(monkeypatch: pytest.Mo
     assert env["PYTHONDONTWRITEBYTECODE"] == "1"  # no __pycache__ beside the user's tools.py
     monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "logfire")  # the user's own choice is kept
     assert probe_env()["PYDANTIC_DISABLE_PLUGINS"] == "logfire"
+
+
+def test_the_logic_layer_still_exports_every_name() -> None:
+    """``slotgraph.logic`` loads its names on first use (so ``validate`` imports only its checks): every name
+    of ``__all__`` resolves, to the object its submodule defines."""
+    import importlib
+
+    import slotgraph.logic as logic
+
+    for name in logic.__all__:
+        value = getattr(logic, name)
+        if name != "load_definition":
+            module = importlib.import_module(logic._EXPORTS[name])
+            assert getattr(module, name) is value, name
+    assert set(logic._EXPORTS) | {"load_definition"} == set(logic.__all__)
+    with pytest.raises(AttributeError):
+        _ = logic.no_such_name

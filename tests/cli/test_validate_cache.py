@@ -72,7 +72,7 @@ def test_a_hit_prints_exactly_what_the_passing_run_printed(
     missed = invoke(["validate", *args])
     assert missed.exit_code == 0, missed.output
     assert "format_guest_name" in missed.stdout  # its warning is part of what the hit prints
-    assert len(list(cache.glob("*.json"))) == 2  # one entry per path
+    assert len(list(cache.glob("*.json"))) == 3  # one entry per path, and the tools probe's output
     code, output = _hit(args, capsys)
     assert code == 0
     assert output == missed.stdout
@@ -104,6 +104,41 @@ def test_any_change_to_what_validation_read_is_a_miss(
         assert again.exit_code == 1 and "syntax error in the tools module" in again.stdout
 
 
+def test_a_config_edit_reuses_the_probe_of_an_unchanged_tools_module(
+    cache: Path, agent: Path, invoke: Invoke, capsys: pytest.CaptureFixture[str]
+) -> None:
+    imports = agent.parent / "imports.log"
+    with (agent / "tools.py").open("a", encoding="utf-8") as tools:
+        tools.write(f"\nwith open({str(imports)!r}, 'a') as _log:\n    _log.write('imported\\n')\n")
+    assert invoke(["validate", str(agent)]).exit_code == 0
+    dag = agent / "dag.yaml"
+    dag.write_text(dag.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert _hit([str(agent)], capsys)[0] is None
+    edited = invoke(["validate", str(agent)])
+    assert imports.read_text(encoding="utf-8").count("imported") == 1  # the probe's output was reused
+    assert edited.exit_code == 0 and "format_guest_name" in edited.stdout  # warnings still computed
+    fresh = invoke(["validate", "--no-cache", str(agent)])
+    assert imports.read_text(encoding="utf-8").count("imported") == 2
+    assert fresh.stdout == edited.stdout
+
+
+def test_a_probe_that_found_a_problem_is_never_reused(cache: Path, tmp_path: Path) -> None:
+    from slotgraph.cli.validate_cache import cached_probe, store_probe
+
+    tools = str(tmp_path / "tools.py")
+    clean = {"import_error": None, "tools": [{"name": "f", "error": None}], "dependencies": {}}
+    store_probe(tools, clean)
+    assert cached_probe(tools) == clean
+    for failing in (
+        {"import_error": {"message": "boom"}, "tools": []},
+        {"import_error": None, "tools": [{"name": "f", "error": "unsupported annotation"}]},
+    ):
+        store_probe(tools, {**failing, "dependencies": {}})
+        assert cached_probe(tools) == clean  # not overwritten, since never stored
+    (next(cache.glob("*.json"))).write_text(json.dumps({"format": 2, "probe": failing}), encoding="utf-8")
+    assert cached_probe(tools) is None
+
+
 def test_a_tools_module_appearing_beside_a_bare_dag_is_a_miss(
     cache: Path, tmp_path: Path, invoke: Invoke, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -133,13 +168,17 @@ def test_a_corrupt_entry_is_a_miss_then_replaced(
     cache: Path, agent: Path, invoke: Invoke, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert invoke(["validate", str(agent)]).exit_code == 0
-    (entry,) = cache.glob("*.json")
-    for garbage in ["{not json", "[]", '{"format": 1}', json.dumps({"format": 1, "result": {}, "lines": 3})]:
-        entry.write_text(garbage, encoding="utf-8")
+    entries = list(cache.glob("*.json"))  # the path's and the tools probe's
+    assert len(entries) == 2
+    for garbage in ["{not json", "[]", '{"format": 2}', json.dumps({"format": 2, "result": {}, "lines": 3})]:
+        for entry in entries:
+            entry.write_text(garbage, encoding="utf-8")
         assert _hit([str(agent)], capsys)[0] is None
-    entry.write_bytes(b"\xff\xfe")
+    for entry in entries:
+        entry.write_bytes(b"\xff\xfe")
     assert _hit([str(agent)], capsys)[0] is None
-    assert invoke(["validate", str(agent)]).exit_code == 0
+    again = invoke(["validate", str(agent)])
+    assert again.exit_code == 0 and "format_guest_name" in again.stdout
     assert _hit([str(agent)], capsys)[0] == 0
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from slotgraph.cli.validate_cache import record_dependencies
+from slotgraph.cli import validate_cache
 from slotgraph.config import ConfigIssue, Definition
 from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS
 
@@ -87,6 +87,19 @@ def probe_env() -> dict[str, str]:
 
 
 def _run_probe(tools_path: Path) -> dict[str, Any] | str:
+    """The probe's output for ``tools_path`` (or why it failed). Inside a validation that may be cached,
+    a clean earlier output is reused while nothing the module read changed
+    (:func:`slotgraph.cli.validate_cache.cached_probe`), and a clean new one is kept."""
+    cache = validate_cache.recording_active()
+    if cache and (found := validate_cache.cached_probe(str(tools_path.resolve()))) is not None:
+        return found
+    result = _start_probe(tools_path)
+    if cache and not isinstance(result, str):
+        validate_cache.store_probe(str(tools_path.resolve()), result)
+    return result
+
+
+def _start_probe(tools_path: Path) -> dict[str, Any] | str:
     try:
         done = subprocess.run(
             [sys.executable, "-m", "slotgraph.cli.tool_probe", str(tools_path.resolve())],
@@ -116,7 +129,7 @@ def tool_issues(definition: Definition) -> Iterator[ConfigIssue]:
         return
     result = _run_probe(path)
     if not isinstance(result, str):
-        record_dependencies(result.get("dependencies"))
+        validate_cache.record_dependencies(result.get("dependencies"))
     if isinstance(result, str):
         yield _issue(
             "tools_import_failed", path, None, None, result, f"run `python {path}` to see why", "error"

@@ -26,6 +26,10 @@ read by ``tools.py`` at import, the network, files read by C code without Python
 only with ``os.stat``/``os.path.exists`` outside the directories listed. ``--no-cache`` or
 ``SLOTGRAPH_NO_CACHE=1`` bypasses the cache (neither reading nor writing it).
 
+The tools probe's output is kept the same way, per ``tools.py`` (:func:`store_probe`, :func:`cached_probe`),
+when the module imported and every tool was built: a validation whose config changed but whose tools module
+did not reuses it instead of starting the probe process.
+
 Only passing results are stored (a failing path always runs again and prints its full errors); an
 unreadable, corrupt or foreign entry is a miss, never an error. On a hit the output is byte-identical to the
 run that stored it: the JSON document is rebuilt from the stored results, and the text is the stored plain
@@ -39,7 +43,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +62,7 @@ __all__ = [
     "store",
 ]
 
-FORMAT = 1
+FORMAT = 2
 DISABLE_ENV = "SLOTGRAPH_NO_CACHE"
 NO_CACHE_FLAG = "--no-cache"
 _LARGE_FILE = 16 * 1024 * 1024  # bigger data files are keyed by size and modification time
@@ -142,6 +146,7 @@ class Dependencies:
 
 
 _active: list[Dependencies] = []
+_ignored: tuple[str, ...] = ()
 _hook_installed = False
 _in_hook = False
 
@@ -166,6 +171,8 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
     except (TypeError, ValueError):
         return
     if path.startswith(_VOLATILE) or path.endswith(".pyc"):  # compiled code is covered by its module's source
+        return
+    if path.startswith(_ignored):  # the cache's own entries (the probe's, read inside a validation)
         return
     _in_hook = True
     try:
@@ -197,7 +204,9 @@ def _loaded_module_files() -> Iterator[str]:
 def recording() -> Iterator[Dependencies]:
     """Record what the code run inside depends on (files read, directories listed, then every loaded
     module). Recordings nest: an inner one's events also reach the outer ones."""
-    global _hook_installed
+    global _hook_installed, _ignored
+    own = cache_dir()
+    _ignored = (os.path.join(os.path.abspath(own), ""),) if own is not None else ()
     if not _hook_installed:
         sys.addaudithook(_audit)  # an audit hook cannot be removed: one per process, idle outside recordings
         _hook_installed = True
@@ -224,36 +233,34 @@ def record_dependencies(found: Any) -> None:
             deps.merge(found)
 
 
-def _entry_file(directory: Path, path_argument: str) -> Path:
+def recording_active() -> bool:
+    """True inside :func:`recording`: a validation whose result may be stored (not ``--no-cache``)."""
+    return bool(_active)
+
+
+def _entry_file(directory: Path, kind: str, argument: str) -> Path:
     material = [
         FORMAT,
+        kind,
         __version__,
         sys.version,
         sys.executable,
         os.getcwd(),
         os.environ.get("PYTHONPATH", ""),
-        path_argument,
+        argument,
     ]
     name = hashlib.sha256(json.dumps(material).encode("utf-8", "surrogateescape")).hexdigest()
     return directory / f"{name}.json"
 
 
-def store(
-    path_argument: str, deps: Dependencies, result: Mapping[str, Any], lines: Sequence[str], plain: str
-) -> None:
-    """Keep a passing result of ``path_argument`` (``str`` of the path as the command shows it): its JSON
-    form, its rich markup lines and their plain rendering. A cache that cannot be written is skipped."""
+def _write(kind: str, argument: str, dependencies: Mapping[str, Any], payload: Mapping[str, Any]) -> None:
+    """Store one entry (atomically: a reader sees the old entry or the new one); a cache that cannot be
+    written is skipped."""
     directory = cache_dir()
     if directory is None:
         return
-    entry = {
-        "format": FORMAT,
-        "dependencies": deps.as_json(),
-        "result": dict(result),
-        "lines": list(lines),
-        "plain": plain,
-    }
-    target = _entry_file(directory, path_argument)
+    entry = {**payload, "format": FORMAT, "dependencies": dependencies}
+    target = _entry_file(directory, kind, argument)
     temporary = target.with_name(f"{target.stem}.{os.getpid()}.tmp")
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -264,22 +271,68 @@ def store(
             temporary.unlink()
 
 
-def _lookup(directory: Path, path_argument: str) -> dict[str, Any] | None:
-    """The stored entry when it is well-formed and nothing it depended on changed, else ``None``."""
+def _read(kind: str, argument: str, well_formed: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The stored entry when it is ``well_formed`` and nothing it depended on changed, else ``None``."""
+    directory = cache_dir()
+    if directory is None:
+        return None
     try:
-        entry = json.loads(_entry_file(directory, path_argument).read_text(encoding="utf-8"))
-        if not isinstance(entry, dict) or entry.get("format") != FORMAT:
-            return None
-        result, lines, plain = entry["result"], entry["lines"], entry["plain"]
-        if not (isinstance(result, dict) and result.get("status") == "valid" and isinstance(plain, str)):
-            return None
-        if not (isinstance(lines, list) and all(isinstance(line, str) for line in lines)):
+        entry = json.loads(_entry_file(directory, kind, argument).read_text(encoding="utf-8"))
+        if not isinstance(entry, dict) or entry.get("format") != FORMAT or not well_formed(entry):
             return None
         deps = Dependencies()
         deps.merge(entry["dependencies"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return entry if deps.unchanged() else None
+
+
+def store(
+    path_argument: str, deps: Dependencies, result: Mapping[str, Any], lines: Sequence[str], plain: str
+) -> None:
+    """Keep a passing result of ``path_argument`` (``str`` of the path as the command shows it): its JSON
+    form, its rich markup lines and their plain rendering."""
+    payload = {"result": dict(result), "lines": list(lines), "plain": plain}
+    _write("validate", path_argument, deps.as_json(), payload)
+
+
+def _passing_result(entry: dict[str, Any]) -> bool:
+    result, lines, plain = entry["result"], entry["lines"], entry["plain"]
+    return (
+        isinstance(result, dict)
+        and result.get("status") == "valid"
+        and isinstance(plain, str)
+        and isinstance(lines, list)
+        and all(isinstance(line, str) for line in lines)
+    )
+
+
+def _clean_probe(entry: dict[str, Any]) -> bool:
+    probe = entry["probe"]
+    return (
+        isinstance(probe, dict)
+        and probe.get("import_error") is None
+        and isinstance(probe.get("tools"), list)
+        and all(isinstance(tool, dict) and not tool.get("error") for tool in probe["tools"])
+    )
+
+
+def store_probe(tools_path: str, probe: Mapping[str, Any]) -> None:
+    """Keep the tools probe's output for ``tools_path`` (absolute) when the module imported and every tool
+    was built: with its ``dependencies``, it is valid until the module or anything it read changes."""
+    found = {key: value for key, value in probe.items() if key != "dependencies"}
+    entry = {"probe": found}
+    if isinstance(probe.get("dependencies"), Mapping) and _clean_probe(entry):
+        _write("probe", tools_path, probe["dependencies"], entry)
+
+
+def cached_probe(tools_path: str) -> dict[str, Any] | None:
+    """The stored probe output for ``tools_path`` (with its ``dependencies``), when nothing it read changed:
+    a config edited with its tools module unchanged does not start the probe process again."""
+    entry = _read("probe", tools_path, _clean_probe)
+    if entry is None:
+        return None
+    return {**entry["probe"], "dependencies": entry["dependencies"]}
 
 
 def _plain_stdout() -> bool:
@@ -315,13 +368,12 @@ def answer_from_cache(args: Sequence[str]) -> int | None:
     """``validate``'s fast path (:data:`slotgraph.cli.main.FastPath`): print the stored results and return 0
     when every path is a hit; ``None`` (validate normally) on a miss, a disabled cache or other arguments."""
     parsed = _parse(args)
-    directory = cache_dir()
-    if parsed is None or directory is None or not cache_enabled() or not _utf8_stdout():
+    if parsed is None or not cache_enabled() or not _utf8_stdout():
         return None
     paths, json_output = parsed
     entries = []
     for path in paths:
-        entry = _lookup(directory, str(Path(path)))
+        entry = _read("validate", str(Path(path)), _passing_result)
         if entry is None:
             return None
         entries.append(entry)

@@ -24,35 +24,37 @@ rules share one set of session variables (:class:`VariableStore`); every conditi
 
 from __future__ import annotations
 
+import importlib
 import os
+from typing import TYPE_CHECKING, Any
 
-from slotgraph.config import Definition
-from slotgraph.config import load_definition as _load_definition
-from slotgraph.logic.errors import LogicError, VariableWriteError
-from slotgraph.logic.gates import CompiledToolLogic, GateRefusal, ToolGates, compile_tool_logic
-from slotgraph.logic.guards import (
-    GuardedReply,
-    GuardEvent,
-    GuardJudge,
-    SentenceBuffer,
-    guard_reply,
-    split_sentences,
-)
-from slotgraph.logic.render import Rendered, format_value, render_template
-from slotgraph.logic.rules import RuleEffects, RuleEngine, RuleEvent, compile_rules
-from slotgraph.logic.session import (
-    RECORD_KEY,
-    AgentLogic,
-    LogicRecord,
-    LogicSession,
-    variables_snapshot,
-)
-from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables, set_variables_parameters
-from slotgraph.logic.templates import Template, TemplateIssue, parse_template
-from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker, ToolRun
-from slotgraph.logic.topics import TopicEvent, TopicManager
-from slotgraph.logic.validation import logic_issues
-from slotgraph.logic.variables import SlotFillingFacts, VariableChange, VariableStore
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only; the names load lazily (below)
+    from slotgraph.config import Definition
+    from slotgraph.logic.errors import LogicError, VariableWriteError
+    from slotgraph.logic.gates import CompiledToolLogic, GateRefusal, ToolGates, compile_tool_logic
+    from slotgraph.logic.guards import (
+        GuardedReply,
+        GuardEvent,
+        GuardJudge,
+        SentenceBuffer,
+        guard_reply,
+        split_sentences,
+    )
+    from slotgraph.logic.render import Rendered, format_value, render_template
+    from slotgraph.logic.rules import RuleEffects, RuleEngine, RuleEvent, compile_rules
+    from slotgraph.logic.session import (
+        RECORD_KEY,
+        AgentLogic,
+        LogicRecord,
+        LogicSession,
+        variables_snapshot,
+    )
+    from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables, set_variables_parameters
+    from slotgraph.logic.templates import Template, TemplateIssue, parse_template
+    from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker, ToolRun
+    from slotgraph.logic.topics import TopicEvent, TopicManager
+    from slotgraph.logic.validation import logic_issues
+    from slotgraph.logic.variables import SlotFillingFacts, VariableChange, VariableStore
 
 __all__ = [
     "RECORD_KEY",
@@ -99,6 +101,69 @@ __all__ = [
 ]
 
 
+_EXPORTS: dict[str, str] = {
+    "AgentLogic": "slotgraph.logic.session",
+    "CompiledToolLogic": "slotgraph.logic.gates",
+    "GateRefusal": "slotgraph.logic.gates",
+    "GuardEvent": "slotgraph.logic.guards",
+    "GuardJudge": "slotgraph.logic.guards",
+    "GuardedReply": "slotgraph.logic.guards",
+    "LogicError": "slotgraph.logic.errors",
+    "LogicRecord": "slotgraph.logic.session",
+    "LogicSession": "slotgraph.logic.session",
+    "ProgramBudget": "slotgraph.logic.tooling",
+    "RECORD_KEY": "slotgraph.logic.session",
+    "Rendered": "slotgraph.logic.render",
+    "RuleEffects": "slotgraph.logic.rules",
+    "RuleEngine": "slotgraph.logic.rules",
+    "RuleEvent": "slotgraph.logic.rules",
+    "RunCache": "slotgraph.logic.tooling",
+    "SET_VARIABLES": "slotgraph.logic.set_variables",
+    "SentenceBuffer": "slotgraph.logic.guards",
+    "SlotFillingFacts": "slotgraph.logic.variables",
+    "Template": "slotgraph.logic.templates",
+    "TemplateIssue": "slotgraph.logic.templates",
+    "ToolGates": "slotgraph.logic.gates",
+    "ToolInvoker": "slotgraph.logic.tooling",
+    "ToolRun": "slotgraph.logic.tooling",
+    "TopicEvent": "slotgraph.logic.topics",
+    "TopicManager": "slotgraph.logic.topics",
+    "VariableChange": "slotgraph.logic.variables",
+    "VariableStore": "slotgraph.logic.variables",
+    "VariableWriteError": "slotgraph.logic.errors",
+    "apply_set_variables": "slotgraph.logic.set_variables",
+    "compile_rules": "slotgraph.logic.rules",
+    "compile_tool_logic": "slotgraph.logic.gates",
+    "format_value": "slotgraph.logic.render",
+    "guard_reply": "slotgraph.logic.guards",
+    "logic_issues": "slotgraph.logic.validation",
+    "parse_template": "slotgraph.logic.templates",
+    "render_template": "slotgraph.logic.render",
+    "set_variables_parameters": "slotgraph.logic.set_variables",
+    "split_sentences": "slotgraph.logic.guards",
+    "variables_snapshot": "slotgraph.logic.session",
+}
+"""Where each public name lives. They are imported on first use (PEP 562), so that importing one submodule
+(``slotgraph validate`` needs only :mod:`~slotgraph.logic.validation`) does not load the renderer, the rules,
+the gates, the guards, the topics and the session, with ``asyncio`` (~150 ms of ``validate``'s start-up)."""
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__") and n.endswith("__"))})
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'slotgraph.logic' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
 def load_definition(path: str | os.PathLike[str]) -> Definition:
     """:func:`slotgraph.config.load_definition` plus the logic layer's publish-time checks."""
-    return _load_definition(path, checks=(logic_issues,))
+    from slotgraph.config import load_definition as load
+    from slotgraph.logic.validation import logic_issues
+
+    return load(path, checks=(logic_issues,))
