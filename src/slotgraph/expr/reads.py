@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import ast
 
+from slotgraph.expr.limits import all_nodes
+
 __all__ = ["lambda_reads", "variable_reads"]
 
 
 def variable_reads(tree: ast.expr) -> frozenset[str]:
     """The variables an expression of the default or ``dot_paths`` dialect reads: its bare names."""
-    return frozenset(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+    return frozenset(node.id for node in all_nodes(tree) if isinstance(node, ast.Name))
 
 
 def lambda_reads(body: ast.expr, parameter: str) -> frozenset[str] | None:
@@ -23,7 +25,7 @@ def lambda_reads(body: ast.expr, parameter: str) -> frozenset[str] | None:
     keys: set[str] = set()
     direct: set[int] = set()
     uses: list[ast.Name] = []  # every use of the parameter, found in the same walk
-    for node in ast.walk(body):
+    for node in all_nodes(body):
         if type(node) is ast.Name:
             if node.id == parameter:
                 uses.append(node)
