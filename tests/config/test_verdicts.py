@@ -19,11 +19,11 @@ from slotgraph.config import (
     ConfigValidationError,
     clear_compile_cache,
     compile_config,
-    config_fingerprint,
     configure_verdict_dir,
 )
 from slotgraph.config import compile as compile_module
 from slotgraph.config import verdicts as verdicts_module
+from slotgraph.config.content import ConfigContent
 from slotgraph.config.errors import ValidationReport
 from slotgraph.config.verdicts import VerdictDir
 
@@ -54,7 +54,7 @@ def validations(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 def _key(raw: dict[str, Any]) -> str:
-    return VerdictDir.key(config_fingerprint(raw))
+    return VerdictDir.key(ConfigContent(raw).key)
 
 
 def test_a_config_that_passed_is_not_validated_again(

@@ -40,16 +40,17 @@ string) makes it reproducible: the prefix is drawn by ``random.Random(seed).choi
 gives the same output (tests). Without a seed the adapter draws from a fresh ``random.Random()`` seeded by the
 operating system, so production replies vary as the spec intends.
 
-**Config memo.** ``compile_config`` is keyed by content (sha256 of canonical JSON), which costs more than a
-warm invocation on a realistic config. So this module keeps a small bounded memo of compiled configs that
-*verifies content* on every hit: each entry holds the config object (its id cannot be reused) and a deep
-snapshot taken when the entry was made, and the compiled DAG is served only when ``raw_config == snapshot``
-(a C-speed comparison). The very same object is looked up by identity first (hosts that keep the config);
-a new but equal dict — a host that deserialises the config on every tool call — matches the snapshot of an
-earlier one. A config mutated in place no longer equals its snapshot and is recompiled through the
-content-keyed cache. Equality is Python's, so configs that differ only as ``1`` / ``1.0`` / ``True`` share
-one compilation. The memo is the adapter's only process-wide state; it holds no session data, only
-compiled configs, and :func:`clear_config_memo` empties it.
+**Config memo.** ``compile_config`` is keyed by content (a digest of the config's serialisation), which costs
+more than a warm invocation on a realistic config. So this module keeps a small bounded memo of compiled
+configs that *verifies content* on every hit: each entry holds the config object (its id cannot be reused) and
+a deep snapshot taken when the entry was made (the frozen copy ``compile_config`` took to key the content,
+:attr:`CompiledDag.content`, so a cold call serialises the config once), and the compiled DAG is served only
+when ``raw_config == snapshot`` (a C-speed comparison). The very same object is looked up by identity first
+(hosts that keep the config); a new but equal dict — a host that deserialises the config on every tool call —
+matches the snapshot of an earlier one. A config mutated in place no longer equals its snapshot and is
+recompiled through the content-keyed cache. Equality is Python's, so configs that differ only as ``1`` /
+``1.0`` / ``True`` share one compilation. The memo is the adapter's only process-wide state; it holds no
+session data, only compiled configs, and :func:`clear_config_memo` empties it.
 """
 
 from __future__ import annotations
@@ -111,7 +112,10 @@ class _ConfigMemo:
         return None
 
     def put(self, raw: Mapping[str, Any], dag: CompiledDag) -> None:
-        snapshot = _deep_copy(raw)
+        # compile_config has just taken a frozen copy of this content (its cache key): reuse it
+        snapshot = dag.content.copy() if dag.content is not None else None
+        if snapshot is None:
+            snapshot = _deep_copy(raw)
         with self._lock:
             self._items[id(raw)] = (raw, snapshot, dag)
             self._items.move_to_end(id(raw))

@@ -5,15 +5,13 @@ passed before may skip the semantic checks through an opt-in on-disk verdict, se
 :mod:`slotgraph.config.verdicts`), then
 builds frozen values once: sources normalised, ``event_key`` defaulted to the slot name, conditions and
 readback formatters compiled through :mod:`slotgraph.expr`, response parts frozen, ``then`` resolved to a
-:class:`ExhaustCall`, and the lookup tables derived. Results are cached by content: the key is the sha256 of
-the config's canonical JSON (its :attr:`~CompiledDag.fingerprint`), never a name, so the engine may call
-:func:`compile_config` on every invocation cheaply. The cache is a bounded, thread-safe LRU.
+:class:`ExhaustCall`, and the lookup tables derived. Results are cached by content: the key is a digest of
+the config's serialised content (:class:`~slotgraph.config.content.ConfigContent`), never a name, so the
+engine may call :func:`compile_config` on every invocation cheaply. The cache is a bounded, thread-safe LRU.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -37,6 +35,7 @@ from slotgraph.config.compiled import (
     ValidateAgainst,
 )
 from slotgraph.config.conditions import compile_condition
+from slotgraph.config.content import ConfigContent, fingerprint_of
 from slotgraph.config.formatters import compile_formatter
 from slotgraph.config.nodes import (
     DagConfig,
@@ -109,14 +108,9 @@ def clear_compile_cache() -> None:
     compile_condition.cache_clear()
 
 
-def canonical_json(raw: Any) -> str:
-    return json.dumps(raw, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-
-
 def config_fingerprint(raw: Mapping[str, Any] | DagConfig) -> str:
     """sha256 (hex) of the config's canonical JSON: equal content, equal fingerprint."""
-    data = _as_raw(raw)
-    return hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
+    return fingerprint_of(_as_raw(raw))
 
 
 def note_validated(raw: Mapping[str, Any]) -> None:
@@ -124,7 +118,7 @@ def note_validated(raw: Mapping[str, Any]) -> None:
     process, so :func:`compile_config` of the same content does not validate it again. For loaders that
     validate with more context (positions, tool names) just before compiling; keyed by content, never by
     object."""
-    _VALIDATED.put(config_fingerprint(raw), True)
+    _VALIDATED.put(ConfigContent(_as_raw(raw)).key, True)
 
 
 def _as_raw(raw: Mapping[str, Any] | DagConfig) -> Any:
@@ -311,7 +305,7 @@ def _state_tables(
     )
 
 
-def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
+def _build(config: DagConfig, content: ConfigContent | None) -> CompiledDag:
     slots = tuple(_slot(i, s, config.changeable) for i, s in enumerate(config.slots))
     tasks = tuple(_task(t) for t in config.tasks)
     setter_slots: dict[str, tuple[str, ...]] = {}
@@ -340,7 +334,7 @@ def _build(config: DagConfig, fingerprint: str) -> CompiledDag:
             {name: MappingProxyType(dict(pairs)) for name, pairs in (config.event_mappings or {}).items()}
         ),
         bootstrap=None if boot is None else Bootstrap(boot.tool, boot.slot, boot.reset_on_complete),
-        fingerprint=fingerprint,
+        content=content,
         slot_by_name=MappingProxyType({s.name: s for s in slots}),
         task_by_name=MappingProxyType({t.name: t for t in tasks}),
         setter_slots=MappingProxyType(setter_slots),
@@ -367,20 +361,21 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     (``SLOTGRAPH_VERDICT_DIR``) a config that passed before is compiled without the semantic checks.
     """
     data = _as_raw(raw)
-    fingerprint = hashlib.sha256(canonical_json(data).encode("utf-8")).hexdigest()
-    cached = _CACHE.get(fingerprint)
+    content = ConfigContent(data)
+    key = content.key
+    cached = _CACHE.get(key)
     if cached is not None:
         return cached
     config = raw if isinstance(raw, DagConfig) else _model_or_none(data)
     verdicts = verdict_dir() if config is not None else None
-    key = "" if verdicts is None else verdicts.key(fingerprint)
-    if _VALIDATED.get(fingerprint) is not None:
+    verdict = "" if verdicts is None else verdicts.key(key)
+    if _VALIDATED.get(key) is not None:
         pass  # this process validated this very content already (an agent's loader, just before)
-    elif verdicts is None or not verdicts.passed(key):  # an earlier process validated this very content
+    elif verdicts is None or not verdicts.passed(verdict):  # an earlier process validated this very content
         validate_raw(data, _structure_valid=config is not None).raise_for_errors()
         if verdicts is not None:
-            verdicts.record(key)
+            verdicts.record(verdict)
     assert config is not None  # a structural problem is an error of the report, raised above
-    compiled = _build(config, fingerprint)
-    _CACHE.put(fingerprint, compiled)
+    compiled = _build(config, content)
+    _CACHE.put(key, compiled)
     return compiled

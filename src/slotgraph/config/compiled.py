@@ -6,7 +6,7 @@ once through :mod:`slotgraph.expr`, response parts frozen as plain data, and the
 ``after_tool_callback`` reads (``_setter_slots``, ``_multi_setter_slots``, ``_slot_requires``,
 ``_slot_validates``, ``_executor_tasks``) derived once. A compiled DAG is immutable and shared freely
 between sessions and threads; a cache of compiled DAGs is keyed by the config's content
-(:attr:`CompiledDag.fingerprint`), never by a name.
+(:attr:`CompiledDag.content`), never by a name.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from slotgraph.config.content import ConfigContent
 from slotgraph.expr import ExpressionError
 
 __all__ = [
@@ -284,8 +285,9 @@ class CompiledDag:
     event_mappings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """``{platform event name: {event_data key: value}}`` merged into ``event_data`` before pre-fill."""
     bootstrap: Bootstrap | None = None
-    fingerprint: str = ""
-    """Content hash of the raw config (sha256 of its canonical JSON)."""
+    content: ConfigContent | None = field(default=None, repr=False, compare=False)
+    """The raw config's content as compiled: the cache key and a frozen copy (see
+    :mod:`slotgraph.config.content`)."""
 
     # Derived lookups (built by compile_config; the platform's sm-cached mappings).
     slot_by_name: Mapping[str, CompiledSlot] = field(default_factory=dict)
@@ -305,6 +307,12 @@ class CompiledDag:
     derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     """Views other packages derive from this config on first use and keep with it (the engine's
     :class:`~slotgraph.engine.plan.EnginePlan`), keyed by their module; never part of equality."""
+
+    @property
+    def fingerprint(self) -> str:
+        """Content hash of the raw config (sha256 of its canonical JSON, as
+        :func:`~slotgraph.config.config_fingerprint`), computed when first read."""
+        return "" if self.content is None else self.content.fingerprint
 
     def slot(self, name: str) -> CompiledSlot:
         return self.slot_by_name[name]

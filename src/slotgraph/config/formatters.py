@@ -321,6 +321,17 @@ def formatter_problems(spec: Any) -> list[tuple[str, str, str, str]]:
 
 def compile_formatter(spec: Any, *, location: str = "readback_fmt") -> Formatter:
     """The callable for a ``readback_fmt`` spec; raises ConfigValidationError listing what is wrong."""
+    if spec is None:
+        return default_formatter
+    if isinstance(spec, str):  # the valid string forms first: checking them is building them
+        if not is_lambda_source(spec):
+            if spec in _BUILTINS:
+                return _safe(_BUILTINS[spec])
+        else:
+            try:
+                return _Lambda(compile_lambda(spec))
+            except ExpressionError:
+                pass  # worded by formatter_problems, as for every other invalid spec
     problems = formatter_problems(spec)
     if problems:
         raise ConfigValidationError(

@@ -10,12 +10,13 @@ can be kept on disk, opt-in, and the semantic checks are then skipped for a conf
 :func:`configure_verdict_dir` (``None`` turns it off again; the call wins over the variable).
 
 **What a verdict is.** One file per config that passed, named by its *key*: the sha256 of the Slotgraph
-version and the config's content fingerprint (sha256 of its canonical JSON). The file holds the key itself. So
-a verdict is found only for the very same content validated by the very same Slotgraph version; a config that
-differs in one character, or a new Slotgraph release (whose checks may be stricter), has no verdict and is
-validated again. A file whose content is not its key (truncated, edited, garbage) is not trusted. Only passing
-verdicts are stored: a config with errors is always validated, and its errors are exactly those of a run
-without verdicts. The structural check (the typed config nodes) runs on every compilation either way.
+version and the config's content key (the compile cache's, see :mod:`slotgraph.config.content`). The file
+holds the key itself. So a verdict is found only for the very same content validated by the very same
+Slotgraph version; a config that differs in one character, or a new Slotgraph release (whose checks may be
+stricter), has no verdict and is validated again. A file whose content is not its key (truncated, edited,
+garbage) is not trusted. Only passing verdicts are stored: a config with errors is always validated, and its
+errors are exactly those of a run without verdicts. The structural check (the typed config nodes) runs on
+every compilation either way.
 
 **Trust.** Whoever can write into the directory can make Slotgraph skip the semantic checks of a config they
 choose: give it the permissions of the code itself (writable only by the service's user). A development
@@ -54,9 +55,9 @@ class VerdictDir:
         self._warned = False
 
     @staticmethod
-    def key(fingerprint: str) -> str:
-        """The verdict key of a config with this content fingerprint, under this Slotgraph version."""
-        return hashlib.sha256(f"slotgraph {__version__}\0{fingerprint}".encode()).hexdigest()
+    def key(content_key: str) -> str:
+        """The verdict key of a config with this content key, under this Slotgraph version."""
+        return hashlib.sha256(f"slotgraph {__version__}\0{content_key}".encode()).hexdigest()
 
     def passed(self, key: str) -> bool:
         """Whether a trustworthy verdict for ``key`` is on disk."""
