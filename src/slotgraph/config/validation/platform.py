@@ -25,7 +25,8 @@ def _warn(code: str, location: str, message: str, fix: str) -> ConfigIssue:
 
 def options_from_slots(value: Any, where: str) -> Iterator[tuple[str, Any]]:
     """``(location, slot name)`` of every ``options_from`` inside response parts (recursively)."""
-    if isinstance(value, Mapping):
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):  # (the Mapping ABC is slow)
         for key, item in value.items():
             if key == "options_from":
                 yield f"{where}.options_from", item

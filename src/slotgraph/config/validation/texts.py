@@ -22,9 +22,10 @@ _RESPONSE_KEYS = ("response", "then_response", "retry_response", "error_response
 
 def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
     """Every string inside ``value`` (recursing into lists and mappings) with its location."""
-    if isinstance(value, str):
+    kind = type(value)
+    if kind is str or isinstance(value, str):
         yield where, value
-    elif isinstance(value, Mapping):
+    elif kind is dict or (kind is not list and isinstance(value, Mapping)):  # (the Mapping ABC is slow)
         for key, item in value.items():
             if isinstance(key, str) and key.startswith("x-"):
                 continue
@@ -79,6 +80,8 @@ def placeholder_issues(view: View) -> Iterator[ConfigIssue]:
     """``{name}`` must name a slot or a task result key; ``{{`` and ``}}`` are literal braces."""
     known = set(view.slot_index) | view.result_keys
     for where, text in _texts(view):
+        if "{" not in text and "}" not in text:
+            continue  # no placeholder, and no brace to be malformed
         try:
             fields = [name for _, name, _, _ in _PARSER.parse(text) if name is not None]
         except ValueError as err:
