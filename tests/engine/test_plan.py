@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from slotgraph.config import compile_config
-from slotgraph.engine import compute_hidden_tools
+from slotgraph.engine import compute_hidden_tools, run_engine
 from slotgraph.engine.plan import plan_of, readback_order
 
 from .bella import bella_dag
@@ -65,3 +65,19 @@ def test_the_bootstrap_tool_stays_visible_and_the_executor_hidden() -> None:
     assert hidden == ["book", "confirm_pending", "reject_pending"]
     everything = compute_hidden_tools(dag, {}, {}, {}, fresh_pending=False, terminal=True)
     assert everything == ["book", "confirm_pending", "reject_pending", "set_party"]
+
+
+def test_the_plan_knows_whether_any_task_defers_its_inputs() -> None:
+    assert not plan_of(compile_config(BOOTSTRAP_CONFIG)).defers
+    grouped = {**BOOTSTRAP_CONFIG, "tasks": [{**BOOTSTRAP_CONFIG["tasks"][0], "readback_inputs": True}]}
+    assert plan_of(compile_config(grouped)).defers
+
+
+def test_without_deferring_tasks_a_stale_promotion_list_is_still_dropped() -> None:
+    # deferred routing is skipped for a config that cannot defer, but the promotion list it maintains
+    # keeps only names still pending, as before
+    dag = compile_config(BOOTSTRAP_CONFIG)
+    sm = {"filled": {"active_flow": "book", "welcome": True}, "_promoted_from_deferred": ["party_size"]}
+    assert "_promoted_from_deferred" not in run_engine(dag, sm).sm
+    sm = {**sm, "pending": {"party_size": 4}, "_last_state": {"pending": {"party_size": 4}}}
+    assert run_engine(dag, sm).sm["_promoted_from_deferred"] == ["party_size"]

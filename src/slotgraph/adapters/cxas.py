@@ -159,15 +159,16 @@ def clear_config_memo() -> None:
 
 
 def _compiled(raw_config: Any, where: str) -> CompiledDag:
-    if isinstance(raw_config, CompiledDag):
-        return raw_config
-    if not isinstance(raw_config, Mapping):
-        raise EngineInputError(
-            f"raw_config must be the DAG config dict, got {type(raw_config).__name__}",
-            code="invalid_raw_config",
-            where=where,
-            fix="pass the dict the {config_id}_dag tool returns (slots, tasks, ...)",
-        )
+    if type(raw_config) is not dict:  # the common case first: a plain dict skips the ABC checks
+        if isinstance(raw_config, CompiledDag):
+            return raw_config
+        if not isinstance(raw_config, Mapping):
+            raise EngineInputError(
+                f"raw_config must be the DAG config dict, got {type(raw_config).__name__}",
+                code="invalid_raw_config",
+                where=where,
+                fix="pass the dict the {config_id}_dag tool returns (slots, tasks, ...)",
+            )
     dag = _MEMO.get(raw_config)
     if dag is None:
         dag = compile_config(raw_config)
@@ -203,7 +204,7 @@ def _choose(input_data: Mapping[str, Any], where: str) -> Callable[[Sequence[str
 def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
     """One engine invocation with the spec's plain-dict interface."""
     where = "slot_filling_engine(input_data)"
-    if not isinstance(input_data, Mapping):
+    if type(input_data) is not dict and not isinstance(input_data, Mapping):
         raise EngineInputError(
             f"input_data must be a dict, got {type(input_data).__name__}",
             code="invalid_input_data",

@@ -117,7 +117,8 @@ def compute_dag_state(
     act = activity or Activity(dag, filled)
 
     def ready(task: CompiledTask) -> bool:
-        if not (act.task_active(task) and not task_succeeded(task, task_results) and act.task_ready(task)):
+        # the cheap result lookup first: a task that succeeded never fires, whatever its condition says
+        if task_succeeded(task, task_results) or not act.task_active(task) or not act.task_ready(task):
             return False
         return not (changing and any(name in changing for name in (*task.inputs, *task.requires)))
 

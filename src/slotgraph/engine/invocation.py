@@ -47,7 +47,6 @@ Choose = Callable[[Sequence[str]], str]
 """Picks one string from a non-empty sequence (the engine's only source of variety, injected)."""
 
 
-@dataclass(frozen=True, slots=True)
 class Segment:
     """One piece of a reply's text and the rich response parts configured at the same location
     (docs/engine.md#rich-responses).
@@ -55,39 +54,81 @@ class Segment:
     ``question`` marks a user slot's ``ask`` (its parts are stashed as ``stash_question``). ``values``
     replaces ``filled`` as the source of the parts' placeholders (a task's result fields, pending values);
     ``attach`` makes the parts follow the text instead of replacing it.
+
+    A plain slotted class, not a frozen dataclass: one invocation builds several and nothing outside the
+    engine ever sees them; no code mutates one after it is made (docs/performance.md, section 1).
     """
 
-    text: str
-    responses: Responses = NO_RESPONSES
-    question: bool = False
-    values: Mapping[str, Any] | None = None
-    """What the parts' ``{placeholders}`` are filled from (default: ``filled``)."""
-    attach: bool = False
-    """The parts come *with* the text (``readback_response``) instead of standing for it."""
+    __slots__ = ("attach", "question", "responses", "text", "values")
+
+    def __init__(
+        self,
+        text: str,
+        responses: Responses = NO_RESPONSES,
+        question: bool = False,
+        values: Mapping[str, Any] | None = None,
+        attach: bool = False,
+    ) -> None:
+        self.text = text
+        self.responses = responses
+        self.question = question
+        self.values = values
+        """What the parts' ``{placeholders}`` are filled from (default: ``filled``)."""
+        self.attach = attach
+        """The parts come *with* the text (``readback_response``) instead of standing for it."""
+
+    def __repr__(self) -> str:
+        return f"Segment({self.text!r}, question={self.question}, attach={self.attach})"
 
 
-@dataclass(frozen=True, slots=True)
 class Reply:
-    """How an invocation ends: a message (preempted or relayed) and/or a function call."""
+    """How an invocation ends: a message (preempted or relayed) and/or a function call.
 
-    message: str | None = None
-    function_call: FunctionCall | None = None
-    parallel_calls: tuple[FunctionCall, ...] = ()
-    """Task calls fired in the same decision as ``function_call`` (parallel tasks)."""
-    preempt: bool = False
-    force_preempt: bool = False
-    reason: Reason = Reason.DONE
-    """Which decision produced the reply (``fire``, ``slot_error``, ``auto_confirm``, ...), for the log."""
-    segments: tuple[Segment, ...] = ()
-    """Where the message came from, in order; empty when no location has response parts to offer."""
+    A plain slotted class like :class:`Segment` (internal to one invocation, never mutated once made)."""
+
+    __slots__ = (
+        "force_preempt",
+        "function_call",
+        "message",
+        "parallel_calls",
+        "preempt",
+        "reason",
+        "segments",
+    )
+
+    def __init__(
+        self,
+        message: str | None = None,
+        function_call: FunctionCall | None = None,
+        parallel_calls: tuple[FunctionCall, ...] = (),
+        preempt: bool = False,
+        force_preempt: bool = False,
+        reason: Reason = Reason.DONE,
+        segments: tuple[Segment, ...] = (),
+    ) -> None:
+        self.message = message
+        self.function_call = function_call
+        self.parallel_calls = parallel_calls
+        """Task calls fired in the same decision as ``function_call`` (parallel tasks)."""
+        self.preempt = preempt
+        self.force_preempt = force_preempt
+        self.reason = reason
+        """Which decision produced the reply (``fire``, ``slot_error``, ``auto_confirm`` ...), for the log."""
+        self.segments = segments
+        """Where the message came from, in order; empty when no location has response parts to offer."""
+
+    def __repr__(self) -> str:
+        return f"Reply(reason={self.reason!s}, message={self.message!r}, preempt={self.preempt})"
 
 
-@dataclass(frozen=True, slots=True)
 class RetryLead:
     """A failed task fired again with the same inputs in this invocation; ``say`` leads the fire."""
 
-    task: str
-    say: Segment
+    __slots__ = ("say", "task")
+
+    def __init__(self, task: str, say: Segment) -> None:
+        self.task = task
+        self.say = say
 
 
 def format_line(tag: str, data: Mapping[str, Any]) -> str:

@@ -42,6 +42,9 @@ class EnginePlan:
     """Every tool ``hide_tools`` may name, sorted (never the ``bootstrap`` routing tool)."""
     slot_index: Mapping[str, int]
     """Declaration position of every slot (readback order)."""
+    defers: bool
+    """Some task has ``readback_inputs``: values can be deferred and grouped (else deferred routing has
+    nothing to do)."""
 
 
 def plan_of(dag: CompiledDag) -> EnginePlan:
@@ -69,6 +72,7 @@ def _build(dag: CompiledDag) -> EnginePlan:
         executor_tools=frozenset(dag.executor_tasks),
         all_tools=tuple(sorted(tools)),
         slot_index={s.name: i for i, s in enumerate(dag.slots)},
+        defers=any(task.readback_inputs for task in dag.tasks),
     )
 
 

@@ -13,26 +13,32 @@ __all__ = ["deactivate_conditional_slots"]
 
 
 def deactivate_conditional_slots(inv: Invocation) -> list[str]:
-    """Returns the deactivated slot names, in the order they were removed."""
+    """Returns the deactivated slot names, in the order they were removed.
+
+    Only a conditional slot that holds a value can lose it: a config without conditional slots skips the
+    pass (``CompiledDag.conditional_slots``, derived once per compiled config), and a slot holding no value
+    is not evaluated here (its verdict, when asked for later, is the same: conditions are pure)."""
     removed: list[str] = []
     conditional = inv.dag.conditional_slots
+    if not conditional:
+        return removed
+    filled, pending, deferred = inv.filled, inv.pending, inv.deferred
     for _ in range(len(conditional) + 1):
         changed = False
         for slot in conditional:
-            if inv.activity.slot_active(slot.name):
+            name = slot.name
+            if name not in filled and name not in pending and name not in deferred:
                 continue
-            for source, values in (
-                ("filled", inv.filled),
-                ("pending", inv.pending),
-                ("deferred", inv.deferred),
-            ):
-                if slot.name in values:
-                    del values[slot.name]
+            if inv.activity.slot_active(name):
+                continue
+            for source, values in (("filled", filled), ("pending", pending), ("deferred", deferred)):
+                if name in values:
+                    del values[name]
                     changed = True
-                    removed.append(slot.name)
-                    inv.trace.emit("slot_deactivated", slot=slot.name, source=source)
+                    removed.append(name)
+                    inv.trace.emit("slot_deactivated", slot=name, source=source)
                     if source == "filled":  # later conditions must see the value gone
-                        inv.filled_changed((slot.name,))
+                        inv.filled_changed((name,))
         if not changed:
             break
     return removed

@@ -18,7 +18,9 @@ from slotgraph.engine.text import DEFAULT_EXHAUST_MESSAGE, render, render_value
 __all__ = ["exhaust"]
 
 
-def exhaust(inv: Invocation, on_exhaust: Exhaust | None, *, reason: Reason) -> Reply:
+def exhaust(
+    inv: Invocation, on_exhaust: Exhaust | None, *, reason: Reason, force_preempt: bool = False
+) -> Reply:
     filled = inv.filled
     say = (
         render(on_exhaust.say, filled)
@@ -31,5 +33,10 @@ def exhaust(inv: Invocation, on_exhaust: Exhaust | None, *, reason: Reason) -> R
     inv.sm["status"] = ESCALATED
     responses = on_exhaust.responses if on_exhaust is not None else NO_RESPONSES
     return Reply(
-        message=say, function_call=call, preempt=True, reason=reason, segments=(Segment(say, responses),)
+        message=say,
+        function_call=call,
+        preempt=True,
+        force_preempt=force_preempt,
+        reason=reason,
+        segments=(Segment(say, responses),),
     )

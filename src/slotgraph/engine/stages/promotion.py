@@ -24,6 +24,7 @@ from slotgraph.config.compiled import CompiledDag, CompiledSlot
 from slotgraph.engine.actions import DagAction, Fire
 from slotgraph.engine.dag import task_succeeded
 from slotgraph.engine.invocation import Invocation
+from slotgraph.engine.plan import plan_of
 from slotgraph.engine.state import CHANGES_KEY
 
 __all__ = ["PROMOTED_KEY", "auto_promote", "deferred_eligible", "re_defer", "route_deferred"]
@@ -86,6 +87,11 @@ def _promoted(inv: Invocation) -> list[str]:
 def route_deferred(inv: Invocation) -> None:
     """Route eligible pending values to ``deferred``, then complete the groups that are complete."""
     dag, sm = inv.dag, inv.sm
+    if not plan_of(dag).defers or (not inv.pending and not inv.deferred):
+        # nothing can be routed or promoted: no task groups its inputs, or no value waits anywhere
+        if PROMOTED_KEY in sm:
+            _promoted(inv)
+        return
     promoted = set(_promoted(inv))
     changing = sm.get(CHANGES_KEY) or {}
     for name in list(inv.pending):

@@ -41,8 +41,6 @@ resets; otherwise it advances again on the turn after the yield.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from slotgraph.engine.actions import Reason
 from slotgraph.engine.dag import find_next_question
 from slotgraph.engine.invocation import Invocation, Reply, Segment
@@ -99,8 +97,7 @@ def _hard(inv: Invocation, turns: int, target: Segment) -> Reply:
 
 def _escalate(inv: Invocation, turns: int) -> Reply:
     inv.trace.emit("steer_back_escalate", turns=turns)
-    reply = exhaust(inv, inv.dag.steer_back.on_exhaust, reason=Reason.STEER_BACK_ESCALATE)
-    return replace(reply, force_preempt=True)
+    return exhaust(inv, inv.dag.steer_back.on_exhaust, reason=Reason.STEER_BACK_ESCALATE, force_preempt=True)
 
 
 def _settle_armed(inv: Invocation, tier: str) -> Reply | None:
