@@ -32,6 +32,7 @@ FULL: dict[str, list[str]] = {
     "sgd_replay.py": [],
     "expr_fuzz.py": [],
     "parallel_tasks.py": [],
+    "offline_growth.py": [],
     "lock_recovery.py": ["--ttl", "5"],
 }
 QUICK: dict[str, list[str]] = {
@@ -44,6 +45,7 @@ QUICK: dict[str, list[str]] = {
     "sgd_replay.py": ["--limit", "4"],
     "expr_fuzz.py": ["--cases", "200"],
     "parallel_tasks.py": ["--turns", "2", "--latency-ms", "5"],
+    "offline_growth.py": ["--quick", "--long", "2000"],
     "lock_recovery.py": ["--ttl", "0.5"],
 }
 OPERATORS: dict[str, Callable[[float, float], bool]] = {

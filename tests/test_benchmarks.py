@@ -29,6 +29,7 @@ CASES = [
     (["service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"], "store"),
     (["lock_recovery.py", "--ttl", "0.5"], "the killed holder's lock was free after"),
     (["parallel_tasks.py", "--turns", "2", "--latency-ms", "5"], "parallel/sequential turn ratio:"),
+    (["offline_growth.py", "--quick", "--long", "2000"], "worst growth exponent:"),
 ]
 
 

@@ -69,3 +69,41 @@ def test_amounts(text: str, value: float) -> None:
 
 def test_whole_amounts_are_ints() -> None:
     assert isinstance(find_amounts("$2,500")[0].value, int)
+
+
+# Long messages: every value is still found, and each look-behind only reaches a bounded way back (the
+# growth with the message's length is measured by benchmarks/offline_growth.py, not asserted here).
+
+
+def test_every_number_of_a_long_message_is_counted_once() -> None:
+    found = find_counts("4 " * 4000)
+    assert len(found) == 4000
+    assert [f.start for f in found] == list(range(0, 8000, 2))
+
+
+def test_a_party_phrase_gives_its_unit_only_to_the_number_right_after_it() -> None:
+    text = "a table for 4 " + "and 5 " * 1000
+    found = find_counts(text)
+    assert unit_class(found[0].unit) == "person"
+    assert all(f.unit is None for f in found[1:])
+
+
+def test_a_party_phrase_farther_back_than_the_look_behind_is_not_read() -> None:
+    from slotgraph.models.offline.numbers import _PERSON_LOOKBEHIND
+
+    (near,) = find_counts("a table for" + " " * 10 + "4")
+    (far,) = find_counts("a table for" + " " * _PERSON_LOOKBEHIND + "4")
+    assert unit_class(near.unit) == "person"
+    assert far.unit is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("two hundred and fifty thousand", 250_000), ("one hundred and twenty three thousand", 123_000)],
+)
+def test_long_number_words_before_a_scale_are_read(text: str, value: int) -> None:
+    assert find_amounts(text)[0].value == value
+
+
+def test_amounts_skip_digits_inside_number_words_only_at_their_start() -> None:
+    assert [f.value for f in find_amounts("twenty 5 and 7.5")] == [20, 5, 7.5]

@@ -240,3 +240,14 @@ def test_an_unasked_code_is_taken_when_the_person_names_the_parameter() -> None:
     assert named.tool_calls == (("set_invoice_number", {"invoice_number": "HD-48213"}),)
     assert _plan([invoice], None, "I have a question about HD-48213").tool_calls == ()  # not named
     assert _plan([invoice], None, "my invoice is 4471").tool_calls == ()  # "is 4471": not a written code
+
+
+def test_a_denied_count_is_no_value_and_the_denial_is_read_only_just_before_it() -> None:
+    asked = "How many guests?"
+    assert _plan([BASICS], asked, "definitely not 6, sorry").tool_calls == ()
+    assert _plan([BASICS], asked, "6, not 7") == Plan(
+        tool_calls=(("set_reservation_basics", {"party_size": 6}),)
+    )
+    # a "not" far before a number (past the planner's bounded look-behind) does not deny it
+    far = "not" + " " * 40 + "6"
+    assert _plan([BASICS], asked, far) == Plan(tool_calls=(("set_reservation_basics", {"party_size": 6}),))

@@ -22,7 +22,7 @@ import warnings
 from typing import Any
 
 from slotgraph.models.offline.numbers import parse_number_words
-from slotgraph.models.offline.spans import Found
+from slotgraph.models.offline.spans import Claimed, Found
 
 __all__ = ["find_date_range", "find_dates", "parse_date_fallback"]
 
@@ -147,10 +147,11 @@ def find_dates(text: str, now: dt.datetime, *, past: bool = False, region: str =
     today = now.date()
     found: list[Found] = []
 
+    taken = Claimed(len(text))
+
     def add(value: dt.date | None, match: re.Match[str]) -> None:
-        if value is None or any(f.start < match.end() and match.start() < f.end for f in found):
-            return
-        found.append(Found(value, match.start(), match.end()))
+        if value is not None and taken.claim(match.start(), match.end()):
+            found.append(Found(value, match.start(), match.end()))
 
     for m in _ISO_RE.finditer(text):
         add(_safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3))), m)

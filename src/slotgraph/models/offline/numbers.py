@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from slotgraph.models.offline.spans import Found
+from slotgraph.models.offline.spans import Claimed, Found
 
 __all__ = [
     "UNIT_CLASSES",
@@ -60,6 +60,8 @@ _UNIT_AFTER_RE = re.compile(
     r"([a-z]+(?:-[a-z]+)?)",
     re.IGNORECASE,
 )
+_PERSON_LOOKBEHIND = 80
+"""Characters before a number searched for a party phrase ("a table for 4"): bounded, so parsing is linear."""
 _PERSON_BEFORE_RE = re.compile(
     r"\b(?:(?:party|table|group|booking|reservation)\s+(?:of|for)"
     r"|(?:cab|taxi|ride|car|house|room|place|seats?|tickets?)\s+for)\s*$",
@@ -218,7 +220,7 @@ def _unit_after(text: str, end: int) -> str | None:
 
 def _unit_for(text: str, start: int, end: int) -> str | None:
     unit = _unit_after(text, end)
-    if unit is None and _PERSON_BEFORE_RE.search(text[:start]):
+    if unit is None and _PERSON_BEFORE_RE.search(text, max(0, start - _PERSON_LOOKBEHIND), start):
         return "people"
     return unit
 
@@ -226,13 +228,11 @@ def _unit_for(text: str, start: int, end: int) -> str | None:
 def find_counts(text: str) -> list[Found]:
     """Every whole number in ``text`` (digits, words, people phrases), in reading order, with its unit."""
     found: list[Found] = []
-    taken: list[tuple[int, int]] = []
+    taken = Claimed(len(text))
 
     def add(value: int, start: int, end: int, unit: str | None) -> None:
-        if any(s < end and start < e for s, e in taken):
-            return
-        taken.append((start, end))
-        found.append(Found(value, start, end, unit))
+        if taken.claim(start, end):
+            found.append(Found(value, start, end, unit))
 
     for m in _ONE_PERSON_RE.finditer(text):
         add(1, m.start(), m.end(), "people")
@@ -260,9 +260,13 @@ def find_counts(text: str) -> list[Found]:
     return found
 
 
+_MAX_NUMBER_WORDS = 8
+"""Words after the first in a number before its last scale word ("two hundred and fifty | thousand"): the
+longest run is read as one number; bounded, so the search does not try every run of number words from every
+start (quadratic in a message made of them)."""
 _BASE_WORD = "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True))
 _SCALED_RE = re.compile(
-    rf"\b(\d+(?:\.\d+)?|(?:{_BASE_WORD})(?:[\s-]+(?:{_NUMBER_WORD})\b)*?)"
+    rf"\b(\d+(?:\.\d+)?|(?:{_BASE_WORD})(?:[\s-]+(?:{_NUMBER_WORD})\b){{0,{_MAX_NUMBER_WORDS}}})"
     r"(\s+and\s+a\s+half)?\s+(grand|thousand|k|hundred)\b",
     re.I,
 )
@@ -281,21 +285,26 @@ def find_amounts(text: str) -> list[Found]:
         value = float(digits) * (1000 if scale else 1)
         found.append(Found(_as_number(value), m.start(), m.end()))
     for m in _SCALED_RE.finditer(text):  # "two and a half grand", "1.5 thousand", "three grand"
-        head = m.group(1)
-        number = float(head) if head[0].isdigit() else parse_number_words(head)
+        head, scale_word = m.group(1), m.group(3).lower()
+        scale = 100 if scale_word == "hundred" else 1000
+        if head[0].isdigit():
+            number: float | None = float(head) * scale
+        else:  # the words and their scale as one number: "two hundred and fifty thousand" is 250,000
+            number = parse_number_words(f"{head} {scale_word}")
         if number is None:
             continue
-        number += 0.5 if m.group(2) else 0
-        scale = 100 if m.group(3).lower() == "hundred" else 1000
-        found.append(Found(_as_number(number * scale), m.start(), m.end()))
+        number += scale / 2 if m.group(2) else 0
+        found.append(Found(_as_number(number), m.start(), m.end()))
     if found:
         return found
+    words = Claimed(len(text))
     for m in _WORD_RUN_RE.finditer(text):
         value_words = parse_number_words(re.sub(r"[\s-]+(?:and|a)\s*$", "", m.group(0), flags=re.I))
         if value_words is not None:
+            words.claim(m.start(), m.end())
             found.append(Found(value_words, m.start(), m.end()))
     for m in _DECIMAL_RE.finditer(text):
-        if any(f.start <= m.start() < f.end for f in found):
+        if words.is_claimed(m.start()):
             continue
         value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
         found.append(Found(_as_number(value), m.start(), m.end()))

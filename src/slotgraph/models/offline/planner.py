@@ -381,6 +381,11 @@ def _fill_people_groups(work: _Work, int_params: Sequence[Param], asked: Sequenc
 
 
 _DENIED_RE = re.compile(r"\bnot\s+(?:the\s+)?$", re.I)
+_DENIED_LOOKBEHIND = 24  # characters before a count searched for "not": bounded, so planning stays linear
+
+
+def _denied(text: str, start: int) -> bool:
+    return _DENIED_RE.search(text, max(0, start - _DENIED_LOOKBEHIND), start) is not None
 
 
 def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
@@ -389,7 +394,8 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
         return
     _fill_people_groups(work, int_params, asked)
     # "5 people, not 6": a number said only to be denied is no value.
-    counts = [c for c in find_counts(work.text) if not _DENIED_RE.search(work.text, 0, c.start)]
+    text = work.text
+    counts = [c for c in find_counts(text) if not _denied(text, c.start)]
     # Counts with a unit claim their parameter before bare numbers do.
     for count in sorted(counts, key=lambda c: c.unit is None):
         target = _count_target(count, int_params, work, asked)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["WORD_RE", "Found", "mask", "words"]
+__all__ = ["WORD_RE", "Claimed", "Found", "mask", "words"]
 
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’\-][A-Za-z0-9]+)*")
 
@@ -24,6 +24,35 @@ class Found:
     start: int
     end: int
     unit: str | None = None
+
+
+class Claimed:
+    """Which characters of a text already belong to a found value.
+
+    Extractors skip a match that overlaps an earlier one ("June 25th" is a date, never also a count of 25).
+    Checking each match against every earlier span was quadratic in the number of values found, so a
+    long message full of numbers took seconds; a byte per character keeps the test linear in the text.
+    """
+
+    __slots__ = ("_taken",)
+
+    def __init__(self, length: int) -> None:
+        self._taken = bytearray(length + 1)
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether any character in ``[start, end)`` is already claimed."""
+        return self._taken.find(1, start, end) != -1
+
+    def is_claimed(self, index: int) -> bool:
+        """Whether the character at ``index`` is already claimed."""
+        return bool(self._taken[index])
+
+    def claim(self, start: int, end: int) -> bool:
+        """Claim ``[start, end)`` unless it overlaps a claimed character; whether it was claimed."""
+        if self._taken.find(1, start, end) != -1:
+            return False
+        self._taken[start:end] = b"\x01" * (end - start)
+        return True
 
 
 def mask(text: str, spans: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from slotgraph.models.offline.numbers import UNIT_CLASSES, parse_number_words
-from slotgraph.models.offline.spans import Found
+from slotgraph.models.offline.spans import Claimed, Found
 
 __all__ = ["ClockTime", "find_times", "offered_times", "pick_offered"]
 
@@ -94,13 +94,11 @@ MAX_TEXT = 2000
 def _raw_times(text: str, *, bare: bool) -> list[Found]:
     text = text[:MAX_TEXT]
     found: list[Found] = []
-    taken = bytearray(len(text) + 1)  # characters already part of a time: linear, not pairwise, overlap test
+    taken = Claimed(len(text))  # characters already part of a time
 
     def add(hour: int, minute: int, explicit: bool, match: re.Match[str]) -> None:
-        if any(taken[match.start() : match.end()]):
-            return
-        taken[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
-        found.append(Found(ClockTime(hour, minute, explicit), match.start(), match.end()))
+        if taken.claim(match.start(), match.end()):
+            found.append(Found(ClockTime(hour, minute, explicit), match.start(), match.end()))
 
     for m in _DIGITAL_RE.finditer(text):
         hour, explicit = _apply_meridiem(int(m.group(1)), m.group(3))
