@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Final
 
 from slotgraph.models.offline.choices import value_words
 from slotgraph.models.offline.schema import Kind, Param
@@ -94,6 +95,30 @@ def _place_cue(said: set[str], role: str) -> int:
     return 0
 
 
+_Stems = tuple[frozenset[str], frozenset[str], frozenset[str]]
+_STEMS: dict[int, tuple[Param, _Stems]] = {}
+"""Per parameter object (kept, so its id is not reused): the stems of its name, values and description. The
+offline model reads a tool's parameters once and offers the same objects on every call."""
+_STEMS_KEPT: Final = 4096
+
+
+def _param_stems(param: Param) -> _Stems:
+    """The stemmed words of ``param``'s name, of its enum values and value notes (name words left out), and
+    of its description (name and value words left out)."""
+    kept = _STEMS.get(id(param))
+    if kept is not None and kept[0] is param:
+        return kept[1]
+    name = {_stem(w) for w in param.name_words if w not in _STOP}
+    values = {_stem(w) for v in param.enum for w in value_words(v)} - name
+    values |= {_stem(w) for _, note in param.value_notes for w in words(note) if w not in _STOP} - name
+    described = {_stem(w) for w in param.words if w not in _STOP} - name - values
+    stems = (frozenset(name), frozenset(values), frozenset(described))
+    if len(_STEMS) >= _STEMS_KEPT:
+        _STEMS.clear()
+    _STEMS[id(param)] = (param, stems)
+    return stems
+
+
 def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param, ...]:
     """The parameters the directive's question is about (several for "How many guests, on what date?").
 
@@ -107,10 +132,7 @@ def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param,
     said = {w for w in raw if w not in _STOP}
     scores: list[tuple[int, Param]] = []
     for param in params:
-        name = {_stem(w) for w in param.name_words if w not in _STOP}
-        values = {_stem(w) for v in param.enum for w in value_words(v)} - name
-        values |= {_stem(w) for _, note in param.value_notes for w in words(note) if w not in _STOP} - name
-        described = {_stem(w) for w in param.words if w not in _STOP} - name - values
+        name, values, described = _param_stems(param)
         score = 3 * len(said & name) + 2 * len(said & values) + len(said & described)
         score += len(raw & _KIND_CUES[param.kind])
         if param.kind == "name" and not param.entity and raw & _PERSON_QUESTION:

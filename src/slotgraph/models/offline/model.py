@@ -16,6 +16,12 @@ words with one target's description than with any other (:mod:`~slotgraph.models
 model makes that routing call alone and says nothing — the agent it hands over to answers. What the current
 agent can use of a message comes first.
 
+Planning is CPU work under the GIL (a few hundred microseconds), so a message of up to
+:data:`INLINE_PLAN_CHARS` characters is planned on the event loop: a worker thread would buy no concurrency
+and cost a thread hop per call. A longer message is planned in a worker thread, so however long it is (the
+parsers are linear in its length) the server's other sessions go on. Each tool's schema is read once per
+tool object (:func:`tool_views`) and again only when its parameters change.
+
 The session clock for relative dates comes from ``request.metadata["now"]`` (a ``datetime`` or an ISO
 string) when the runtime provides it, else from the model's own ``clock``. ``metadata["region"]`` overrides
 the default phone region.
@@ -24,13 +30,16 @@ the default phone region.
 from __future__ import annotations
 
 import asyncio
+import copy
 import datetime as dt
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, Final
 
 from slotgraph.models.offline.directive import without_directive
 from slotgraph.models.offline.planner import plan_turn, relay_text
 from slotgraph.models.offline.routing import route
+from slotgraph.models.offline.schema import Setter, read_setters
 from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
@@ -39,11 +48,47 @@ from slotgraph.models.protocol import (
     ModelResponse,
     ToolCall,
     ToolResultMessage,
+    ToolSchema,
     UserMessage,
 )
 from slotgraph.names import READBACK_TOOLS
 
-__all__ = ["OfflineModel"]
+__all__ = ["INLINE_PLAN_CHARS", "OfflineModel", "tool_views"]
+
+INLINE_PLAN_CHARS: Final = 200
+"""Messages up to this many characters are planned on the event loop; longer ones in a worker thread."""
+
+_VIEWS: dict[int, tuple[ToolSchema, Any, dict[str, Any], Setter]] = {}
+"""Per tool object (by ``id``, the object kept so the id is not reused): a copy of its parameters when it was
+read, its JSON and its setter."""
+_VIEWS_KEPT: Final = 4096
+
+
+def tool_views(tools: Sequence[ToolSchema]) -> tuple[list[dict[str, Any]], tuple[Setter, ...]]:
+    """The tools as JSON (what :func:`plan_turn` reads) and as setters, read once per tool object.
+
+    An agent offers the same tool objects on every call; a tool seen before is reused while its parameters
+    are equal to what was read (a C-speed comparison, so a mapping changed in place is read afresh). The
+    JSON is shared between calls: the planner only reads it."""
+    jsons: list[dict[str, Any]] = []
+    setters: list[Setter] = []
+    for tool in tools:
+        kept = _VIEWS.get(id(tool))
+        if kept is None or kept[0] is not tool or kept[1] != tool.parameters:
+            as_json = tool.as_json()
+            (setter,) = read_setters([as_json])
+            try:
+                snapshot = copy.deepcopy(tool.parameters)
+            except Exception:  # an odd mapping that cannot be copied: read it on every call
+                jsons.append(as_json)
+                setters.append(setter)
+                continue
+            if len(_VIEWS) >= _VIEWS_KEPT:
+                _VIEWS.clear()
+            kept = _VIEWS[id(tool)] = (tool, snapshot, as_json, setter)
+        jsons.append(kept[2])
+        setters.append(kept[3])
+    return jsons, tuple(setters)
 
 
 def _system_now() -> dt.datetime:
@@ -75,13 +120,13 @@ class OfflineModel:
         instruction = request.system_instruction
         called: set[str] = set()
         again = _after_own_calls(request.messages)
-        tools = [tool.as_json() for tool in request.tools]
+        tools, setters = tool_views(request.tools)
         already = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
         fresh = user_text
         if user_text is None and again is not None:
             user_text, called = again
             instruction = without_directive(instruction)
-        plan = await asyncio.to_thread(  # parsing is CPU work: off the event loop, other sessions go on
+        plan_now = partial(
             plan_turn,
             tools,
             system_instruction=instruction,
@@ -89,7 +134,12 @@ class OfflineModel:
             now=_now_from(request.metadata, self._clock),
             region=str(request.metadata.get("region") or self._region),
             agent_said=_agent_said(request.messages),
+            setters=setters,
         )
+        if user_text is None or len(user_text) <= INLINE_PLAN_CHARS:
+            plan = plan_now()  # a few hundred µs of CPU: a thread would buy no concurrency under the GIL
+        else:  # a long message: off the event loop, other sessions go on
+            plan = await asyncio.to_thread(plan_now)
         routed = route(tools, fresh) if fresh is not None and not plan.tool_calls else None
         if routed is not None:  # the message is for another agent: hand over, say nothing
             return ModelResponse(tool_calls=(ToolCall(f"offline-{already + 1}", routed[0], routed[1]),))

@@ -903,6 +903,7 @@ def plan_turn(
     now: dt.datetime,
     region: str = "US",
     agent_said: Sequence[str] = (),
+    setters: Sequence[Setter] | None = None,
 ) -> Plan:
     """Plan one model call.
 
@@ -911,10 +912,13 @@ def plan_turn(
     ``region`` the default phone region (ISO 3166 code) and the day/month order of "03/04".
     ``agent_said``: the agent's recent messages, newest first — where an option the user picks may have been
     offered ("I found Sushi Boat." two questions ago).
+    ``setters``: ``tools`` already read (:func:`~slotgraph.models.offline.schema.read_setters`, one per tool,
+    same order), when the caller keeps them; read here otherwise.
     """
     if user_text is None or not user_text.strip():
         return Plan(text=relay_text(system_instruction))
-    setters = tuple(s for s in read_setters(tools) if s.name not in UNGUESSED_TOOLS)
+    read = read_setters(tools) if setters is None else setters
+    setters = tuple(s for s in read if s.name not in UNGUESSED_TOOLS)
     names = {s.name for s in setters}
     readback = CONFIRM_TOOL in names or REJECT_TOOL in names or is_readback_instruction(system_instruction)
     directive = directive_text(system_instruction)
