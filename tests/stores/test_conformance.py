@@ -106,23 +106,26 @@ def test_a_load_under_the_lock_sees_what_is_stored_and_then_what_this_holder_sav
 def test_taking_the_lock_and_loading_is_one_trip_to_the_store(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    """SQLite (one transaction on its worker thread) and Redis (one script) read the session while they take
-    its lock: a turn's lock + load + save + release is three trips, not four."""
+    """SQLite (one transaction, on the event loop or its worker thread) and Redis (one script) read the
+    session while they take its lock: a turn's lock + load + save + release is three trips, not four."""
     backend = make_backend(kind, request, tmp_path, lock_ttl=600)  # no renewal during the test
 
     async def scenario() -> int:
         store = backend.open()
         await store.save("s1", record("one"), 0)
         trips = 0
-        name = "_run" if kind == "sqlite" else "_script"
-        inner = getattr(store, name)
+        for name in ("_run", "_quick") if kind == "sqlite" else ("_script",):
+            inner = getattr(store, name)
 
-        async def counted(*args: Any, **kwargs: Any) -> Any:
-            nonlocal trips
-            trips += 1
-            return await inner(*args, **kwargs)
+            def counted(inner: Any) -> Any:
+                async def call(*args: Any, **kwargs: Any) -> Any:
+                    nonlocal trips
+                    trips += 1
+                    return await inner(*args, **kwargs)
 
-        setattr(store, name, counted)
+                return call
+
+            setattr(store, name, counted(inner))
         if kind == "redis":
             call = store._call  # type: ignore[attr-defined]
 

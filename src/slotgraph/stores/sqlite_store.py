@@ -1,9 +1,20 @@
 """The SQLite store: the embedded default, one file, safe for several processes sharing it.
 
 Built on the standard library's :mod:`sqlite3` (no extra dependency; ``aiosqlite`` would only add a thread
-wrapper of the same module). Every operation runs on one worker thread owned by the store, so the event loop
-never blocks on disk and the connection is only ever used from one thread. The file is opened lazily, on
-first use, in WAL mode (readers never block the writer); missing parent directories are created.
+wrapper of the same module). The file is opened lazily, on first use, in WAL mode (readers never block the
+writer); missing parent directories are created.
+
+**Two connections.** What waits for the disk — a save, a delete, the ledger's durable writes, and listing
+or counting every session — runs on one worker thread owned by the store (its connection waits up to
+``busy_timeout`` for another writer). The small operations that never wait for the disk run directly on the
+event loop, on a second connection that never waits either: taking the lease (with the load), renewing and
+releasing it, a load outside the lease and a ledger lookup. They commit with ``synchronous=NORMAL`` (no
+sync), never checkpoint the WAL (``wal_autocheckpoint=0``: the worker's connection does), and their busy
+timeout is zero: when another writer holds the file (another process, or this store's own save on its
+thread) the operation is not waited for on the loop but run again on the worker thread, which waits as
+before. Under contention a turn costs what it did; without it, a turn makes one thread hop (its save)
+instead of three. The loop connection belongs to the first event loop that used it; a store used from
+another loop sends everything to the worker thread.
 
 A save is one ``BEGIN IMMEDIATE`` transaction: read the version, compare, write — so two processes cannot
 interleave between the check and the write.
@@ -23,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +55,8 @@ DEFAULT_SQLITE_PATH = Path(".slotgraph") / "sessions.db"
 """Where ``sqlite://`` (no path) keeps sessions, relative to the working directory."""
 
 _T = TypeVar("_T")
+_BUSY = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
+"""Primary result codes of a file held by another writer (extended codes are these in their low byte)."""
 _FILE_FORMAT = 2
 """``PRAGMA user_version`` of the tables below; a file with a higher one was written by a newer slotgraph.
 Format 2 added ``slotgraph_ledger`` (created in a format-1 file when it is opened)."""
@@ -79,6 +93,10 @@ class SQLiteStore:
         self._closed = False
         self._durable: bool | None = None
         """The connection's current ``synchronous`` setting: FULL (True) or NORMAL (False); None: not set."""
+        self._loop_conn: sqlite3.Connection | None = None
+        """The connection used on the event loop (see the module docstring); opened after the worker's."""
+        self._loop_thread: int | None = None
+        """The thread that opened ``_loop_conn`` (its event loops use it; other threads use the worker)."""
         self._prefetched: dict[str, tuple[str, int] | None] = {}
         """Per session whose lease this store just took: the stored payload and version read in the same
         transaction (None: no record), handed to the next ``load`` of that session (no second read)."""
@@ -94,6 +112,65 @@ class SQLiteStore:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotgraph-sqlite")
         return await asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args))
+
+    async def _quick(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """Run ``fn(conn, *args)`` on the event loop with the loop's connection, which never waits: when the
+        file is busy (another writer), or the store is not ready for it (first use, another event loop),
+        run it on the worker thread with the worker's connection instead. ``fn`` must be one transaction or
+        one statement, so a busy attempt changed nothing."""
+        conn = self._loop_db()
+        if conn is not None:
+            try:
+                return fn(conn, *args)
+            except sqlite3.OperationalError as problem:
+                if getattr(problem, "sqlite_errorcode", 0) & 0xFF not in _BUSY:
+                    raise
+        return await self._run(lambda: fn(self._sync(durable=False), *args))
+
+    @staticmethod
+    def _row(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
+        """The first row of a query (or None), its statement finished at once: an unfinished one would hold a
+        read snapshot of the WAL open on the connection."""
+        cursor = conn.execute(sql, params)
+        try:
+            return cursor.fetchone()
+        finally:
+            cursor.close()
+
+    @staticmethod
+    def _in_transaction(conn: sqlite3.Connection, body: Callable[[sqlite3.Connection], _T]) -> _T:
+        """``body`` in one ``BEGIN IMMEDIATE`` transaction on ``conn`` (rolled back if it raises)."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            out = body(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return out
+
+    def _loop_db(self) -> sqlite3.Connection | None:
+        """The loop's connection, or None when the worker should run the operation: the worker's connection is
+        not open yet (it creates the file and the tables), the store is closed, or another thread's event loop
+        uses it. An operation on it never awaits, so one thread never interleaves two of them."""
+        if self._conn is None or self._closed:
+            return None
+        thread = threading.get_ident()
+        if self._loop_conn is None:
+            try:
+                conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=0)
+            except sqlite3.Error:
+                return None
+            try:
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA wal_autocheckpoint=0")
+            except sqlite3.Error:
+                conn.close()
+                return None
+            self._loop_conn, self._loop_thread = conn, thread
+        elif self._loop_thread != thread:
+            return None
+        return self._loop_conn
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -152,27 +229,13 @@ class SQLiteStore:
         return conn
 
     def _transaction(self, body: Callable[[sqlite3.Connection], _T], *, durable: bool) -> _T:
-        conn = self._sync(durable)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            out = body(conn)
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-        return out
+        return self._in_transaction(self._sync(durable), body)
 
     # --- records -------------------------------------------------------------------------------------
 
-    def _load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
-        row = (
-            self._db()
-            .execute("SELECT version, payload FROM slotgraph_sessions WHERE id = ?", (session_id,))
-            .fetchone()
-        )
-        if row is None:
-            return None
-        return decode_payload(row[1], session_id=session_id, where=self.where), int(row[0])
+    def _load(self, conn: sqlite3.Connection, session_id: str) -> tuple[str, int] | None:
+        row = self._row(conn, "SELECT payload, version FROM slotgraph_sessions WHERE id = ?", (session_id,))
+        return (str(row[0]), int(row[1])) if row is not None else None
 
     def _save(self, session_id: str, record: dict[str, Any], expected: int) -> int:
         payload = encode_payload(session_id, record)
@@ -210,10 +273,11 @@ class SQLiteStore:
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
         if session_id in self._prefetched:  # read when this store took the session's lease (see lock)
             found = self._prefetched.pop(session_id)
-            if found is None:
-                return None
-            return decode_payload(found[0], session_id=session_id, where=self.where), found[1]
-        return await self._run(self._load, session_id)
+        else:
+            found = await self._quick(self._load, session_id)
+        if found is None:
+            return None
+        return decode_payload(found[0], session_id=session_id, where=self.where), found[1]
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
         self._prefetched.pop(session_id, None)
@@ -232,11 +296,12 @@ class SQLiteStore:
     # --- the execution ledger (slotgraph.runtime.ledger): one durable row per key -------------------
 
     def _entry(self, conn: sqlite3.Connection, scope: str, key: str) -> LedgerEntry | None:
-        row = conn.execute(
+        row = self._row(
+            conn,
             "SELECT fingerprint, status, result, created_at FROM slotgraph_ledger "
             "WHERE scope = ? AND key = ?",
             (scope, key),
-        ).fetchone()
+        )
         if row is None:
             return None
         fingerprint, status, result, created_at = row
@@ -285,9 +350,6 @@ class SQLiteStore:
             "DELETE FROM slotgraph_ledger WHERE scope = ? AND key = ? AND status = 'pending'", (scope, key)
         )
 
-    def _lookup(self, scope: str, key: str) -> LedgerEntry | None:
-        return self._entry(self._db(), scope, key)
-
     async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
         return await self._run(self._reserve, scope, key, fingerprint)
 
@@ -298,11 +360,13 @@ class SQLiteStore:
         await self._run(self._release, scope, key)
 
     async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
-        return await self._run(self._lookup, scope, key)
+        return await self._quick(self._entry, scope, key)
 
     # --- the per-session lock ------------------------------------------------------------------------
 
-    def _try_lock(self, session_id: str, token: str) -> tuple[bool, tuple[str, int] | None]:
+    def _try_lock(
+        self, conn: sqlite3.Connection, session_id: str, token: str
+    ) -> tuple[bool, tuple[str, int] | None]:
         """Take the lease if it is free; then also read the session's payload and version in the same
         transaction (the turn's load follows at once, and nobody writes while the lease is held)."""
 
@@ -315,24 +379,19 @@ class SQLiteStore:
             )
             if cursor.rowcount != 1:
                 return False, None
-            row = conn.execute(
-                "SELECT payload, version FROM slotgraph_sessions WHERE id = ?", (session_id,)
-            ).fetchone()
-            return True, (str(row[0]), int(row[1])) if row is not None else None
+            return True, self._load(conn, session_id)
 
-        return self._transaction(body, durable=False)
+        return self._in_transaction(conn, body)
 
-    def _renew_lock(self, session_id: str, token: str) -> bool:
-        cursor = self._sync(durable=False).execute(
+    def _renew_lock(self, conn: sqlite3.Connection, session_id: str, token: str) -> bool:
+        cursor = conn.execute(
             "UPDATE slotgraph_locks SET expires_at = ? WHERE id = ? AND token = ?",
             (time.time() + self.lock_ttl, session_id, token),
         )
         return cursor.rowcount == 1
 
-    def _unlock(self, session_id: str, token: str) -> None:
-        self._sync(durable=False).execute(
-            "DELETE FROM slotgraph_locks WHERE id = ? AND token = ?", (session_id, token)
-        )
+    def _unlock(self, conn: sqlite3.Connection, session_id: str, token: str) -> None:
+        conn.execute("DELETE FROM slotgraph_locks WHERE id = ? AND token = ?", (session_id, token))
 
     def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
         return self._hold(session_id)
@@ -342,16 +401,16 @@ class SQLiteStore:
         token = new_token()
 
         async def try_acquire() -> bool:
-            taken, found = await self._run(self._try_lock, session_id, token)
+            taken, found = await self._quick(self._try_lock, session_id, token)
             if taken:
                 self._prefetched[session_id] = found
             return taken
 
         async def renew() -> bool:
-            return await self._run(self._renew_lock, session_id, token)
+            return await self._quick(self._renew_lock, session_id, token)
 
         async def release() -> None:
-            await self._run(self._unlock, session_id, token)
+            await self._quick(self._unlock, session_id, token)
 
         async with hold_session_lease(
             self._locks,
@@ -367,13 +426,17 @@ class SQLiteStore:
             yield
 
     async def release_loop(self) -> None:
-        """Nothing to do: the connection lives on the store's own thread, usable from any event loop."""
+        """Nothing to do: no connection is bound to an event loop (the worker's lives on the store's own
+        thread; the quick one is used by one thread, whatever loop runs there)."""
         return None
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
+        quick, self._loop_conn = self._loop_conn, None
+        if quick is not None:
+            quick.close()
         executor, self._executor = self._executor, None
         if executor is None:
             return
