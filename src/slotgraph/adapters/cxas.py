@@ -176,7 +176,15 @@ def _compiled(raw_config: Any, where: str) -> CompiledDag:
     return dag
 
 
+def _unseeded_choice(options: Sequence[str]) -> str:
+    """The choice without a seed: a generator seeded by the OS, made only when a choice is made (seeding
+    costs microseconds, and most invocations never choose)."""
+    return random.Random().choice(list(options))
+
+
 def _choose(input_data: Mapping[str, Any], where: str) -> Callable[[Sequence[str]], str]:
+    if "seed" not in input_data and "random_seed" not in input_data:
+        return _unseeded_choice
     if "seed" in input_data and "random_seed" in input_data:
         raise EngineInputError(
             "both 'seed' and 'random_seed' given",
@@ -201,9 +209,13 @@ def _choose(input_data: Mapping[str, Any], where: str) -> Callable[[Sequence[str
     return choose
 
 
+_WHERE: Final = "slot_filling_engine(input_data)"
+_WHERE_RAW_CONFIG: Final = f"{_WHERE}['raw_config']"
+
+
 def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
     """One engine invocation with the spec's plain-dict interface."""
-    where = "slot_filling_engine(input_data)"
+    where = _WHERE
     if type(input_data) is not dict and not isinstance(input_data, Mapping):
         raise EngineInputError(
             f"input_data must be a dict, got {type(input_data).__name__}",
@@ -234,7 +246,7 @@ def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
             where=where,
             fix="pass the config id as text (e.g. 'default'), or leave it out",
         )
-    dag = _compiled(input_data["raw_config"], f"{where}['raw_config']")
+    dag = _compiled(input_data["raw_config"], _WHERE_RAW_CONFIG)
     sm = input_data.get("sm")
     if sm is None:
         sm = {}

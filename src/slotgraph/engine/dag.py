@@ -122,19 +122,26 @@ def compute_dag_state(
             return False
         return not (changing and any(name in changing for name in (*task.inputs, *task.requires)))
 
-    for index, task in enumerate(dag.tasks):
-        if ready(task):
-            fire = _fire(dag, task, filled, act)
-            if not task.parallel:
-                return fire
-            group = [task]
-            for other in dag.tasks[index + 1 :]:
-                if other.parallel and ready(other) and all(_independent(other, t) for t in group):
-                    group.append(other)
-            if len(group) == 1:
-                return fire
-            others = tuple(_fire(dag, other, filled, act) for other in group[1:])
-            return Fire(task=fire.task, tool=fire.tool, args=fire.args, parallel=others)
+    tasks = dag.tasks
+    for index, task in enumerate(tasks):
+        name = task.name
+        if name in task_results and task_result_ok(task, task_results[name]):
+            continue  # succeeded (``ready`` inlined for the first task: the common case of a decision)
+        if not act.task_active(task) or not act.task_ready(task):
+            continue
+        if changing and any(name in changing for name in (*task.inputs, *task.requires)):
+            continue
+        fire = _fire(dag, task, filled, act)
+        if not task.parallel:
+            return fire
+        group = [task]
+        for other in tasks[index + 1 :]:
+            if other.parallel and ready(other) and all(_independent(other, t) for t in group):
+                group.append(other)
+        if len(group) == 1:
+            return fire
+        others = tuple(_fire(dag, other, filled, act) for other in group[1:])
+        return Fire(task=fire.task, tool=fire.tool, args=fire.args, parallel=others)
     plan = plan_of(dag)
     if pending:
         return AwaitReadback(slots=readback_order(plan, pending))

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 from slotgraph.config.compiled import NO_RESPONSES, CompiledDag, Responses
@@ -166,75 +165,120 @@ class Trace:
             _LOGGER.info("%s", format_line(tag, data))
 
 
-@dataclass(slots=True)
 class Invocation:
-    dag: CompiledDag
-    sm: dict[str, Any]
-    user_text: str
-    choose: Choose
-    trace: Trace
-    event_data: Mapping[str, Any] | None = None
-    prior_pending: bool = False
-    """``pending`` was non-empty when the previous invocation ended (from ``_last_state``)."""
-    state_changed: bool = False
-    """``filled``/``pending``/``deferred`` differ from what the previous invocation left (``_last_state``)."""
-    fresh_pending: bool = False
-    """``pending`` is non-empty now and was empty when the previous invocation ended, or values were just
-    promoted from ``deferred``."""
-    inline_confirmed: bool = False
-    readback_transition: bool = False
-    event_prefilled: bool = False
-    force_preempt: bool = False
-    then_say: Segment | None = None
-    """The rendered ``then_say`` of a non-terminal task that just succeeded (leads the next reply)."""
-    retrying: list[RetryLead] = field(default_factory=list)
-    """Failed tasks to fire again at once (same inputs, attempts left): their ``retry_say`` leads."""
-    messages: list[Segment] = field(default_factory=list)
-    """Segments earlier stages produced that lead the final reply (announce texts)."""
-    fresh_deferred: list[str] = field(default_factory=list)
-    """Slots routed from ``pending`` to ``deferred`` in this invocation."""
-    promoted: list[str] = field(default_factory=list)
-    """Slots promoted from ``deferred`` to ``pending`` in this invocation (group completion)."""
-    steer_back_directive: str | None = None
-    """The soft steer-back directive of this invocation."""
-    recheck_after_model: bool = False
-    """The host must invoke the engine once more after the model's step, even without tool calls (a held
-    fire, an armed steer-back tier): the decision depends on what the model does with the user's message."""
-    host_rechecks: bool = True
-    """The host invokes the engine again after the model's step when ``recheck_after_model`` asks it to (the
-    runtime and the ADK adapter do). When False (a spec host that does not), the hard and escalate
-    steer-back tiers apply on the user's own invocation, as on the original platform."""
-    gate_user_text: str = ""
-    """What the user said while the gate slot was closed (kept by the host), handed back to the model as a
-    ``<user_context>`` block on this invocation (docs/engine.md#gate-slot)."""
-    steer_armed: str | None = None
-    """The steer-back tier (``hard``/``escalate``) armed on this user invocation (see steer_back)."""
-    steer_yield: bool = False
-    """This user turn is the yield after a hard steer-back: no tier applies."""
-    candidates_used: list[str] = field(default_factory=list)
-    """Early answers and held values used in this invocation (``_candidates``/``_held``)."""
-    variables: Mapping[str, Any] = field(default_factory=dict)
-    """The agent's session variables, which slot and task conditions may read (a filled slot wins)."""
-    formatted: dict[str, tuple[Any, str]] = field(default_factory=dict)
-    """``{slot: (value, readback text)}``: values formatted in this invocation (the readback, its scope
-    and a steer-back target format the same pending values)."""
-    activity: Activity = field(init=False)
-    """Condition verdicts over ``sm["filled"]``; whoever changes ``filled`` calls :meth:`filled_changed`."""
-    filled: dict[str, Any] = field(init=False)
-    """``sm["filled"]`` (the same dict: the invocation changes these four containers in place and never
-    rebinds them in ``sm``)."""
-    pending: dict[str, Any] = field(init=False)
-    deferred: dict[str, Any] = field(init=False)
-    retries: dict[str, int] = field(init=False)
-    """``sm["_retries"]``."""
+    """One invocation's context (see the module docstring). A plain slotted class with a hand-written
+    ``__init__``: it is built once per call, on every call, and a dataclass's generated one with seven
+    default factories cost ~2x as much."""
 
-    def __post_init__(self) -> None:
-        sm = self.sm
-        self.filled = sm["filled"]
-        self.pending = sm["pending"]
-        self.deferred = sm["deferred"]
-        self.retries = sm["_retries"]
-        self.activity = Activity(self.dag, self.filled, self.variables)
+    __slots__ = (
+        "activity",
+        "candidates_used",
+        "choose",
+        "dag",
+        "deferred",
+        "event_data",
+        "event_prefilled",
+        "filled",
+        "force_preempt",
+        "formatted",
+        "fresh_deferred",
+        "fresh_pending",
+        "gate_user_text",
+        "host_rechecks",
+        "inline_confirmed",
+        "messages",
+        "pending",
+        "prior_pending",
+        "promoted",
+        "readback_transition",
+        "recheck_after_model",
+        "retries",
+        "retrying",
+        "sm",
+        "state_changed",
+        "steer_armed",
+        "steer_back_directive",
+        "steer_yield",
+        "then_say",
+        "trace",
+        "user_text",
+        "variables",
+    )
+
+    def __init__(
+        self,
+        dag: CompiledDag,
+        sm: dict[str, Any],
+        user_text: str,
+        choose: Choose,
+        trace: Trace,
+        event_data: Mapping[str, Any] | None = None,
+        variables: Mapping[str, Any] | None = None,
+        host_rechecks: bool = True,
+        gate_user_text: str = "",
+    ) -> None:
+        self.dag = dag
+        self.sm = sm
+        self.user_text = user_text
+        self.choose = choose
+        self.trace = trace
+        self.event_data = event_data
+        self.variables: Mapping[str, Any] = {} if variables is None else variables
+        """The agent's session variables, which slot and task conditions may read (a filled slot wins)."""
+        self.host_rechecks = host_rechecks
+        """The host invokes the engine again after the model's step when ``recheck_after_model`` asks it to
+        (the runtime and the ADK adapter do). When False (a spec host that does not), the hard and escalate
+        steer-back tiers apply on the user's own invocation, as on the original platform."""
+        self.gate_user_text = gate_user_text
+        """What the user said while the gate slot was closed (kept by the host), handed back to the model as
+        a ``<user_context>`` block on this invocation (docs/engine.md#gate-slot)."""
+        self.prior_pending = False
+        """``pending`` was non-empty when the previous invocation ended (from ``_last_state``)."""
+        self.state_changed = False
+        """``filled``/``pending``/``deferred`` differ from what the previous invocation left
+        (``_last_state``)."""
+        self.fresh_pending = False
+        """``pending`` is non-empty now and was empty when the previous invocation ended, or values were
+        just promoted from ``deferred``."""
+        self.inline_confirmed = False
+        self.readback_transition = False
+        self.event_prefilled = False
+        self.force_preempt = False
+        self.then_say: Segment | None = None
+        """The rendered ``then_say`` of a non-terminal task that just succeeded (leads the next reply)."""
+        self.retrying: list[RetryLead] = []
+        """Failed tasks to fire again at once (same inputs, attempts left): their ``retry_say`` leads."""
+        self.messages: list[Segment] = []
+        """Segments earlier stages produced that lead the final reply (announce texts)."""
+        self.fresh_deferred: list[str] = []
+        """Slots routed from ``pending`` to ``deferred`` in this invocation."""
+        self.promoted: list[str] = []
+        """Slots promoted from ``deferred`` to ``pending`` in this invocation (group completion)."""
+        self.steer_back_directive: str | None = None
+        """The soft steer-back directive of this invocation."""
+        self.recheck_after_model = False
+        """The host must invoke the engine once more after the model's step, even without tool calls (a
+        held fire, an armed steer-back tier): the decision depends on what the model does with the user's
+        message."""
+        self.steer_armed: str | None = None
+        """The steer-back tier (``hard``/``escalate``) armed on this user invocation (see steer_back)."""
+        self.steer_yield = False
+        """This user turn is the yield after a hard steer-back: no tier applies."""
+        self.candidates_used: list[str] = []
+        """Early answers and held values used in this invocation (``_candidates``/``_held``)."""
+        self.formatted: dict[str, tuple[Any, str]] = {}
+        """``{slot: (value, readback text)}``: values formatted in this invocation (the readback, its scope
+        and a steer-back target format the same pending values)."""
+        self.filled: dict[str, Any] = sm["filled"]
+        """``sm["filled"]`` (the same dict: the invocation changes these four containers in place and never
+        rebinds them in ``sm``)."""
+        self.pending: dict[str, Any] = sm["pending"]
+        self.deferred: dict[str, Any] = sm["deferred"]
+        self.retries: dict[str, int] = sm["_retries"]
+        """``sm["_retries"]``."""
+        self.activity = Activity(dag, self.filled, self.variables)
+        """Condition verdicts over ``sm["filled"]``; whoever changes ``filled`` calls
+        :meth:`filled_changed`."""
 
     def filled_changed(self, names: Iterable[str] | None) -> None:
         """``filled`` was changed in place at ``names`` (``None``: anywhere): the condition verdicts that

@@ -88,6 +88,8 @@ def default_choose(options: Sequence[str]) -> str:
 
 
 def _check_inputs(dag: object, last_user_text: object, event_data: object, channel: object) -> None:
+    if type(dag) is CompiledDag and type(last_user_text) is str and event_data is None and channel is None:
+        return  # the common case, decided by exact types before the general checks below
     if not isinstance(dag, CompiledDag):
         raise EngineInputError(
             f"dag must be a CompiledDag, got {type(dag).__name__}",
@@ -260,7 +262,7 @@ def invoke(
         choose=choose or default_choose,
         trace=trace,
         event_data=event_data,
-        variables=dict(variables or {}),
+        variables=dict(variables) if variables else None,
         host_rechecks=host_rechecks,
         gate_user_text=gate_user_text,
     )

@@ -376,23 +376,29 @@ def checked_copy(sm: object) -> dict[str, Any]:
 
 def with_defaults(sm: dict[str, Any]) -> dict[str, Any]:
     """Fill the defaults for missing keys (docs/engine.md#the-state-sm), in place; returns it."""
+    get = sm.get
     for key in DICT_KEYS:
-        if sm.get(key) is None:
+        if get(key) is None:
             sm[key] = {}
-    if sm.get("_slot_errors") is None:
+    if get("_slot_errors") is None:
         sm["_slot_errors"] = []
-    if sm.get("_steer_back_turns") is None:
+    if get("_steer_back_turns") is None:
         sm["_steer_back_turns"] = 0
-    if sm.get("_system_message") is None:
+    if get("_system_message") is None:
         sm["_system_message"] = ""
-    if sm.get("status") is None:
+    if get("status") is None:
         sm["status"] = IN_PROGRESS
     return sm
 
 
 def snapshot(sm: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The ``_last_state`` snapshot: copies of ``filled``, ``pending`` and ``deferred``."""
-    return {key: dict(sm.get(key) or {}) for key in ("filled", "pending", "deferred")}
+    get = sm.get
+    return {
+        "filled": dict(get("filled") or {}),
+        "pending": dict(get("pending") or {}),
+        "deferred": dict(get("deferred") or {}),
+    }
 
 
 def derived_mappings(dag: CompiledDag) -> dict[str, Any]:
