@@ -4,7 +4,10 @@ swallows the cancellation of a renewal in flight."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Any
 
+from slotgraph.stores import SQLiteStore
 from slotgraph.stores.leases import hold_lease
 
 
@@ -52,3 +55,73 @@ def test_a_swallowed_cancellation_does_not_keep_a_finished_holders_lease_alive()
         return renewals
 
     assert asyncio.run(scenario()) == 1
+
+
+def test_an_ordinary_hold_starts_no_task(tmp_path: Path) -> None:
+    """A hold shorter than the first renewal (every ordinary turn) starts no renewing task, and SQLite
+    releases on the event loop at once: a turn's lease costs no task of its own."""
+
+    async def scenario() -> list[str]:
+        store = SQLiteStore(tmp_path / "s.db", lock_ttl=600)
+        await store.save("s", {"sm": {}, "history": [], "ended": False, "turns": 0}, 0)
+        started: list[str] = []
+        loop = asyncio.get_running_loop()
+
+        def counting(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+            started.append(getattr(coro, "__qualname__", repr(coro)))
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        loop.set_task_factory(counting)
+        async with store.lock("s"):
+            found = await store.load("s")
+            assert found is not None
+        loop.set_task_factory(None)
+        async with store.lock("s"):  # released: taken again at once
+            pass
+        await store.close()
+        return started
+
+    assert asyncio.run(scenario()) == []
+
+
+def test_a_long_hold_is_renewed_and_stops_renewing_when_done() -> None:
+    """The first renewal comes ttl/3 after the lease was taken, then every ttl/3; the renewing task has ended
+    when the release runs."""
+
+    async def scenario() -> tuple[int, int]:
+        renewals, others_at_release = 0, -1
+        renewed_twice = asyncio.Event()
+
+        async def try_acquire() -> bool:
+            return True
+
+        async def renew() -> bool:
+            nonlocal renewals
+            renewals += 1
+            if renewals == 2:
+                renewed_twice.set()
+            return True
+
+        async def release() -> None:
+            nonlocal others_at_release
+            mine = {asyncio.current_task(), holding, main}
+            others_at_release = len([t for t in asyncio.all_tasks() if t not in mine])
+
+        async def holder() -> None:
+            async with hold_lease(
+                what="session 's'",
+                try_acquire=try_acquire,
+                renew=renew,
+                release=release,
+                ttl=0.03,
+                timeout=1.0,
+            ):
+                await asyncio.wait_for(renewed_twice.wait(), 10)
+
+        main = asyncio.current_task()
+        holding = asyncio.create_task(holder())
+        await holding
+        return renewals, others_at_release
+
+    renewals, others = asyncio.run(scenario())
+    assert renewals >= 2 and others == 0

@@ -45,7 +45,7 @@ from slotgraph.runtime.extraction import Extractions
 from slotgraph.runtime.history import bounded_history
 from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.json_values import json_problem
-from slotgraph.runtime.ledger import ExecutionLedger
+from slotgraph.runtime.ledger import ExecutionLedger, keeps_ledger
 from slotgraph.runtime.state_copy import copy_state_dict
 from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.runtime.sync_loop import run_sync
@@ -142,7 +142,7 @@ class Session:
         self.metadata: dict[str, Any] = dict(metadata or {})
         """Caller facts given at session start: expressions read them where no variable has the name."""
         self._run_cache = RunCache()
-        self.ledger: ExecutionLedger | None = self.store if isinstance(self.store, ExecutionLedger) else None
+        self.ledger: ExecutionLedger | None = self.store if keeps_ledger(self.store) else None
         """Where executor attempts are recorded before dispatch: the store, when it keeps a ledger."""
         logic = agent.logic
         self._extractions = (

@@ -33,7 +33,7 @@ from slotgraph.runtime.errors import (
     StoreLockTimeoutError,
     StorePayloadError,
 )
-from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation
+from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation, keeps_ledger
 from slotgraph.runtime.session import Clock
 from slotgraph.server.errors import (
     ModelFailedError,
@@ -104,7 +104,7 @@ class _BoundStore:
         return await self._ledger().lookup(scope, key)
 
     def _ledger(self) -> ExecutionLedger:
-        if not isinstance(self._inner, ExecutionLedger):
+        if not keeps_ledger(self._inner):
             raise TypeError(f"the session store {self._inner!r} keeps no execution ledger")
         return self._inner
 

@@ -35,24 +35,50 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
-async def _renew_forever(
-    renew: Callable[[], Awaitable[bool]], ttl: float, what: str, stop: asyncio.Event
-) -> None:
-    """Renew every ``ttl / 3`` until ``stop`` is set (and the task cancelled). A driver may swallow the
-    cancellation that arrives while a renewal is in flight (redis.asyncio can), so ``stop`` is checked after
-    every renewal too: a holder that is done never keeps its lease alive."""
-    while not stop.is_set():
-        await asyncio.sleep(ttl / 3)
-        if stop.is_set():
-            return
+async def _renew_forever(renew: Callable[[], Awaitable[bool]], ttl: float, what: str, stop: _Renewal) -> None:
+    """Renew now, then every ``ttl / 3``, until ``stop`` is stopped (and the task cancelled). A driver may
+    swallow the cancellation that arrives while a renewal is in flight (redis.asyncio can), so ``stop`` is
+    checked after every renewal too: a holder that is done never keeps its lease alive."""
+    while not stop.stopped:
         try:
             still_ours = await renew()
         except Exception as problem:  # the next renewal may succeed; the lease has ttl/3*2 left
             _LOG.warning("renewing the lock of %s failed: %s", what, problem)
-            continue
-        if not still_ours:
-            _LOG.warning("the lock of %s lapsed while held; the versioned save still guards the record", what)
+        else:
+            if not still_ours:
+                _LOG.warning(
+                    "the lock of %s lapsed while held; the versioned save still guards the record", what
+                )
+                return
+        if stop.stopped:
             return
+        await asyncio.sleep(ttl / 3)
+
+
+class _Renewal:
+    """Renews a held lease every ``ttl / 3``. A timer starts the renewing task when the first renewal is due,
+    so a hold shorter than that (every ordinary turn) creates no task at all."""
+
+    __slots__ = ("_handle", "_loop", "_renew", "_ttl", "_what", "stopped", "task")
+
+    def __init__(self, renew: Callable[[], Awaitable[bool]], ttl: float, what: str) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._renew, self._ttl, self._what = renew, ttl, what
+        self.stopped = False
+        self.task: asyncio.Task[None] | None = None
+        self._handle = self._loop.call_later(ttl / 3, self._due)
+
+    def _due(self) -> None:
+        if not self.stopped:
+            self.task = self._loop.create_task(_renew_forever(self._renew, self._ttl, self._what, self))
+
+    def stop(self) -> asyncio.Task[None] | None:
+        """Stop renewing; the renewing task (cancelled) when one was started, to wait for."""
+        self.stopped = True
+        self._handle.cancel()
+        if self.task is not None:
+            self.task.cancel()
+        return self.task
 
 
 @asynccontextmanager
@@ -65,11 +91,14 @@ async def hold_lease(
     ttl: float,
     timeout: float,
     deadline: float | None = None,
+    release_now: Callable[[], bool] | None = None,
 ) -> AsyncIterator[None]:
     """Hold a lease for the ``async with`` block. ``what`` names the session and store for messages.
 
     ``deadline`` (event-loop time) ends the wait; by default ``timeout`` seconds from now. A store passes the
     deadline it set before queueing on its process-local lock, so the whole wait is bounded by ``timeout``.
+    ``release_now``: a store that can often release without waiting (SQLite on the event loop) tries it
+    first; it returns False when it could not, and ``release`` runs as usual.
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout if deadline is None else deadline
@@ -84,14 +113,22 @@ async def hold_lease(
             )
         await asyncio.sleep(min(delay, left))
         delay = min(delay * 2, 0.1)
-    stop = asyncio.Event()
-    renewer = asyncio.create_task(_renew_forever(renew, ttl, what, stop))
+    renewal = _Renewal(renew, ttl, what)
     try:
         yield
     finally:
-        stop.set()
-        renewer.cancel()
-        await finish_in_background(_stop_and_release(renewer, release, what, ttl))
+        renewer = renewal.stop()
+        if renewer is not None or release_now is None or not _released_now(release_now, what, ttl):
+            await finish_in_background(_stop_and_release(renewer, release, what, ttl))
+
+
+def _released_now(release_now: Callable[[], bool], what: str, ttl: float) -> bool:
+    """Try the synchronous release; True when it is done (or failed: the lease then lapses by itself)."""
+    try:
+        return release_now()
+    except Exception as problem:
+        _LOG.warning("releasing the lock of %s failed (it lapses after %gs): %s", what, ttl, problem)
+        return True
 
 
 @asynccontextmanager
@@ -106,6 +143,7 @@ async def hold_session_lease(
     ttl: float,
     timeout: float,
     on_exit: Callable[[], object],
+    release_now: Callable[[], bool] | None = None,
 ) -> AsyncIterator[None]:
     """A store's session lock: the process-local lock of ``session_id`` (turns of this process queue there),
     then the store's lease (:func:`hold_lease`), the whole wait bounded by ``timeout`` from now. ``on_exit``
@@ -121,6 +159,7 @@ async def hold_session_lease(
                 ttl=ttl,
                 timeout=timeout,
                 deadline=deadline,
+                release_now=release_now,
             ):
                 yield
         finally:
@@ -128,10 +167,11 @@ async def hold_session_lease(
 
 
 async def _stop_and_release(
-    renewer: asyncio.Task[None], release: Callable[[], Awaitable[None]], what: str, ttl: float
+    renewer: asyncio.Task[None] | None, release: Callable[[], Awaitable[None]], what: str, ttl: float
 ) -> None:
     try:
-        await asyncio.wait({renewer})
+        if renewer is not None:
+            await asyncio.wait({renewer})
     finally:
         try:
             await release()

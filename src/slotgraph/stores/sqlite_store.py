@@ -118,14 +118,23 @@ class SQLiteStore:
         file is busy (another writer), or the store is not ready for it (first use, another event loop),
         run it on the worker thread with the worker's connection instead. ``fn`` must be one transaction or
         one statement, so a busy attempt changed nothing."""
-        conn = self._loop_db()
-        if conn is not None:
-            try:
-                return fn(conn, *args)
-            except sqlite3.OperationalError as problem:
-                if getattr(problem, "sqlite_errorcode", 0) & 0xFF not in _BUSY:
-                    raise
+        done, out = self._on_loop(fn, *args)
+        if done:
+            return out  # type: ignore[return-value]  # done: ``out`` is fn's result
         return await self._run(lambda: fn(self._sync(durable=False), *args))
+
+    def _on_loop(self, fn: Callable[..., _T], *args: Any) -> tuple[bool, _T | None]:
+        """``(True, fn(conn, *args))`` with the loop's connection; ``(False, None)`` when the file is busy or
+        the loop's connection is not to be used (see :meth:`_quick`)."""
+        conn = self._loop_db()
+        if conn is None:
+            return False, None
+        try:
+            return True, fn(conn, *args)
+        except sqlite3.OperationalError as problem:
+            if getattr(problem, "sqlite_errorcode", 0) & 0xFF not in _BUSY:
+                raise
+            return False, None
 
     @staticmethod
     def _row(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
@@ -412,6 +421,9 @@ class SQLiteStore:
         async def release() -> None:
             await self._quick(self._unlock, session_id, token)
 
+        def release_now() -> bool:
+            return self._on_loop(self._unlock, session_id, token)[0]
+
         async with hold_session_lease(
             self._locks,
             session_id,
@@ -422,6 +434,7 @@ class SQLiteStore:
             ttl=self.lock_ttl,
             timeout=self.lock_timeout,
             on_exit=lambda: self._prefetched.pop(session_id, None),
+            release_now=release_now,
         ):
             yield
 
