@@ -335,7 +335,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--idle", type=int, default=1000, help="sessions for the memory measurement")
     parser.add_argument("--rounds", type=int, default=4, help="alternating rounds of turns and echo")
+    parser.add_argument(
+        "--only", default="", help="comma-separated rows to run, e.g. sqlite:1,redis:2 (default: every row)"
+    )
     args = parser.parse_args(argv)
+    only = {item.strip() for item in args.only.split(",") if item.strip()}
 
     with tempfile.TemporaryDirectory() as tmp, _redis() as redis_url:
         configs: list[tuple[str, str, int]] = [("memory", "memory://", 1)]
@@ -355,6 +359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         durable = importlib.util.find_spec("slotgraph.stores") is not None
         goals: list[str] = []
         for name, url, workers in configs:
+            if only and f"{name}:{workers}" not in only:
+                continue
             if name != "memory" and not durable:
                 print(f"| {name} | {workers} | skipped: slotgraph.stores is not installed |")
                 continue
@@ -368,6 +374,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 )
         if redis_url is None:
             print("| redis | - | skipped: no redis-server on PATH |")
+        if only:
+            for line in goals:
+                print(line)
+            return 0
 
         print(f"\nMemory per idle session ({args.idle} sessions, one turn each)")
         print("| store | stored payload bytes/session | store growth bytes/session |")

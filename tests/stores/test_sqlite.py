@@ -5,12 +5,20 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from slotgraph.stores import SQLiteStore, StoreConfigError, StoreLockTimeoutError, open_store
+from slotgraph.stores import (
+    SQLiteStore,
+    StoreConfigError,
+    StoreError,
+    StoreLockTimeoutError,
+    open_store,
+    sqlite_sync,
+)
 
 from .conftest import Backend, make_backend
 from .test_conformance import record
@@ -115,9 +123,22 @@ def _durable_commits(statements: list[str]) -> int:
     return count
 
 
+def _count_group_syncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The file descriptors the group commit syncs, from now on (one entry per sync)."""
+    synced: list[int] = []
+    sync = sqlite_sync.sync_file
+
+    def counted(fd: int) -> None:
+        synced.append(fd)
+        sync(fd)
+
+    monkeypatch.setattr(sqlite_sync, "sync_file", counted)
+    return synced
+
+
 def test_a_turn_syncs_the_disk_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lease, load, save, release: only the save is a durable commit (one fsync per turn, not three), on
-    whichever of the store's connections each runs."""
+    """Lease, load, save, release: one sync of the disk per turn (not three) — the save's, made by the group
+    commit; no commit of any of the store's connections syncs by itself."""
     traces: list[list[str]] = []  # one per connection: ``synchronous`` is a setting of each
     connect = sqlite3.connect
 
@@ -131,18 +152,20 @@ def test_a_turn_syncs_the_disk_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         return sum(_durable_commits(trace) for trace in traces)
 
     monkeypatch.setattr(sqlite3, "connect", traced)
+    synced = _count_group_syncs(monkeypatch)
 
     async def scenario() -> None:
         store = SQLiteStore(tmp_path / "s.db")
         await store.save("s", record(), 0)
         for _ in range(3):
-            before, marks = durable(), [len(trace) for trace in traces]
+            before, syncs, marks = durable(), len(synced), [len(trace) for trace in traces]
             async with store.lock("s"):
                 found = await store.load("s")
                 assert found is not None
                 await store.save("s", found[0], found[1])
             turn = [s for trace, mark in zip(traces, [*marks, 0, 0], strict=False) for s in trace[mark:]]
-            assert durable() - before == 1, turn
+            assert durable() - before == 0, turn
+            assert len(synced) - syncs == 1, "the save was synced once"
             assert any("INTO slotgraph_locks" in s for s in turn), "the lease was taken"
         assert len(traces) == 2, "the worker's connection and the event loop's"
         await store.close()
@@ -166,9 +189,10 @@ def _count_worker_trips(store: SQLiteStore) -> list[str]:
     return trips
 
 
-def test_only_the_save_leaves_the_event_loop(tmp_path: Path) -> None:
-    """Lease (with the load), release, a load outside the lease and a ledger lookup never wait for the disk:
-    they run on the event loop; the durable save and ledger writes go to the worker thread."""
+def test_an_uncontended_turn_runs_on_the_event_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lease (with the load), save, release, a load outside the lease, a ledger lookup and the ledger's
+    writes run on the event loop; only the disk's sync leaves it (on the group commit's thread)."""
+    synced = _count_group_syncs(monkeypatch)
 
     async def scenario() -> None:
         store = SQLiteStore(tmp_path / "s.db")
@@ -178,13 +202,137 @@ def test_only_the_save_leaves_the_event_loop(tmp_path: Path) -> None:
             found = await store.load("s")
             assert found is not None
             await store.save("s", found[0], found[1])
-        assert trips == ["_save"]
         assert await store.load("s") == (record(), 2)
         assert await store.lookup("s", "k") is None
-        assert trips == ["_save"]
+        assert len(synced) == 1
         await store.reserve("s", "k", "f")
+        assert len(synced) == 2, "the reservation is on disk before the side effect is dispatched"
         assert (await store.lookup("s", "k")) is not None
-        assert trips == ["_save", "_reserve"]
+        await store.complete("s", "k", {"ok": True})
+        assert await store.delete("s")
+        assert len(synced) == 4
+        assert trips == []
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+class _HeldSync:
+    """Replaces the group commit's sync: each sync waits until the test lets it go."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.started = threading.Semaphore(0)
+        self.go = threading.Semaphore(0)
+        self.count = 0
+        sync = sqlite_sync.sync_file
+
+        def held(fd: int) -> None:
+            self.count += 1
+            self.started.release()
+            self.go.acquire()
+            sync(fd)
+
+        monkeypatch.setattr(sqlite_sync, "sync_file", held)
+
+    async def wait_started(self) -> None:
+        """Until a sync has started (the sync thread is in it), without blocking the event loop."""
+        await asyncio.get_running_loop().run_in_executor(None, self.started.acquire)
+
+
+def _stored_version(path: Path, session_id: str) -> int | None:
+    with sqlite3.connect(path) as conn:
+        row = conn.execute("SELECT version FROM slotgraph_sessions WHERE id = ?", (session_id,)).fetchone()
+    conn.close()
+    return None if row is None else int(row[0])
+
+
+def test_a_save_returns_only_once_the_disk_was_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save is committed at once (other connections see it) but returns only after a sync of the WAL
+    that started after its commit."""
+    path = tmp_path / "s.db"
+
+    async def scenario() -> None:
+        store = SQLiteStore(path)
+        await store.save("s", record(), 0)
+        held = _HeldSync(monkeypatch)
+        saving = asyncio.ensure_future(store.save("s", record("two"), 1))
+        await held.wait_started()
+        assert _stored_version(path, "s") == 2, "committed before the sync"
+        assert not saving.done(), "but not returned: it is not on disk yet"
+        held.go.release()
+        assert await saving == 2
+        assert held.count == 1
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_commits_made_during_a_sync_share_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Group commit: a sync that started before a commit does not cover it; the commits made while it ran are
+    covered, all of them, by the one sync after it."""
+
+    async def scenario() -> None:
+        store = SQLiteStore(tmp_path / "s.db")
+        await store.save("first", record(), 0)
+        held = _HeldSync(monkeypatch)
+        first = asyncio.ensure_future(store.save("first", record("again"), 1))
+        await held.wait_started()
+        later = [asyncio.ensure_future(store.save(f"s{i}", record(), 0)) for i in range(5)]
+        while not all(_stored_version(tmp_path / "s.db", f"s{i}") == 1 for i in range(5)):
+            await asyncio.sleep(0)  # let each save commit (no time passes: the loop only runs them)
+        held.go.release()
+        assert await first == 2
+        await held.wait_started()  # the second sync, for the five later commits
+        assert not any(save.done() for save in later), "the first sync started before their commits"
+        held.go.release()
+        assert await asyncio.gather(*later) == [1] * 5
+        assert held.count == 2
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_failed_sync_fails_the_write_with_a_store_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def scenario() -> None:
+        store = SQLiteStore(tmp_path / "s.db")
+        await store.save("s", record(), 0)
+
+        def failing(fd: int) -> None:
+            raise OSError(5, "Input/output error")
+
+        monkeypatch.setattr(sqlite_sync, "sync_file", failing)
+        with pytest.raises(StoreError, match=r"could not be synced .*may not survive a power cut"):
+            await store.save("s", record("two"), 1)
+        monkeypatch.undo()
+        assert await store.save("s", record("three"), 2) == 3, "the next sync is tried afresh"
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_wal_is_checkpointed_into_the_database_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The event loop's connection never checkpoints; the group commit's thread does, every few commits."""
+    monkeypatch.setattr(sqlite_sync, "CHECKPOINT_EVERY", 4)
+    path = tmp_path / "s.db"
+
+    async def scenario() -> None:
+        store = SQLiteStore(path)
+        await store.save("s0", record(), 0)  # the worker creates the file; the loop's saves follow
+        for i in range(1, 10):
+            await store.save(f"s{i}", record(), 0)
+        # ``immutable`` reads the database file alone, never the WAL: what a checkpoint copied there
+        with sqlite3.connect(f"file:{path}?immutable=1", uri=True) as conn:
+            stored = conn.execute("SELECT COUNT(*) FROM slotgraph_sessions").fetchone()[0]
+        conn.close()
+        assert stored >= 4
         await store.close()
 
     asyncio.run(scenario())

@@ -4,29 +4,30 @@ Built on the standard library's :mod:`sqlite3` (no extra dependency; ``aiosqlite
 wrapper of the same module). The file is opened lazily, on first use, in WAL mode (readers never block the
 writer); missing parent directories are created.
 
-**Two connections.** What waits for the disk — a save, a delete, the ledger's durable writes, and listing
-or counting every session — runs on one worker thread owned by the store (its connection waits up to
-``busy_timeout`` for another writer). The small operations that never wait for the disk run directly on the
-event loop, on a second connection that never waits either: taking the lease (with the load), renewing and
-releasing it, a load outside the lease and a ledger lookup. They commit with ``synchronous=NORMAL`` (no
-sync), never checkpoint the WAL (``wal_autocheckpoint=0``: the worker's connection does), and their busy
-timeout is zero: when another writer holds the file (another process, or this store's own save on its
-thread) the operation is not waited for on the loop but run again on the worker thread, which waits as
-before. Under contention a turn costs what it did; without it, a turn makes one thread hop (its save)
-instead of three. The loop connection belongs to the first event loop that used it; a store used from
-another loop sends everything to the worker thread.
+**Two connections.** Everything that changes the file runs directly on the event loop, on a connection that
+never waits: taking the lease (with the load), renewing and releasing it, a save, a delete, the ledger's
+writes, and also a load outside the lease and a ledger lookup. Its commits do not sync the disk
+(``synchronous=NORMAL``); a write that must be durable when it returns — a save, a delete, the ledger's
+writes — then waits for a sync of the WAL made on a thread of its own, shared by every commit made meanwhile
+(group commit, :mod:`slotgraph.stores.sqlite_sync`), so the event loop never waits for the disk and no
+write lock is held while the disk syncs. The connection's busy timeout is zero: when another writer holds
+the file (another process, or a checkpoint restarting the WAL), the operation is not waited for on the loop
+but run again on the store's worker thread, whose connection waits up to ``busy_timeout`` and commits a
+durable write with ``synchronous=FULL``, as a single connection would. The worker also creates the file and
+its tables, and lists and counts sessions. The loop connection belongs to the first thread that used it; a
+store used from another thread's event loop sends everything to the worker.
 
 A save is one ``BEGIN IMMEDIATE`` transaction: read the version, compare, write — so two processes cannot
 interleave between the check and the write.
 
-**One durable transaction per turn.** Only a save waits for the disk (``PRAGMA synchronous=FULL``: the WAL is
-synced at its commit). Taking, renewing and releasing the per-session lease commit with
-``synchronous=NORMAL``: they are atomic and visible to every process at once, but reach the disk with the next
-durable commit or checkpoint. A lease lost to a power cut is harmless (its holder is gone too); a release
-lost to one leaves the lease until its ``lock_ttl`` runs out. So a turn (lease, load, save, release) syncs
-the disk once, not three times. The per-session lock is a lease row in ``slotgraph_locks``
-(see :mod:`slotgraph.stores.leases`), taken after a process-local :class:`asyncio.Lock`, so tasks of one
-process queue in memory and only the head of the queue polls the file.
+**One sync of the disk per turn, at most.** Taking, renewing and releasing the per-session lease are never
+synced by themselves: they are atomic and visible to every process at once, and reach the disk with the next
+sync. A lease lost to a power cut is harmless (its holder is gone too); a release lost to one leaves the
+lease until its ``lock_ttl`` runs out. So a turn (lease, load, save, release) syncs the disk once, for its
+save — and with turns of other sessions committing at the same time, they share that sync. The
+per-session lock is a lease row in ``slotgraph_locks`` (see :mod:`slotgraph.stores.leases`), taken after a
+process-local :class:`asyncio.Lock`, so tasks of one process queue in memory and only the head of the queue
+polls the file.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from slotgraph.runtime.ledger import JSON, LedgerEntry, Reservation, ledger_resu
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_session_lease, new_token
+from slotgraph.stores.sqlite_sync import GroupSync
 
 __all__ = ["DEFAULT_SQLITE_PATH", "SQLiteStore"]
 
@@ -94,9 +96,12 @@ class SQLiteStore:
         self._durable: bool | None = None
         """The connection's current ``synchronous`` setting: FULL (True) or NORMAL (False); None: not set."""
         self._loop_conn: sqlite3.Connection | None = None
-        """The connection used on the event loop (see the module docstring); opened after the worker's."""
+        """The connection used on the event loop (see the module docstring); opened after the worker's. It
+        never checkpoints the WAL (that syncs the disk): the group commit's thread does."""
         self._loop_thread: int | None = None
         """The thread that opened ``_loop_conn`` (its event loops use it; other threads use the worker)."""
+        self._group = GroupSync(self.path, self.where)
+        """Makes the loop connection's durable writes reach the disk, many per sync (group commit)."""
         self._prefetched: dict[str, tuple[str, int] | None] = {}
         """Per session whose lease this store just took: the stored payload and version read in the same
         transaction (None: no record), handed to the next ``load`` of that session (no second read)."""
@@ -106,9 +111,12 @@ class SQLiteStore:
 
     # --- the worker thread ---------------------------------------------------------------------------
 
+    def _closed_error(self) -> StoreError:
+        return StoreError(f"{self.where}: the store was closed; open a new one with open_store()")
+
     async def _run(self, fn: Callable[..., _T], *args: Any) -> _T:
         if self._closed:
-            raise StoreError(f"{self.where}: the store was closed; open a new one with open_store()")
+            raise self._closed_error()
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotgraph-sqlite")
         return await asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args))
@@ -122,6 +130,18 @@ class SQLiteStore:
         if done:
             return out  # type: ignore[return-value]  # done: ``out`` is fn's result
         return await self._run(lambda: fn(self._sync(durable=False), *args))
+
+    async def _durably(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """Run the write ``fn(conn, *args)`` (one transaction or one statement) so that it is on disk when
+        this returns: committed on the event loop without a sync, then synced together with the commits
+        made meanwhile (:class:`~slotgraph.stores.sqlite_sync.GroupSync`). When the loop's connection cannot
+        take it (the file is busy, another thread's loop), it runs on the worker thread in a commit that
+        syncs (``synchronous=FULL``), as before."""
+        done, out = self._on_loop(fn, *args)
+        if done:
+            await self._group.durable(self._group.committed())
+            return out  # type: ignore[return-value]  # done: ``out`` is fn's result
+        return await self._run(lambda: fn(self._sync(durable=True), *args))
 
     def _on_loop(self, fn: Callable[..., _T], *args: Any) -> tuple[bool, _T | None]:
         """``(True, fn(conn, *args))`` with the loop's connection; ``(False, None)`` when the file is busy or
@@ -199,7 +219,7 @@ class SQLiteStore:
             conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, timeout=self.busy_timeout
             )
-            conn.execute("PRAGMA journal_mode=WAL")
+            self._wal_mode(conn)
             conn.execute("BEGIN IMMEDIATE")
             try:
                 found = int(conn.execute("PRAGMA user_version").fetchone()[0])
@@ -229,6 +249,22 @@ class SQLiteStore:
             raise
         return conn
 
+    def _wal_mode(self, conn: sqlite3.Connection) -> None:
+        """Put the file in WAL mode (it stays so). Changing the journal mode does not wait for a busy file,
+        so a file in WAL mode already (another store or process uses it) is left alone, and a switch that
+        meets a busy file is tried again until ``busy_timeout``."""
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as problem:
+                busy = getattr(problem, "sqlite_errorcode", 0) & 0xFF in _BUSY
+                if not busy or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.005)  # on the worker thread: the event loop goes on
+
     def _sync(self, durable: bool) -> sqlite3.Connection:
         """The connection, set to sync the disk on commit (``durable``) or not (see the module docstring)."""
         conn = self._db()
@@ -237,18 +273,13 @@ class SQLiteStore:
             self._durable = durable
         return conn
 
-    def _transaction(self, body: Callable[[sqlite3.Connection], _T], *, durable: bool) -> _T:
-        return self._in_transaction(self._sync(durable), body)
-
     # --- records -------------------------------------------------------------------------------------
 
     def _load(self, conn: sqlite3.Connection, session_id: str) -> tuple[str, int] | None:
         row = self._row(conn, "SELECT payload, version FROM slotgraph_sessions WHERE id = ?", (session_id,))
         return (str(row[0]), int(row[1])) if row is not None else None
 
-    def _save(self, session_id: str, record: dict[str, Any], expected: int) -> int:
-        payload = encode_payload(session_id, record)
-
+    def _save(self, conn: sqlite3.Connection, session_id: str, payload: str, expected: int) -> int:
         def body(conn: sqlite3.Connection) -> int:
             row = conn.execute(
                 "SELECT version FROM slotgraph_sessions WHERE id = ?", (session_id,)
@@ -264,14 +295,14 @@ class SQLiteStore:
             )
             return current + 1
 
-        return self._transaction(body, durable=True)
+        return self._in_transaction(conn, body)
 
-    def _delete(self, session_id: str) -> bool:
+    def _delete(self, conn: sqlite3.Connection, session_id: str) -> bool:
         def body(conn: sqlite3.Connection) -> bool:
             conn.execute("DELETE FROM slotgraph_ledger WHERE scope = ?", (session_id,))
             return conn.execute("DELETE FROM slotgraph_sessions WHERE id = ?", (session_id,)).rowcount > 0
 
-        return self._transaction(body, durable=True)
+        return self._in_transaction(conn, body)
 
     def _list(self) -> list[str]:
         return [r[0] for r in self._db().execute("SELECT id FROM slotgraph_sessions ORDER BY id")]
@@ -290,11 +321,14 @@ class SQLiteStore:
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
         self._prefetched.pop(session_id, None)
-        return await self._run(self._save, session_id, record, expected_version)
+        if self._closed:
+            raise self._closed_error()
+        payload = encode_payload(session_id, record)
+        return await self._durably(self._save, session_id, payload, expected_version)
 
     async def delete(self, session_id: str) -> bool:
         self._prefetched.pop(session_id, None)
-        return await self._run(self._delete, session_id)
+        return await self._durably(self._delete, session_id)
 
     async def list_sessions(self) -> list[str]:
         return await self._run(self._list)
@@ -328,7 +362,7 @@ class SQLiteStore:
             ) from None
         return LedgerEntry(key, str(fingerprint), status, value, float(created_at))
 
-    def _reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
+    def _reserve(self, conn: sqlite3.Connection, scope: str, key: str, fingerprint: str) -> Reservation:
         def body(conn: sqlite3.Connection) -> Reservation:
             found = self._entry(conn, scope, key)
             if found is not None:
@@ -341,9 +375,9 @@ class SQLiteStore:
             )
             return Reservation("new", LedgerEntry(key, fingerprint, "pending", None, now))
 
-        return self._transaction(body, durable=True)  # on disk before the side effect is dispatched
+        return self._in_transaction(conn, body)
 
-    def _complete(self, scope: str, key: str, text: str) -> None:
+    def _complete(self, conn: sqlite3.Connection, scope: str, key: str, text: str) -> None:
         def body(conn: sqlite3.Connection) -> None:
             cursor = conn.execute(
                 "UPDATE slotgraph_ledger SET status = 'done', result = ? WHERE scope = ? AND key = ?",
@@ -352,21 +386,22 @@ class SQLiteStore:
             if cursor.rowcount != 1:
                 raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
 
-        self._transaction(body, durable=True)
+        self._in_transaction(conn, body)
 
-    def _release(self, scope: str, key: str) -> None:
-        self._sync(durable=True).execute(
+    @staticmethod
+    def _release(conn: sqlite3.Connection, scope: str, key: str) -> None:
+        conn.execute(
             "DELETE FROM slotgraph_ledger WHERE scope = ? AND key = ? AND status = 'pending'", (scope, key)
         )
 
     async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
-        return await self._run(self._reserve, scope, key, fingerprint)
+        return await self._durably(self._reserve, scope, key, fingerprint)  # on disk before the dispatch
 
     async def complete(self, scope: str, key: str, result: JSON) -> None:
-        await self._run(self._complete, scope, key, ledger_result(scope, key, result))
+        await self._durably(self._complete, scope, key, ledger_result(scope, key, result))
 
     async def release(self, scope: str, key: str) -> None:
-        await self._run(self._release, scope, key)
+        await self._durably(self._release, scope, key)
 
     async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
         return await self._quick(self._entry, scope, key)
@@ -450,6 +485,7 @@ class SQLiteStore:
         quick, self._loop_conn = self._loop_conn, None
         if quick is not None:
             quick.close()
+        await self._group.close()
         executor, self._executor = self._executor, None
         if executor is None:
             return
