@@ -60,7 +60,7 @@ import marshal
 import random
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import fields as dataclass_fields
 from typing import Any, Final
 
@@ -213,8 +213,9 @@ _WHERE: Final = "slot_filling_engine(input_data)"
 _WHERE_RAW_CONFIG: Final = f"{_WHERE}['raw_config']"
 
 
-def slot_filling_engine(input_data: dict[str, Any]) -> dict[str, Any]:
-    """One engine invocation with the spec's plain-dict interface."""
+def slot_filling_engine(input_data: Mapping[str, Any]) -> dict[str, Any]:
+    """One engine invocation with the spec's plain-dict interface (``input_data`` is a dict; anything else
+    is refused with an EngineInputError)."""
     where = _WHERE
     if type(input_data) is not dict and not isinstance(input_data, Mapping):
         raise EngineInputError(
@@ -343,7 +344,7 @@ def reject_pending(sm: dict[str, Any]) -> dict[str, Any]:
 
 
 def fill_slots(
-    sm: dict[str, Any], config: Any, values: Mapping[str, Any], skip_readback: bool = True
+    sm: MutableMapping[str, Any], config: Any, values: Mapping[str, Any], skip_readback: object = True
 ) -> dict[str, Any]:
     """The spec's ``fill_slots``: fill ``values`` into ``sm`` **in place**; the DAG advances on the
     next engine invocation.

@@ -117,7 +117,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "slotgraph.cli.test_command:test_command",
         "Run conversation scenarios and platform goldens; exit 0 when all pass, 1 on a failure, 2 on misuse.",
     ),
-    LazyCommand("version", "slotgraph.cli.version:version_command", "Print the Slotgraph version."),
+    LazyCommand(
+        "version", "slotgraph.cli.version:version_command", "Print the Slotgraph version and which core runs."
+    ),
     LazyCommand(
         "executions",
         "slotgraph.cli.executions:executions_app",

@@ -78,7 +78,7 @@ def fill_slots(
     sm: Mapping[str, Any],
     dag: CompiledDag,
     values: Mapping[str, Any],
-    skip_readback: bool = True,
+    skip_readback: object = True,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Fill slots from any Python context; the DAG advances on the next engine invocation."""
     if not isinstance(values, Mapping):

@@ -87,9 +87,22 @@ def default_choose(options: Sequence[str]) -> str:
     return options[0]
 
 
-def _check_inputs(dag: object, last_user_text: object, event_data: object, channel: object) -> None:
-    if type(dag) is CompiledDag and type(last_user_text) is str and event_data is None and channel is None:
-        return  # the common case, decided by exact types before the general checks below
+Inputs = tuple[CompiledDag, str, Mapping[str, Any] | None, str | None, str]
+
+
+def _checked_inputs(
+    dag: object, last_user_text: object, event_data: object, channel: object, gate_user_text: object
+) -> Inputs:
+    """The entry's arguments, checked (they are typed ``object``: a wrong type gets the engine's own error
+    with a fix, in the compiled core as in pure Python, instead of a bare TypeError)."""
+    if (
+        type(dag) is CompiledDag
+        and type(last_user_text) is str
+        and event_data is None
+        and channel is None
+        and type(gate_user_text) is str
+    ):
+        return dag, last_user_text, None, None, gate_user_text  # the common case, by exact types first
     if not isinstance(dag, CompiledDag):
         raise EngineInputError(
             f"dag must be a CompiledDag, got {type(dag).__name__}",
@@ -114,6 +127,13 @@ def _check_inputs(dag: object, last_user_text: object, event_data: object, chann
             where="run_engine",
             fix="pass e.g. 'WEB'",
         )
+    if not isinstance(gate_user_text, str):
+        raise EngineInputError(
+            f"gate_user_text must be a string, got {type(gate_user_text).__name__}",
+            where="run_engine",
+            fix='pass the text the user said while the gate was closed, or "" (the default)',
+        )
+    return dag, last_user_text, event_data, channel, gate_user_text
 
 
 def _invoke_data(
@@ -177,19 +197,24 @@ def _run(inv: Invocation) -> Reply:
 
 
 def run_engine(
-    dag: CompiledDag,
+    dag: object,
     sm: Mapping[str, Any],
     *,
-    last_user_text: str = "",
-    event_data: Mapping[str, Any] | None = None,
-    channel: str | None = None,
+    last_user_text: object = "",
+    event_data: object = None,
+    channel: object = None,
     debug: bool = False,
     choose: Choose | None = None,
     variables: Mapping[str, Any] | None = None,
     host_rechecks: bool = True,
-    gate_user_text: str = "",
+    gate_user_text: object = "",
 ) -> EngineResult:
     """Run one engine invocation. Pure: the same inputs give the same result; ``sm`` is never mutated.
+
+    ``dag`` is a :class:`~slotgraph.config.CompiledDag` (``compile_config(raw)``), ``last_user_text`` and
+    ``gate_user_text`` strings, ``event_data`` a dict or ``None``, ``channel`` a string or ``None``. They are
+    checked here and typed ``object`` for that reason: a wrong type raises :class:`EngineInputError` with a
+    fix, in the compiled core as in pure Python (docs/performance.md#the-compiled-core).
 
     ``variables`` are the agent's session variables: slot and task conditions read them where no slot
     of the name is filled (the engine never writes them). ``host_rechecks`` says whether the host invokes
@@ -215,17 +240,17 @@ def run_engine(
 
 
 def invoke(
-    dag: CompiledDag,
+    dag: object,
     sm: Mapping[str, Any],
     *,
-    last_user_text: str = "",
-    event_data: Mapping[str, Any] | None = None,
-    channel: str | None = None,
+    last_user_text: object = "",
+    event_data: object = None,
+    channel: object = None,
     debug: bool = False,
     choose: Choose | None = None,
     variables: Mapping[str, Any] | None = None,
     host_rechecks: bool = True,
-    gate_user_text: str = "",
+    gate_user_text: object = "",
 ) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     """:func:`run_engine` without its typed wrappers: ``(the new state, the fields of the
     :class:`EngineAction` by name — every field, defaults included —, the debug log entries)``.
@@ -234,13 +259,9 @@ def invoke(
     :func:`slotgraph.adapters.cxas.slot_filling_engine`): it skips building the frozen action and result.
     Same arguments, checks and errors as :func:`run_engine`.
     """
-    _check_inputs(dag, last_user_text, event_data, channel)
-    if not isinstance(gate_user_text, str):
-        raise EngineInputError(
-            f"gate_user_text must be a string, got {type(gate_user_text).__name__}",
-            where="run_engine",
-            fix='pass the text the user said while the gate was closed, or "" (the default)',
-        )
+    compiled, user_text, events, channel_name, gate_text = _checked_inputs(
+        dag, last_user_text, event_data, channel, gate_user_text
+    )
     trace = Trace(enabled=debug)
     work = checked_copy(sm)
     if work.get("status") in TERMINAL_STATUSES:
@@ -249,22 +270,22 @@ def invoke(
             **ACTION_DEFAULTS,
             "reason": Reason.TERMINAL,
             "phase": "terminal",
-            "hidden_tools": plan_of(dag).all_tools,
+            "hidden_tools": plan_of(compiled).all_tools,
         }
         return work, terminal, trace.entries
     with_defaults(work)
-    if channel is not None:
-        work["channel"] = channel
+    if channel_name is not None:
+        work["channel"] = channel_name
     inv = Invocation(
-        dag=dag,
+        dag=compiled,
         sm=work,
-        user_text=last_user_text,
+        user_text=user_text,
         choose=choose or default_choose,
         trace=trace,
-        event_data=event_data,
+        event_data=events,
         variables=dict(variables) if variables else None,
         host_rechecks=host_rechecks,
-        gate_user_text=gate_user_text,
+        gate_user_text=gate_text,
     )
     count = int(work.get("_invocation_count") or 0) + 1
     work["_invocation_count"] = count
@@ -272,7 +293,7 @@ def invoke(
     terminal_now = work["status"] in TERMINAL_STATUSES
     fresh = bool(inv.pending) and inv.fresh_pending and not inv.inline_confirmed
     hide = compute_hidden_tools(
-        dag,
+        compiled,
         inv.filled,
         inv.pending,
         inv.deferred,
@@ -298,12 +319,12 @@ def invoke(
         "inline_confirmed": inv.inline_confirmed,
         "steer_back_directive": inv.steer_back_directive,
         "event_prefilled": bool(work.get("_event_prefilled_this_turn")),
-        "gate_open": gate_open(dag, work, inv.activity),
+        "gate_open": gate_open(compiled, work, inv.activity),
         "recheck_after_model": inv.recheck_after_model or reply.reason is Reason.FIRE_HELD,
     }
     work["_system_message"] = reply.message or ""
     work["_last_state"] = snapshot(work)
-    write_state_tables(dag, work)
+    write_state_tables(compiled, work)
     if trace.active:
         trace.emit("invoke", **_invoke_data(inv, reply, count, phase, fresh, hide))
     return work, fields, trace.entries

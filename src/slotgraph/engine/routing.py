@@ -218,11 +218,12 @@ def _route_bootstrap(boot: Bootstrap, sm: dict[str, Any], result: Any) -> None:
 def after_tool(
     sm: Mapping[str, Any],
     dag: CompiledDag,
-    tool_name: str,
+    tool_name: object,
     args: Mapping[str, Any] | None,
     result: Any,
 ) -> dict[str, Any]:
-    """Route one tool result into a new state (docs/engine.md#tool-result-routing)."""
+    """Route one tool result into a new state (docs/engine.md#tool-result-routing). ``tool_name`` is the
+    tool's name (typed ``object``: anything but a non-empty string is refused with an EngineInputError)."""
     if not isinstance(tool_name, str) or not tool_name:
         raise EngineInputError(
             f"tool_name must be a non-empty string, got {tool_name!r}",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any, Final, NoReturn
+from typing import Any, ClassVar, Final, NoReturn
 
 from slotgraph.expr import operations as ops
 from slotgraph.expr.comparisons import compile_comparison
@@ -293,7 +293,7 @@ class Compiler:
                 return members, frozenset(members)
         return None
 
-    handlers: Mapping[type[ast.AST], str] = MappingProxyType(
+    handlers: ClassVar[Mapping[type[ast.AST], str]] = MappingProxyType(
         {
             ast.Constant: "compile_constant",
             ast.Name: "compile_name",

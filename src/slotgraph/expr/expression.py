@@ -57,8 +57,10 @@ class Expression:
             ) from exc
 
 
-def compile_expression(source: str, *, dialect: str = "default") -> Expression:
-    """Compile ``source`` in ``dialect`` (``"default"`` or ``"dot_paths"``); raises ExpressionSyntaxError."""
+def compile_expression(source: object, *, dialect: str = "default") -> Expression:
+    """Compile ``source`` in ``dialect`` (``"default"`` or ``"dot_paths"``); raises ExpressionSyntaxError
+    (also for a ``source`` that is not a string: it is typed ``object`` so that the compiled core refuses
+    it with the same error as pure Python)."""
     if dialect not in DIALECTS:
         raise ExpressionSyntaxError(
             UNKNOWN_DIALECT, f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"

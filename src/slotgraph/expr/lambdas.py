@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, ClassVar, Final, Protocol
 
 from slotgraph.expr import operations as ops
 from slotgraph.expr.compiler import Compiler, Evaluator
@@ -76,7 +76,7 @@ class LambdaCompiler(Compiler):
     """The default grammar with the lambda dialect's extras; the environment is the lambda argument."""
 
     names_are_variables = False
-    handlers: Mapping[type[ast.AST], str] = MappingProxyType(
+    handlers: ClassVar[Mapping[type[ast.AST], str]] = MappingProxyType(
         {
             **Compiler.handlers,
             ast.Call: "compile_call",
@@ -397,7 +397,6 @@ class LambdaCompiler(Compiler):
         return formatted
 
 
-@runtime_checkable
 class CompiledLambda(Protocol):
     """A compiled legacy lambda: call it with the one argument. Failures raise ExpressionEvaluationError.
 
@@ -439,8 +438,9 @@ def _entry(
     return compiled
 
 
-def compile_lambda(source: str) -> CompiledLambda:
-    """Compile a one-parameter lambda string of the legacy dialect (see the module docstring)."""
+def compile_lambda(source: object) -> CompiledLambda:
+    """Compile a one-parameter lambda string of the legacy dialect (see the module docstring); a
+    ``source`` that is not a string raises ExpressionSyntaxError (typed ``object`` for that reason)."""
     try:
         return _compile_lambda(source)
     except ExpressionError:
@@ -449,7 +449,7 @@ def compile_lambda(source: str) -> CompiledLambda:
         raise unexpected_compile_error(source, exc) from exc
 
 
-def _compile_lambda(source: str) -> CompiledLambda:
+def _compile_lambda(source: object) -> CompiledLambda:
     text, tree = parse_expression(source)
     if not isinstance(tree, ast.Lambda):
         raise ExpressionSyntaxError(

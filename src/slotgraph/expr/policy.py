@@ -14,7 +14,7 @@ from slotgraph.expr.expression import Expression, compile_expression
 
 
 def evaluate_code_rule(
-    expr: str | Expression,
+    expr: object,
     variables: Mapping[str, Any],
     *,
     fail_open: bool,
@@ -23,7 +23,8 @@ def evaluate_code_rule(
 ) -> tuple[bool, str | None]:
     """``(truthiness of the result, None)``, or ``(fail_open, one-line explanation)`` if the rule fails.
 
-    ``dialect`` applies when ``expr`` is a string; a compiled Expression keeps its own dialect.
+    ``dialect`` applies when ``expr`` is a string; a compiled Expression keeps its own dialect. ``expr`` is
+    typed ``object``: anything else fails the rule with an explanation, as the policy promises.
     """
     try:
         compiled = expr if isinstance(expr, Expression) else compile_expression(expr, dialect=dialect)
