@@ -55,6 +55,11 @@ UNIT_CLASSES: dict[str, frozenset[str]] = {
                        "suitcases", "case", "cases", "backpack", "backpacks", "box", "boxes"}),
 }  # fmt: skip
 _ALL_UNITS = frozenset().union(*UNIT_CLASSES.values())
+_CLASS_OF: dict[str, str] = {}
+"""Each unit word's class (the first class listing it, as a walk of :data:`UNIT_CLASSES` finds it)."""
+for _name, _members in UNIT_CLASSES.items():
+    for _member in _members:
+        _CLASS_OF.setdefault(_member, _name)
 _UNIT_AFTER_RE = re.compile(
     r"\s?(?:more\s+|other\s+|of\s+(?=us\b))?(?:(?:big|large|small|little|young|extra)\s+)?"
     r"([a-z]+(?:-[a-z]+)?)",
@@ -204,11 +209,7 @@ def unit_class(word: str | None) -> str | None:
     """The class of a unit word ("kids" → "child"), None for anything else."""
     if word is None:
         return None
-    lowered = word.lower()
-    for name, members in UNIT_CLASSES.items():
-        if lowered in members:
-            return name
-    return None
+    return _CLASS_OF.get(word.lower())
 
 
 def _unit_after(text: str, end: int) -> str | None:

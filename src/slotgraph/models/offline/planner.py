@@ -13,6 +13,7 @@ free text, which takes whatever is left. Ambiguous replies go to the parameter t
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -331,8 +332,15 @@ def _fill_amounts(work: _Work, params: Sequence[Param], asked: Sequence[Param]) 
             work.take(param, found[0].value, found[0])
 
 
-def _param_classes(param: Param) -> set[str]:
-    return {c for c in (unit_class(w) for w in param.words) if c is not None}
+def _param_classes(param: Param) -> frozenset[str]:
+    return _word_classes(param.words)
+
+
+@functools.lru_cache(maxsize=4096)
+def _word_classes(words: frozenset[str]) -> frozenset[str]:
+    """The unit classes of a parameter's words (read once per parameter: the model offers the same
+    parameter objects on every call, and a frozenset keeps its hash)."""
+    return frozenset(c for c in (unit_class(w) for w in words) if c is not None)
 
 
 def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Sequence[Param]) -> Param | None:
