@@ -38,6 +38,7 @@ _RUNTIME_EXPORTS = (
     "ScriptedStep",
     "ToolContext",
     "call",
+    "inline",
 )
 
 __all__ = ["__version__", *_RUNTIME_EXPORTS]
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         TurnResult,
         TurnStep,
         call,
+        inline,
     )
 
 

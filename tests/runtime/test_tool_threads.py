@@ -13,7 +13,7 @@ import contextvars
 import threading
 from typing import Any
 
-from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call
+from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call, inline, tool_from_function
 from slotgraph.runtime.tool_threads import THREAD_PREFIX, TOOL_THREADS, run_in_tool_thread
 
 from .toy_agent import Backend, clock, toy_dag
@@ -109,3 +109,53 @@ def test_the_callers_context_travels_with_the_call() -> None:
         return str(await run_in_tool_thread(REQUEST.get))
 
     assert asyncio.run(body()) == "r-7"
+
+
+def test_a_sync_tool_marked_inline_runs_on_the_event_loop() -> None:
+    """``@inline``: the call skips the thread hop, in the loop's own thread; an unmarked tool still hops."""
+    seen: dict[str, int] = {}
+
+    @inline
+    def quick_check(value: str) -> dict[str, Any]:
+        """Check a value."""
+        seen["inline"] = threading.get_ident()
+        return {"stored": True, "value": value}
+
+    def where_am_i() -> dict[str, Any]:
+        """Report the thread."""
+        seen["plain"] = threading.get_ident()
+        return {"ok": True}
+
+    steps = [
+        ScriptedStep(tool_calls=(call("quick_check", value="x"), call("where_am_i"))),
+        ScriptedStep(text="Done."),
+    ]
+    model = ScriptedModel(steps)
+    session = _agent(model, [quick_check, where_am_i]).session(clock=clock)
+
+    async def turn() -> tuple[int, Any]:
+        return threading.get_ident(), await session.asend("check")
+
+    loop_thread, result = asyncio.run(turn())
+    assert seen["inline"] == loop_thread
+    assert seen["plain"] != loop_thread
+    assert [e.result for e in result.events if e.kind == "tool_result" and e.name == "quick_check"] == [
+        {"stored": True, "value": "x"}
+    ]
+    model.assert_complete()
+
+
+def test_only_a_marked_sync_function_becomes_an_inline_tool() -> None:
+    def plain() -> None:
+        """Plain."""
+
+    @inline
+    def marked() -> None:
+        """Marked."""
+
+    @inline
+    async def awaited() -> None:
+        """Awaited on the loop anyway."""
+
+    assert [tool_from_function(f).inline for f in (plain, marked, awaited)] == [False, True, False]
+    assert marked.__name__ == "marked" and callable(marked), "the decorator returns the function itself"
