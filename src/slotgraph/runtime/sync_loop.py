@@ -29,7 +29,7 @@ import contextvars
 import os
 import threading
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from slotgraph.runtime.tool_threads import TOOL_THREADS
 
@@ -66,23 +66,14 @@ class _LoopThread:
             finally:
                 self.loop.close()
 
-    def submit(self, coro: Coroutine[Any, Any, _T], future: concurrent.futures.Future[_T]) -> None:
-        """Start ``coro`` on the loop in a copy of the caller's context; its outcome arrives in ``future``.
+    def submit(self, coro: Coroutine[Any, Any, _T], outcome: _Outcome[_T]) -> None:
+        """Start ``coro`` on the loop in a copy of the caller's context; its outcome arrives in ``outcome``.
 
-        The caller makes ``future`` before submitting, so an interrupt that reaches it at any point after
+        The caller makes ``outcome`` before submitting, so an interrupt that reaches it at any point after
         this call started can cancel the coroutine through it: a coroutine not started yet is closed by the
         loop, a running one is cancelled there (never closed from this thread while its task runs it)."""
         context = contextvars.copy_context()
-
-        def start() -> None:
-            if future.cancelled():  # the caller gave up before the loop got to it
-                coro.close()
-                return
-            task = self.loop.create_task(coro, context=context)
-            task.add_done_callback(lambda done: _settle(future, done))
-            future.add_done_callback(lambda f: f.cancelled() and self.loop.call_soon_threadsafe(task.cancel))
-
-        self.loop.call_soon_threadsafe(start)
+        self.loop.call_soon_threadsafe(outcome.start, self.loop, coro, context)
 
     def stop(self) -> None:
         if self.thread.is_alive():
@@ -90,20 +81,50 @@ class _LoopThread:
             self.thread.join(_SHUTDOWN_SECONDS)
 
 
-def _settle(future: concurrent.futures.Future[_T], task: asyncio.Task[_T]) -> None:
-    """Copy the task's outcome into the caller's future (which stays pending until then, so the caller
-    can still cancel it)."""
-    if future.done():  # the caller cancelled it
-        return
-    try:
-        if task.cancelled():
-            future.cancel()
-        elif (error := task.exception()) is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(task.result())
-    except concurrent.futures.InvalidStateError:  # cancelled by the caller meanwhile
-        pass
+class _Outcome(Generic[_T]):
+    """The caller's end of a coroutine run on the loop: the caller blocks on a plain lock that the task's
+    end releases (a ``concurrent.futures.Future`` waits on a condition variable built per wait: ~20-30 µs
+    more CPU per call). ``cancel`` may be called from any thread, before or after the loop started it."""
+
+    __slots__ = ("_cancelled", "_done", "_guard", "_loop", "_task")
+
+    def __init__(self) -> None:
+        self._done = threading.Lock()
+        self._done.acquire()
+        self._guard = threading.Lock()
+        self._cancelled = False
+        self._task: asyncio.Task[_T] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def start(self, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, _T], context: Any) -> None:
+        """On the loop: run ``coro`` as a task, unless the caller gave up before the loop got to it."""
+        with self._guard:
+            if self._cancelled:
+                coro.close()
+                self._done.release()
+                return
+            self._loop = loop
+            self._task = task = loop.create_task(coro, context=context)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, _task: asyncio.Task[_T]) -> None:
+        self._done.release()
+
+    def cancel(self) -> None:
+        """Cancel the coroutine: closed if the loop has not started it, else its task is cancelled there."""
+        with self._guard:
+            self._cancelled = True
+            task, loop = self._task, self._loop
+        if task is not None and loop is not None and not task.done():
+            loop.call_soon_threadsafe(task.cancel)
+
+    def result(self) -> _T:
+        """Wait for the task's end; its result, or its exception raised here."""
+        self._done.acquire()
+        task = self._task
+        if task is None or task.cancelled():
+            raise concurrent.futures.CancelledError()
+        return task.result()
 
 
 def _finish(loop: asyncio.AbstractEventLoop) -> None:
@@ -132,16 +153,16 @@ def _loop_thread() -> _LoopThread:
 
 def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
     """Run ``coro`` on the shared loop and return its result (or raise its exception) in this thread."""
-    future: concurrent.futures.Future[_T] = concurrent.futures.Future()
+    outcome: _Outcome[_T] = _Outcome()
     submitted = False
     try:
         thread = _loop_thread()
         submitted = True  # from here on the loop owns the coroutine (it closes it if cancelled before start)
-        thread.submit(coro, future)
-        return future.result()
+        thread.submit(coro, outcome)
+        return outcome.result()
     except BaseException:
         # An interrupt (Ctrl-C) while submitting or waiting: the coroutine is cancelled, not left running.
-        future.cancel()
+        outcome.cancel()
         if not submitted:
             coro.close()
         raise
