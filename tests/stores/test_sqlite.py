@@ -321,6 +321,7 @@ def test_the_wal_is_checkpointed_into_the_database_file(
 ) -> None:
     """The event loop's connection never checkpoints; the group commit's thread does, every few commits."""
     monkeypatch.setattr(sqlite_sync, "CHECKPOINT_EVERY", 4)
+    monkeypatch.setattr(sqlite_sync, "RESTART_FRAMES", 1)
     path = tmp_path / "s.db"
 
     async def scenario() -> None:

@@ -27,7 +27,8 @@ again whenever the path names another file; when there is no WAL file (every fra
 WAL removed), the database file is synced instead.
 
 Checkpoints: the loop's connection never checkpoints (that would sync on the loop), so the sync thread runs
-one on a connection of its own every :data:`CHECKPOINT_EVERY` durable writes.
+one on a connection of its own every :data:`CHECKPOINT_EVERY` durable writes: passive (it blocks nobody),
+and once the WAL holds :data:`RESTART_FRAMES` frames one that starts it afresh.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ CHECKPOINT_EVERY = 100
 """Durable writes between two passive checkpoints (a turn makes one, and two lease commits, each of one to a
 few pages: about SQLite's default of a checkpoint per 1,000 WAL pages)."""
 
+RESTART_FRAMES = 4000
+"""WAL frames (pages, 4 KiB each by default) past which a checkpoint starts the WAL afresh (~16 MiB)."""
 CHECKPOINT_WAIT = 1.0
 """Seconds a checkpoint waits for the other connections' writes and reads to end."""
 
@@ -152,14 +155,18 @@ class GroupSync:
         return self._fd
 
     def _checkpoint(self) -> None:
-        """Copy the WAL into the database file and let the next writer start the WAL afresh (``RESTART``: a
-        passive checkpoint never ends while writers keep committing, so the WAL would only grow). It holds
-        the write lock for the copy and its syncs: a write meeting it runs on the store's worker thread,
-        which waits. A failure (a busy file) is left to the next checkpoint."""
+        """Copy the WAL into the database file. A passive checkpoint never waits and never blocks a writer,
+        but while writers keep committing it never copies the last frames either, so the WAL is never
+        started afresh and grows; once it holds :data:`RESTART_FRAMES`, a ``RESTART`` checkpoint copies
+        everything and lets the next writer start the WAL from its beginning. That one holds the write lock
+        for the copy and its syncs: a write meeting it runs on the store's worker thread, which waits. A
+        failure (a busy file) is left to the next checkpoint."""
         try:
             if self._checkpointer is None:
                 self._checkpointer = sqlite3.connect(self._db, isolation_level=None, timeout=CHECKPOINT_WAIT)
-            self._checkpointer.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
+            row = self._checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            if row is not None and int(row[1]) >= RESTART_FRAMES:
+                self._checkpointer.execute("PRAGMA wal_checkpoint(RESTART)").fetchall()
         except sqlite3.Error:
             return
 
