@@ -43,20 +43,20 @@ operating system, so production replies vary as the spec intends.
 **Config memo.** ``compile_config`` is keyed by content (a digest of the config's serialisation), which costs
 more than a warm invocation on a realistic config. So this module keeps a small bounded memo of compiled
 configs that *verifies content* on every hit: each entry holds the config object (its id cannot be reused) and
-a deep snapshot taken when the entry was made (the frozen copy ``compile_config`` took to key the content,
-:attr:`CompiledDag.content`, so a cold call serialises the config once), and the compiled DAG is served only
-when ``raw_config == snapshot`` (a C-speed comparison). The very same object is looked up by identity first
-(hosts that keep the config); a new but equal dict — a host that deserialises the config on every tool call —
-matches the snapshot of an earlier one. A config mutated in place no longer equals its snapshot and is
-recompiled through the content-keyed cache. Equality is Python's, so configs that differ only as ``1`` /
-``1.0`` / ``True`` share one compilation. The memo is the adapter's only process-wide state; it holds no
-session data, only compiled configs, and :func:`clear_config_memo` empties it.
+a snapshot taken when the entry was made — new dicts and lists holding the same immutable leaves — and the
+compiled DAG is served only when ``raw_config == snapshot`` (a C-speed comparison). The very same object is
+looked up by identity first (hosts that keep the config): comparing it with its snapshot finds every key and
+leaf by identity, so no string is compared (about half the cost of comparing with a full copy). A new but
+equal dict — a host that deserialises the config on every tool call — matches the snapshot of an earlier
+one. A config mutated in place no longer equals its snapshot and is recompiled through the content-keyed
+cache. Equality is Python's, so configs that differ only as ``1`` / ``1.0`` / ``True`` share one
+compilation. The memo is the adapter's only process-wide state; it holds no session data, only compiled
+configs, and :func:`clear_config_memo` empties it.
 """
 
 from __future__ import annotations
 
 import copy
-import marshal
 import random
 import threading
 from collections import OrderedDict
@@ -83,7 +83,7 @@ __all__ = [
     "slot_filling_engine",
 ]
 
-_KNOWN_KEYS = frozenset(
+_KNOWN_KEYS: Final[frozenset[str]] = frozenset(
     {"raw_config", "sm", "last_user_text", "event_data", "debug", "channel", "seed", "random_seed"}
     | {"config_id", "rechecks_after_model"}
 )
@@ -112,10 +112,10 @@ class _ConfigMemo:
         return None
 
     def put(self, raw: Mapping[str, Any], dag: CompiledDag) -> None:
-        # compile_config has just taken a frozen copy of this content (its cache key): reuse it
-        snapshot = dag.content.copy() if dag.content is not None else None
-        if snapshot is None:
-            snapshot = _deep_copy(raw)
+        try:
+            snapshot = _snapshot(raw)
+        except RecursionError:  # a config nested deeper than the interpreter's limit: the frozen copy
+            snapshot = dag.content.copy() if dag.content is not None else copy.deepcopy(raw)
         with self._lock:
             self._items[id(raw)] = (raw, snapshot, dag)
             self._items.move_to_end(id(raw))
@@ -128,27 +128,21 @@ class _ConfigMemo:
 
 
 _MEMO: Final = _ConfigMemo(MEMO_SIZE)
-_SCALARS: Final = (str, int, float, bool, type(None))
-
-
-def _deep_copy(value: Any) -> Any:
-    """A deep copy of the config for the memo: ``marshal`` copies plain data (dicts, lists, scalars) at C
-    speed; a config holding anything else is copied by :func:`_snapshot`."""
-    try:
-        return marshal.loads(marshal.dumps(value))
-    except ValueError:  # an object marshal does not know (a config built in code may hold one)
-        return _snapshot(value)
+_SCALARS: Final[frozenset[type]] = frozenset({str, int, float, bool, type(None)})
 
 
 def _snapshot(value: Any) -> Any:
-    """A deep copy of plain config data (dicts, lists, scalars) several times faster than ``copy.deepcopy``;
-    anything else is deep-copied."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _snapshot(item) for key, item in value.items()}
-    if kind is list:
-        return [_snapshot(item) for item in value]
-    if kind in _SCALARS:
+    """A copy of the config for the memo: new dicts and lists, the same immutable leaves (``str``, ``int``,
+    ``float``, ``bool``, ``None``); anything else is deep-copied. Comparing the very config object with it
+    finds every key and leaf by identity, so no string is compared, while a change to any container shows.
+    """
+    if type(value) is dict:
+        source: dict[Any, Any] = value
+        return {key: _snapshot(item) for key, item in source.items()}
+    if type(value) is list:
+        items: list[Any] = value
+        return [_snapshot(item) for item in items]
+    if type(value) in _SCALARS:
         return value
     return copy.deepcopy(value)
 
@@ -182,7 +176,7 @@ def _unseeded_choice(options: Sequence[str]) -> str:
     return random.Random().choice(list(options))
 
 
-def _choose(input_data: Mapping[str, Any], where: str) -> Callable[[Sequence[str]], str]:
+def _choose(input_data: dict[str, Any], where: str) -> Callable[[Sequence[str]], str]:
     if "seed" not in input_data and "random_seed" not in input_data:
         return _unseeded_choice
     if "seed" in input_data and "random_seed" in input_data:
@@ -224,22 +218,23 @@ def slot_filling_engine(input_data: Mapping[str, Any]) -> dict[str, Any]:
             where=where,
             fix="pass {'raw_config': ..., 'sm': ..., 'last_user_text': ...}",
         )
-    if "raw_config" not in input_data:
+    data: dict[str, Any] = input_data if type(input_data) is dict else dict(input_data)  # read directly
+    if "raw_config" not in data:
         raise EngineInputError(
             "missing 'raw_config'",
             code="missing_raw_config",
             where=where,
             fix="add the DAG config dict under 'raw_config'",
         )
-    if not _KNOWN_KEYS.issuperset(input_data):
-        unknown = sorted(str(k) for k in input_data if k not in _KNOWN_KEYS)
+    if not _KNOWN_KEYS.issuperset(data):
+        unknown = sorted(str(k) for k in data if k not in _KNOWN_KEYS)
         raise EngineInputError(
             f"unknown keys {unknown}",
             code="unknown_input_key",
             where=where,
             fix=f"use only {sorted(_KNOWN_KEYS)}",
         )
-    config_id = input_data.get("config_id")
+    config_id = data.get("config_id")
     if config_id is not None and not isinstance(config_id, str):
         raise EngineInputError(
             f"'config_id' must be a string, got {config_id!r}",
@@ -247,12 +242,12 @@ def slot_filling_engine(input_data: Mapping[str, Any]) -> dict[str, Any]:
             where=where,
             fix="pass the config id as text (e.g. 'default'), or leave it out",
         )
-    dag = _compiled(input_data["raw_config"], _WHERE_RAW_CONFIG)
-    sm = input_data.get("sm")
+    dag = _compiled(data["raw_config"], _WHERE_RAW_CONFIG)
+    sm = data.get("sm")
     if sm is None:
         sm = {}
-    last_user_text = input_data.get("last_user_text")
-    debug = input_data.get("debug", False)
+    last_user_text = data.get("last_user_text")
+    debug = data.get("debug", False)
     if not isinstance(debug, bool):
         raise EngineInputError(
             f"'debug' must be true or false, got {debug!r}",
@@ -260,7 +255,7 @@ def slot_filling_engine(input_data: Mapping[str, Any]) -> dict[str, Any]:
             where=where,
             fix="pass a bool",
         )
-    rechecks = input_data.get("rechecks_after_model", False)
+    rechecks = data.get("rechecks_after_model", False)
     if not isinstance(rechecks, bool):
         raise EngineInputError(
             f"'rechecks_after_model' must be true or false, got {rechecks!r}",
@@ -274,10 +269,10 @@ def slot_filling_engine(input_data: Mapping[str, Any]) -> dict[str, Any]:
         dag,
         sm,
         last_user_text="" if last_user_text is None else last_user_text,
-        event_data=input_data.get("event_data"),
-        channel=input_data.get("channel"),
+        event_data=data.get("event_data"),
+        channel=data.get("channel"),
         debug=debug,
-        choose=_choose(input_data, where),
+        choose=_choose(data, where),
         host_rechecks=rechecks,
     )
     stash = fields["stash"]
@@ -299,7 +294,7 @@ def action_dict(action: EngineAction) -> dict[str, Any]:
     return _spec_action({name: getattr(action, name) for name in _ACTION_FIELDS})
 
 
-def _spec_action(fields: Mapping[str, Any]) -> dict[str, Any]:
+def _spec_action(fields: dict[str, Any]) -> dict[str, Any]:
     """The spec's action dict of an action's fields by name (:class:`EngineAction`'s, every one present) —
     the one place the dict is made, for :func:`action_dict` and the spec entry alike."""
     call = fields["function_call"]

@@ -38,14 +38,15 @@ class Activity:
         self, dag: CompiledDag, filled: Mapping[str, Any], variables: Mapping[str, Any] | None = None
     ) -> None:
         self._dag = dag
-        self._filled = filled
-        self._env = condition_env(filled, variables)
+        self._filled: dict[str, Any] = filled if type(filled) is dict else dict(filled)
+        """``filled`` itself (the engine's dict, read live); a copy of another mapping (public helpers)."""
+        self._env = condition_env(self._filled, variables)
         """What conditions read: ``filled``, then the session variables (constant within an invocation)."""
         self._slots: dict[str, bool] = {}
         self._tasks: dict[str, bool] = {}
 
     @property
-    def filled(self) -> Mapping[str, Any]:
+    def filled(self) -> dict[str, Any]:
         return self._filled
 
     def changed(self, names: Iterable[str] | None = None) -> None:
@@ -62,9 +63,10 @@ class Activity:
         if not changed:
             return
         slot_by_name, task_by_name = self._dag.slot_by_name, self._dag.task_by_name
-        for cache, lookup in ((self._slots, slot_by_name), (self._tasks, task_by_name)):
-            for name in [n for n in cache if _stale(lookup[n].condition, changed)]:
-                del cache[name]
+        for name in [n for n in self._slots if _stale(slot_by_name[n].condition, changed)]:
+            del self._slots[name]
+        for name in [n for n in self._tasks if _stale(task_by_name[n].condition, changed)]:
+            del self._tasks[name]
 
     def slot_active(self, name: str) -> bool:
         """Whether slot ``name`` is active. Names the config does not know, and unconditional slots, are."""
@@ -95,10 +97,12 @@ class Activity:
     def task_ready(self, task: CompiledTask) -> bool:
         """All active inputs and active requires of ``task`` are filled."""
         filled = self._filled
-        for names in (task.inputs, task.requires):
-            for name in names:
-                if name not in filled and self.slot_active(name):
-                    return False
+        for name in task.inputs:
+            if name not in filled and self.slot_active(name):
+                return False
+        for name in task.requires:  # noqa: SIM110 -- a plain loop: no generator per call (hot path)
+            if name not in filled and self.slot_active(name):
+                return False
         return True
 
 

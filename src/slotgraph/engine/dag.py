@@ -28,6 +28,7 @@ from slotgraph.config.compiled import CompiledDag, CompiledSlot, CompiledTask
 from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
 from slotgraph.engine.activity import Activity
 from slotgraph.engine.plan import plan_of, readback_order
+from slotgraph.engine.state import plain
 
 __all__ = [
     "compute_dag_state",
@@ -65,7 +66,7 @@ def task_result_ok(task: CompiledTask, result: Any) -> bool:
     return all(key in result for key in task.outputs)
 
 
-def task_succeeded(task: CompiledTask, task_results: Mapping[str, Any]) -> bool:
+def task_succeeded(task: CompiledTask, task_results: dict[str, Any]) -> bool:
     """``task_results`` holds the last result of every task, failed ones included."""
     return task.name in task_results and task_result_ok(task, task_results[task.name])
 
@@ -85,7 +86,7 @@ def _independent(a: CompiledTask, b: CompiledTask) -> bool:
     return reads_a.isdisjoint(writes_b) and reads_b.isdisjoint(writes_a) and writes_a.isdisjoint(writes_b)
 
 
-def _fire(dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any], activity: Activity) -> Fire:
+def _fire(dag: CompiledDag, task: CompiledTask, filled: dict[str, Any], activity: Activity) -> Fire:
     """An input is passed to the tool when it is filled and active — and not an announce slot, whose value
     (a completion bit) is never a task argument; it still gates the fire."""
     args = {}
@@ -114,6 +115,21 @@ def compute_dag_state(
     ``changing`` names slots whose confirmed value the user is changing (``_changes``): a task that reads one
     does not fire until the change is confirmed or rejected.
     """
+    return _decide(
+        dag, plain(filled), plain(pending), plain(deferred), plain(task_results), activity, changing
+    )
+
+
+def _decide(
+    dag: CompiledDag,
+    filled: dict[str, Any],
+    pending: dict[str, Any],
+    deferred: dict[str, Any],
+    task_results: dict[str, Any],
+    activity: Activity | None,
+    changing: Collection[str],
+) -> DagAction:
+    """:func:`compute_dag_state` on plain dicts (what the engine holds: compiled, a dict is read directly)."""
     act = activity or Activity(dag, filled)
 
     def ready(task: CompiledTask) -> bool:
@@ -166,6 +182,16 @@ def find_next_question(
 ) -> CompiledSlot | None:
     """The spec's ``_find_next_question``: the first *user* slot (announces are not questions) that is not in
     ``filled``/``pending``/``deferred``, is active and has its requires met."""
+    return _next_question(dag, plain(filled), plain(pending), plain(deferred), activity)
+
+
+def _next_question(
+    dag: CompiledDag,
+    filled: dict[str, Any],
+    pending: dict[str, Any],
+    deferred: dict[str, Any],
+    activity: Activity | None,
+) -> CompiledSlot | None:
     act = activity or Activity(dag, filled)
     for slot in plan_of(dag).user_slots:
         name = slot.name

@@ -182,10 +182,13 @@ def _run(inv: Invocation) -> Reply:
     apply_inline_confirm(inv)
     if settle_changes(inv):
         deactivate_conditional_slots(inv)  # a changed value may flip conditions
-    for stage in (handle_slot_errors, apply_steer_back, handle_post_executor):
-        reply = stage(inv)
-        if reply is not None:
-            return reply
+    reply = handle_slot_errors(inv)
+    if reply is None:
+        reply = apply_steer_back(inv)
+    if reply is None:
+        reply = handle_post_executor(inv)
+    if reply is not None:
+        return reply
     resolve_candidates(inv)
     action = cascade_announces(inv, evaluate(inv))
     re_defer(inv, action)

@@ -36,6 +36,7 @@ __all__ = [
     "TERMINAL_STATUSES",
     "checked_copy",
     "derived_mappings",
+    "plain",
     "snapshot",
     "validate_state",
     "with_defaults",
@@ -46,11 +47,19 @@ __all__ = [
 IN_PROGRESS: Final = "in_progress"
 COMPLETE: Final = "complete"
 ESCALATED: Final = "escalated"
-STATUSES: Final = frozenset({IN_PROGRESS, COMPLETE, ESCALATED})
-TERMINAL_STATUSES: Final = frozenset({COMPLETE, ESCALATED})
+STATUSES: Final[frozenset[str]] = frozenset({IN_PROGRESS, COMPLETE, ESCALATED})
+TERMINAL_STATUSES: Final[frozenset[str]] = frozenset({COMPLETE, ESCALATED})
 
-
-DICT_KEYS: Final = ("filled", "pending", "deferred", "task_results", "_retries", "_last_state")
+# The key tuples below are typed ``tuple[str, ...]``: compiled (docs/performance.md#the-compiled-core), a
+# loop over one is an indexed loop in C, where a fixed-length tuple type would take the generic iterator.
+DICT_KEYS: Final[tuple[str, ...]] = (
+    "filled",
+    "pending",
+    "deferred",
+    "task_results",
+    "_retries",
+    "_last_state",
+)
 """Keys whose value is a dict, created empty when missing."""
 
 CANDIDATES_KEY: Final = CANDIDATES
@@ -63,14 +72,14 @@ readback when the slot is askable again and the value still holds, else the slot
 CHANGES_KEY: Final = CHANGES
 """``{slot: previous value}``: a confirmed value the user is changing (``changeable``); the new value waits in
 ``pending``/``deferred``. Tasks that read the slot do not fire until the change is confirmed or rejected."""
-OPTIONAL_DICT_KEYS: Final = (CANDIDATES_KEY, HELD_KEY, CHANGES_KEY)
+OPTIONAL_DICT_KEYS: Final[tuple[str, ...]] = (CANDIDATES_KEY, HELD_KEY, CHANGES_KEY)
 PARALLEL_COMPLETED_KEY: Final = "_parallel_completed"
 """List of task names: results of parallel tasks routed after ``_task_just_completed`` and before the next
 engine invocation (a parallel fire); the post-executor judges each. Absent when empty."""
 """Dict keys written only while non-empty (absent otherwise, so states of configs that do not use them are
 unchanged)."""
 
-_BOOL_FLAGS: Final = (
+_BOOL_FLAGS: Final[tuple[str, ...]] = (
     "_readback_transition",
     "_auto_confirm_pending",
     "_inline_confirm",
@@ -78,8 +87,8 @@ _BOOL_FLAGS: Final = (
     "_hard_steer_yielded",
     "_event_prefilled_this_turn",
 )
-_OPTIONAL_STR: Final = ("_task_just_completed", "channel")
-_NAMED_KEYS: Final = ("filled", "pending", "deferred", "task_results")
+_OPTIONAL_STR: Final[tuple[str, ...]] = ("_task_just_completed", "channel")
+_NAMED_KEYS: Final[tuple[str, ...]] = ("filled", "pending", "deferred", "task_results")
 
 
 def _fail(key: str, problem: str, fix: str) -> EngineStateError:
@@ -224,17 +233,17 @@ class _Invalid(Exception):
 
 
 def _named_dict(value: Any) -> dict[str, Any]:
-    if type(value) is not dict and not isinstance(value, Mapping):
+    if type(value) is dict:
+        plain: dict[Any, Any] = value  # typed: a compiled loop over a dict's keys, and its C-level copy
+        for name in plain:
+            if type(name) is not str:
+                raise _Invalid
+        return plain.copy()
+    if not isinstance(value, Mapping):
         raise _Invalid
     for name in value:
         if type(name) is not str:
             raise _Invalid
-    return dict(value)
-
-
-def _plain_dict(value: Any) -> dict[str, Any]:
-    if type(value) is not dict and not isinstance(value, Mapping):
-        raise _Invalid
     return dict(value)
 
 
@@ -252,8 +261,8 @@ def _retries_copy(value: Any) -> dict[str, Any]:
 def _last_state_copy(value: Any) -> dict[str, Any]:
     if type(value) is not dict and not isinstance(value, Mapping):
         raise _Invalid
-    last = dict(value)
-    for key in ("filled", "pending", "deferred"):
+    last: dict[str, Any] = dict(value)
+    for key in _SNAPSHOT_KEYS:
         section = last.get(key)
         if section is not None and (type(section) is dict or isinstance(section, Mapping)):
             last[key] = dict(section)
@@ -327,7 +336,9 @@ def _debug_log(value: Any) -> Any:
     return list(value) if isinstance(value, list) else value
 
 
-_CHECKED_COPIERS: Final[Mapping[str, Callable[[Any], Any]]] = {
+_SNAPSHOT_KEYS: Final[tuple[str, ...]] = ("filled", "pending", "deferred")
+
+_CHECKED_COPIERS: Final[dict[str, Callable[[Any], Any]]] = {
     **{key: _named_dict for key in _NAMED_KEYS},
     "_retries": _retries_copy,
     "_last_state": _last_state_copy,
@@ -374,30 +385,35 @@ def checked_copy(sm: object) -> dict[str, Any]:
     return out
 
 
+def plain(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    """``mapping`` itself when it is a dict (the engine's own state), else a dict copy of it (a caller's
+    read-only mapping): the engine's decision code is typed on dicts, which compiled code reads directly
+    (docs/performance.md#the-compiled-core)."""
+    return mapping if type(mapping) is dict else dict(mapping)
+
+
 def with_defaults(sm: dict[str, Any]) -> dict[str, Any]:
     """Fill the defaults for missing keys (docs/engine.md#the-state-sm), in place; returns it."""
-    get = sm.get
     for key in DICT_KEYS:
-        if get(key) is None:
+        if sm.get(key) is None:
             sm[key] = {}
-    if get("_slot_errors") is None:
+    if sm.get("_slot_errors") is None:
         sm["_slot_errors"] = []
-    if get("_steer_back_turns") is None:
+    if sm.get("_steer_back_turns") is None:
         sm["_steer_back_turns"] = 0
-    if get("_system_message") is None:
+    if sm.get("_system_message") is None:
         sm["_system_message"] = ""
-    if get("status") is None:
+    if sm.get("status") is None:
         sm["status"] = IN_PROGRESS
     return sm
 
 
-def snapshot(sm: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def snapshot(sm: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The ``_last_state`` snapshot: copies of ``filled``, ``pending`` and ``deferred``."""
-    get = sm.get
     return {
-        "filled": dict(get("filled") or {}),
-        "pending": dict(get("pending") or {}),
-        "deferred": dict(get("deferred") or {}),
+        "filled": dict(sm.get("filled") or {}),
+        "pending": dict(sm.get("pending") or {}),
+        "deferred": dict(sm.get("deferred") or {}),
     }
 
 
@@ -419,18 +435,39 @@ def _plain_copy(value: Any) -> Any:
     return value
 
 
-def _copy_executor_tasks(tables: dict[str, Any]) -> dict[str, Any]:
-    return {tool: {**entry, "outputs": dict(entry["outputs"])} for tool, entry in tables.items()}
+def _copy_dicts(table: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``_multi_setter_slots`` and ``_slot_validates``: a dict of dicts."""
+    return {name: inner.copy() for name, inner in table.items()}
 
 
-_TABLE_COPIERS: Final[Mapping[str, Callable[[Any], Any]]] = {
-    "_setter_slots": dict,
-    "_multi_setter_slots": lambda table: {tool: dict(fields) for tool, fields in table.items()},
-    "_slot_requires": lambda table: {name: list(names) for name, names in table.items()},
-    "_slot_validates": lambda table: {name: dict(check) for name, check in table.items()},
-    "_executor_tasks": _copy_executor_tasks,
-}
-"""How to copy each table (their shapes are fixed by ``compile_config``), faster than a generic copy."""
+def _copy_lists(table: dict[str, list[str]]) -> dict[str, list[str]]:
+    """``_slot_requires``: a dict of lists."""
+    return {name: names.copy() for name, names in table.items()}
+
+
+def _copy_executor_tasks(table: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for tool, entry in table.items():
+        fresh = entry.copy()
+        outputs: dict[str, Any] = entry["outputs"]
+        fresh["outputs"] = outputs.copy()
+        out[tool] = fresh
+    return out
+
+
+def _copy_table(key: str, table: Any) -> Any:
+    """A new copy of one routing table: each has the fixed shape ``compile_config`` gives it, copied by a
+    typed function (faster than a generic copy, and compiled to C loops)."""
+    if key == "_setter_slots":
+        plain: dict[str, Any] = table
+        return plain.copy()
+    if key == "_multi_setter_slots" or key == "_slot_validates":
+        return _copy_dicts(table)
+    if key == "_slot_requires":
+        return _copy_lists(table)
+    if key == "_executor_tasks":
+        return _copy_executor_tasks(table)
+    return _plain_copy(table)
 
 
 def write_state_tables(dag: CompiledDag, sm: dict[str, Any]) -> None:
@@ -441,4 +478,4 @@ def write_state_tables(dag: CompiledDag, sm: dict[str, Any]) -> None:
     """
     for key, value in dag.state_tables.items():
         if sm.get(key) != value:
-            sm[key] = _TABLE_COPIERS.get(key, _plain_copy)(value)
+            sm[key] = _copy_table(key, value)

@@ -27,7 +27,7 @@ from typing import Any
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.activity import Activity
 from slotgraph.engine.plan import plan_of
-from slotgraph.engine.state import CONFIRM_PENDING, REJECT_PENDING
+from slotgraph.engine.state import CONFIRM_PENDING, REJECT_PENDING, plain
 
 __all__ = ["all_config_tools", "compute_hidden_tools"]
 
@@ -51,6 +51,19 @@ def compute_hidden_tools(
 
     ``activity`` (over the same ``filled``) shares condition verdicts with the rest of the invocation.
     """
+    return _hidden(dag, plain(filled), plain(pending), plain(deferred), fresh_pending, terminal, activity)
+
+
+def _hidden(
+    dag: CompiledDag,
+    filled: dict[str, Any],
+    pending: dict[str, Any],
+    deferred: dict[str, Any],
+    fresh_pending: bool,
+    terminal: bool,
+    activity: Activity | None,
+) -> list[str]:
+    """:func:`compute_hidden_tools` on plain dicts (compiled, read directly)."""
     plan = plan_of(dag)
     if terminal:
         return list(plan.all_tools)

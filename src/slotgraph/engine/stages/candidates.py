@@ -44,6 +44,8 @@ def resolve_candidates(inv: Invocation) -> list[str]:
 
 
 def _one_round(inv: Invocation, resolved: list[str]) -> bool:
+    if not inv.sm.get(HELD_KEY) and not inv.sm.get(CANDIDATES_KEY):
+        return False  # the common case: nothing waits
     progress = False
     for key, confirmed in ((HELD_KEY, True), (CANDIDATES_KEY, False)):
         values: dict[str, Any] = inv.sm.get(key) or {}

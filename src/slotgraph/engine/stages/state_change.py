@@ -22,9 +22,11 @@ from slotgraph.engine.invocation import Invocation
 __all__ = ["detect_state_change"]
 
 
-def _section(last: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+def _section(last: Mapping[str, Any], key: str) -> dict[str, Any]:
     value = last.get(key)
-    return value if type(value) is dict or isinstance(value, Mapping) else {}
+    if type(value) is dict:
+        return value
+    return dict(value) if isinstance(value, Mapping) else {}
 
 
 def _progress(last: Mapping[str, Any], sm: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -42,24 +44,30 @@ def _progress(last: Mapping[str, Any], sm: Mapping[str, Any]) -> dict[str, list[
     }
 
 
+def _compare(inv: Invocation, before: dict[str, Any], now: dict[str, Any], changed: bool) -> bool:
+    """Whether ``now`` differs from ``before`` (or ``changed`` already); a slot whose value changed has its
+    retries cleared."""
+    retries = inv.retries
+    for name, value in now.items():
+        if name not in before or before[name] != value:
+            changed = True
+            if retries and retries.pop(f"slot:{name}", None) is not None:
+                inv.trace.emit("slot_retries_cleared", slot=name)
+    if not changed and (len(before) != len(now) or not before.keys() <= now.keys()):
+        changed = True
+    return changed
+
+
 def detect_state_change(inv: Invocation) -> bool:
     """Returns whether the state changed since the previous invocation."""
     sm = inv.sm
-    last: Mapping[str, Any] = sm["_last_state"]
+    last: dict[str, Any] = sm["_last_state"]  # a dict: the entry's checked copy made it one
     auto_confirmed = sm.pop("_auto_confirm_pending", False)
     inv.readback_transition = bool(sm.pop("_readback_transition", False))
     last_pending = _section(last, "pending")
     inv.prior_pending = bool(last_pending)
-    changed = False
-    retries = inv.retries
-    for before, now in ((_section(last, "filled"), inv.filled), (last_pending, inv.pending)):
-        for name, value in now.items():
-            if name not in before or before[name] != value:
-                changed = True
-                if retries and retries.pop(f"slot:{name}", None) is not None:
-                    inv.trace.emit("slot_retries_cleared", slot=name)
-        if not changed and (len(before) != len(now) or not before.keys() <= now.keys()):
-            changed = True
+    changed = _compare(inv, _section(last, "filled"), inv.filled, False)
+    changed = _compare(inv, last_pending, inv.pending, changed)
     if _section(last, "deferred") != sm["deferred"]:
         changed = True
     if changed:
