@@ -48,6 +48,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from slotgraph._native import status
 from slotgraph.adapters.cxas import clear_config_memo, slot_filling_engine
 from slotgraph.config import clear_compile_cache, compile_config, configure_verdict_dir
 
@@ -367,7 +368,8 @@ def main() -> None:
     cold_calls = 5 if args.quick else 40
     sets = {"hand-written": dict(STATES), "returned": returned_states()}
     print(
-        f"slot_filling_engine, Bella Notte-like config; median CPU µs per call ({rounds} interleaved batches)"
+        "slot_filling_engine, Bella Notte-like config; median CPU µs per call"
+        f" ({rounds} interleaved batches); core: {status().reason}"
     )
     print(f"{'state':<34} {'floor':>7} {'warm':>7} {'new cfg':>8} {'cold':>8} {'verdict':>8}")
     totals: dict[str, dict[str, float]] = {}

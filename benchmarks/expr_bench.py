@@ -25,6 +25,7 @@ import timeit
 from collections.abc import Callable
 from typing import Any
 
+from slotgraph._native import status
 from slotgraph.expr import compile_expression, compile_lambda
 
 GOAL = 2.0
@@ -110,6 +111,7 @@ def main() -> None:
     args = parser.parse_args()
     columns = ("compiled", "baseline", "reparse", "comp/base", "repa/comp")
     header = f"{'expression':58}" + "".join(f" {column:>10}" for column in columns)
+    print(f"core: {status().reason}")
     print(header)
     print("-" * len(header))
     worst = 0.0

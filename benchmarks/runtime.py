@@ -44,6 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from slotgraph._native import status
 from slotgraph.config import CompiledDag, compile_config
 from slotgraph.engine import EngineAction, Reason
 from slotgraph.runtime import (
@@ -255,7 +256,9 @@ def main() -> None:
     overheads.sort()
     p99 = overheads[min(len(overheads) - 1, int(len(overheads) * 0.99))]
     median = statistics.median(overheads) * 1e6
-    print(f"runtime overhead per turn ({len(overheads)} turns, model time excluded):")
+    print(
+        f"runtime overhead per turn ({len(overheads)} turns, model time excluded; core: {status().reason}):"
+    )
     wall = statistics.median(walls) * 1e6
     print(f"  CPU median {median:7.0f} µs   p99 {p99 * 1e6:7.0f} µs   (wall median {wall:.0f} µs)")
     copies, validations = count_per_booking(agent)

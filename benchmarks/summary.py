@@ -120,6 +120,16 @@ def table(goals: list[Goal]) -> str:
     return "\n".join(lines)
 
 
+def core() -> str:
+    """Which core the benchmarks measure (``slotgraph version``'s second line): compiled, or pure Python
+    and why (docs/performance.md#the-compiled-core)."""
+    code = "import sys; sys.path.insert(0, 'src'); import slotgraph._native as n; print(n.status().reason)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=HERE.parent, capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() or f"unknown ({done.stderr.strip()[-200:]})"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="every benchmark, then one summary of every goal")
     parser.add_argument("--quick", action="store_true", help="tiny workloads (a smoke run)")
@@ -129,6 +139,8 @@ def main() -> int:
     scripts = sorted(p.name for p in HERE.glob("*.py") if p.name != Path(__file__).name)
     ordered = [name for name in plan if name in scripts] + [name for name in scripts if name not in plan]
     chosen = [name for name in ordered if not args.only or name in args.only.split(",")]
+    measured_core = core()
+    print(f"== slotgraph core: {measured_core}", flush=True)
     goals: list[Goal] = []
     failed = []
     for script in chosen:
@@ -138,7 +150,7 @@ def main() -> int:
             failed.append(script)
     met = sum(goal.met for goal in goals)
     print(
-        f"\n== summary: {met} of {len(goals)} goals met"
+        f"\n== summary: {met} of {len(goals)} goals met (core: {measured_core})"
         + (" (quick run: not meaningful)" if args.quick else "")
     )
     print(table(goals))

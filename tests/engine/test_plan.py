@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from slotgraph.config import compile_config
-from slotgraph.engine import compute_hidden_tools, run_engine
+from slotgraph.engine import Announce, Ask, compute_hidden_tools, run_engine
 from slotgraph.engine.plan import plan_of, readback_order
 
 from .bella import bella_dag
@@ -40,10 +40,10 @@ def test_a_plan_never_changes_the_dags_equality() -> None:
 def test_the_views_follow_the_config() -> None:
     dag = compile_config(BOOTSTRAP_CONFIG)
     plan = plan_of(dag)
-    assert [(slot.name, announce) for slot, announce in plan.askable] == [
-        ("active_flow", False),
-        ("welcome", True),
-        ("party_size", False),
+    assert [(slot.name, decision) for slot, decision in plan.askable] == [
+        ("active_flow", Ask(slot="active_flow")),
+        ("welcome", Announce(slot="welcome")),
+        ("party_size", Ask(slot="party_size")),
     ]
     assert [slot.name for slot in plan.user_slots] == ["active_flow", "party_size"]
     # the bootstrap tool is never hidden and executors always are: neither depends on its slots

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Final
 
 from slotgraph.config.compiled import CompiledDag, CompiledSlot, CompiledTask
-from slotgraph.engine.actions import AllDone, Announce, Ask, AwaitReadback, DagAction, Fire
+from slotgraph.engine.actions import AllDone, AwaitReadback, DagAction, Fire
 from slotgraph.engine.activity import Activity
 from slotgraph.engine.plan import plan_of, readback_order
 from slotgraph.engine.state import plain
@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+ALL_DONE: Final = AllDone()
+"""The one "nothing to do" decision (an immutable value: made once)."""
 
 
 def slot_active(dag: CompiledDag, name: str, filled: Mapping[str, Any]) -> bool:
@@ -161,7 +163,7 @@ def _decide(
     plan = plan_of(dag)
     if pending:
         return AwaitReadback(slots=readback_order(plan, pending))
-    for slot, announce in plan.askable:
+    for slot, decision in plan.askable:
         name = slot.name
         if name in filled or name in pending or name in deferred:
             continue
@@ -169,8 +171,8 @@ def _decide(
             continue
         if slot.requires and not act.requires_met(slot):
             continue
-        return Announce(slot=name) if announce else Ask(slot=name)
-    return AllDone()
+        return decision
+    return ALL_DONE
 
 
 def find_next_question(

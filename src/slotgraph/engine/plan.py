@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from slotgraph.config.compiled import CompiledDag, CompiledSlot
+from slotgraph.engine.actions import Announce, Ask
 from slotgraph.engine.state import CONFIRM_PENDING, REJECT_PENDING
 
 __all__ = ["EnginePlan", "plan_of", "readback_order"]
@@ -27,9 +28,10 @@ _KEY: Final = "slotgraph.engine.plan"
 class EnginePlan:
     """The engine's per-config views (see the module docstring)."""
 
-    askable: tuple[tuple[CompiledSlot, bool], ...]
-    """The announce and user slots in declaration order, each with whether it is an announce: the
-    candidates of the DAG decision's next announce or question."""
+    askable: tuple[tuple[CompiledSlot, Announce | Ask], ...]
+    """The announce and user slots in declaration order, each with the decision that names it (an
+    :class:`Announce` or an :class:`Ask`, made once: they are immutable values, and a frozen dataclass
+    costs a microsecond or more to build): the candidates of the DAG decision's next announce or question."""
     user_slots: tuple[CompiledSlot, ...]
     """The user slots in declaration order (the question finder's candidates)."""
     setters: tuple[tuple[str, tuple[CompiledSlot, ...]], ...]
@@ -66,7 +68,11 @@ def _build(dag: CompiledDag) -> EnginePlan:
     tools: set[Any] = {*dag.setter_slots, *dag.executor_tasks, CONFIRM_PENDING, REJECT_PENDING}
     tools.discard(bootstrap)
     return EnginePlan(
-        askable=tuple((s, s.is_announce) for s in dag.slots if s.is_announce or s.is_user),
+        askable=tuple(
+            (s, Announce(slot=s.name) if s.is_announce else Ask(slot=s.name))
+            for s in dag.slots
+            if s.is_announce or s.is_user
+        ),
         user_slots=tuple(s for s in dag.slots if s.is_user),
         setters=tuple(setters),
         executor_tools=frozenset(dag.executor_tasks),
