@@ -51,6 +51,7 @@ from fastapi import FastAPI  # noqa: E402
 
 from slotgraph.server import SessionService, load_hosted_agents, open_session_store  # noqa: E402
 from slotgraph.server.errors import ServerConfigError  # noqa: E402
+from slotgraph.server.http_protocol import HTTP_PROTOCOL  # noqa: E402
 from slotgraph.server.settings import WorkerConfig  # noqa: E402
 
 AGENT = ROOT / "examples" / "bella_notte"
@@ -130,6 +131,10 @@ def _uvicorn(target: str, workers: int, env: dict[str, str], health: str) -> Ite
         str(workers),
         "--log-level",
         "warning",
+        # what `slotgraph serve` runs: uvicorn's protocol with Nagle's algorithm off on every connection
+        # (with --workers, uvicorn leaves it on: each response then waits ~40 ms for the client's delayed ACK)
+        "--http",
+        HTTP_PROTOCOL,
         "--app-dir",
         str(ROOT / "benchmarks"),
     ]

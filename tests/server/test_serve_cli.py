@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from slotgraph.cli.serve import serve, serve_command
 from slotgraph.server.factory import APP_FACTORY
+from slotgraph.server.http_protocol import HTTP_PROTOCOL
 from slotgraph.server.settings import API_KEY_ENV, CONFIG_ENV, WorkerConfig
 
 from .support import BELLA
@@ -32,6 +33,7 @@ def test_one_worker_runs_the_app_on_loopback_by_default() -> None:
     ((app, kwargs),) = run.calls
     assert isinstance(app, FastAPI)
     assert kwargs["host"] == "127.0.0.1" and kwargs["port"] == 8000
+    assert kwargs["http"] == HTTP_PROTOCOL
     assert type(app.state.service.store).__name__ == "SQLiteStore"  # the embedded default
 
 
@@ -54,6 +56,7 @@ def test_several_workers_get_the_factory_and_the_config(
     assert serve([BELLA], workers=3, store=url, api_key="k", port=9001, run=run) == 0
     ((target, kwargs),) = run.calls
     assert target == APP_FACTORY and kwargs["factory"] is True and kwargs["workers"] == 3
+    assert kwargs["http"] == HTTP_PROTOCOL  # Nagle off on the workers' connections
     config = WorkerConfig.from_env(os.environ)
     assert config.store_url == url and config.agent_paths == (str(BELLA),)
     assert os.environ[API_KEY_ENV] == "k"

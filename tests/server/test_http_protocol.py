@@ -1,0 +1,67 @@
+"""The served protocol turns Nagle's algorithm off on the connections of a socket bound as ``--workers``
+binds it (a real uvicorn server in a thread, on the listening socket of uvicorn's ``Config.bind_socket``)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+
+import httpx
+import uvicorn
+from fastapi import FastAPI
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+from slotgraph.server.http_protocol import HTTP_PROTOCOL, NoDelayHTTPProtocol
+
+
+def _nodelay_of_served_connection(http: str | type[asyncio.Protocol]) -> int:
+    """Serve one request on a keep-alive connection as a uvicorn worker does (``Server.run(sockets)`` on the
+    socket ``--workers`` binds) and read ``TCP_NODELAY`` on the server's end of it."""
+    app = FastAPI()
+
+    @app.get("/ping")
+    async def ping() -> dict[str, bool]:
+        return {"ok": True}
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, http=http, log_level="warning", lifespan="off")
+    listener = config.bind_socket()
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
+            deadline = time.monotonic() + 20
+            while True:  # bounded polling on observable state: the endpoint answers
+                try:
+                    if client.get("/ping").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if time.monotonic() > deadline or not thread.is_alive():
+                    raise RuntimeError("the test server did not come up")
+                threading.Event().wait(0.02)
+            # the client keeps its connection open, so the server still holds the protocol serving it
+            (protocol,) = server.server_state.connections
+            sock = protocol.transport.get_extra_info("socket")
+            return int(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        listener.close()
+
+
+def test_the_served_protocol_sets_nodelay_on_a_workers_connection() -> None:
+    assert _nodelay_of_served_connection(HTTP_PROTOCOL) != 0
+
+
+def test_uvicorns_own_protocol_leaves_nagle_on_there() -> None:
+    # Why the protocol exists: a worker's listening socket has proto 0, which asyncio's own TCP_NODELAY
+    # skips. If this starts failing, uvicorn (or asyncio) fixed it and NoDelayHTTPProtocol can go.
+    assert _nodelay_of_served_connection(AutoHTTPProtocol) == 0
+
+
+def test_the_protocol_is_uvicorns_automatic_choice() -> None:
+    assert issubclass(NoDelayHTTPProtocol, AutoHTTPProtocol)
