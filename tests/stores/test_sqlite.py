@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 from slotgraph.stores import (
     SQLiteStore,
     StoreConfigError,
+    StoreConflictError,
     StoreError,
     StoreLockTimeoutError,
     open_store,
@@ -396,3 +398,87 @@ def test_an_event_loop_in_another_thread_uses_the_worker(tmp_path: Path) -> None
         trips = pool.submit(asyncio.run, elsewhere()).result()
     assert len(trips) == 3, trips  # lease (with the load), save, release: each on the worker
     asyncio.run(store.close())
+
+
+def test_a_turn_is_six_statements(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lease with the load (one transaction: take or take over the lease in one upsert, read the record),
+    the save (one compare-and-set statement) and the release: six statements on the loop's connection."""
+    traces: list[list[str]] = []
+    connect = sqlite3.connect
+
+    def traced(*args: object, **kwargs: object) -> sqlite3.Connection:
+        conn = connect(*args, **kwargs)  # type: ignore[arg-type]
+        traces.append([])
+        conn.set_trace_callback(traces[-1].append)
+        return conn
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+
+    async def scenario() -> list[str]:
+        store = SQLiteStore(tmp_path / "s.db")
+        await store.save("s", record(), 0)
+        async with store.lock("s"):  # the loop's connection opens on the first operation that uses it
+            pass
+        marks = [len(trace) for trace in traces]
+        async with store.lock("s"):
+            found = await store.load("s")
+            assert found is not None
+            await store.save("s", found[0], found[1])
+        turn = [s for trace, mark in zip(traces, marks, strict=True) for s in trace[mark:]]
+        await store.close()
+        return turn
+
+    turn = asyncio.run(scenario())
+    kinds = [" ".join(statement.split()[:3]) for statement in turn]
+    assert kinds == [
+        "BEGIN IMMEDIATE",
+        "INSERT INTO slotgraph_locks",
+        "SELECT payload, version",
+        "COMMIT",
+        "UPDATE slotgraph_sessions SET",
+        "DELETE FROM slotgraph_locks",
+    ], turn
+    assert _stored_version(tmp_path / "s.db", "s") == 2
+
+
+def test_a_lapsed_lease_is_taken_over_and_a_live_one_is_not(tmp_path: Path) -> None:
+    """The lease's upsert takes a free or expired lease row and leaves a live one alone."""
+
+    async def scenario() -> None:
+        store = SQLiteStore(tmp_path / "s.db", lock_timeout=0.05)
+        await store.save("s", record(), 0)
+        with sqlite3.connect(tmp_path / "s.db") as conn:  # another holder's live lease
+            conn.execute("INSERT INTO slotgraph_locks VALUES ('s', 'theirs', ?)", (time.time() + 60,))
+        conn.close()
+        with pytest.raises(StoreLockTimeoutError):
+            async with store.lock("s"):
+                pass
+        with sqlite3.connect(tmp_path / "s.db") as conn:  # ... which lapses (its holder died)
+            conn.execute("UPDATE slotgraph_locks SET expires_at = ? WHERE id = 's'", (time.time() - 1,))
+        conn.close()
+        async with store.lock("s"):
+            with sqlite3.connect(tmp_path / "s.db") as conn:
+                (token,) = conn.execute("SELECT token FROM slotgraph_locks WHERE id = 's'").fetchone()
+            conn.close()
+            assert token != "theirs"
+        await store.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_stale_save_of_a_new_or_a_deleted_session_conflicts(tmp_path: Path) -> None:
+    """Saving version 0 over a stored session, or version N over a deleted one, conflicts and names the
+    stored version (the single-statement compare-and-set reads it only then)."""
+
+    async def scenario() -> None:
+        store = SQLiteStore(tmp_path / "s.db")
+        assert await store.save("s", record(), 0) == 1
+        with pytest.raises(StoreConflictError, match="stored version is 1"):
+            await store.save("s", record(), 0)
+        assert await store.delete("s")
+        with pytest.raises(StoreConflictError, match="stored version is 0"):
+            await store.save("s", record(), 1)
+        assert await store.save("s", record(), 0) == 1
+        await store.close()
+
+    asyncio.run(scenario())
