@@ -8,7 +8,9 @@ Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the reposit
    invocations, tool dispatch, argument validation, state copies, instruction assembly, events). Median and
    p99 in microseconds; the wall-clock median is printed beside it (it also counts time spent waiting for a
    core on a shared machine). CPU time is the process's (``time.process_time``: every thread, so the
-   facade's loop thread and the tool threads are in it).
+   facade's loop thread and the tool threads are in it). The same bookings are also played through
+   ``await session.asend`` on an event loop of this thread (what the server does), each booking right after
+   its ``send`` twin: the difference is the facade's hand-over of every turn to its loop thread and back.
 2. **Cost per completed booking** — Slotgraph (engine-driven: hidden tools, preempted replies, executors
    fired by the engine) against a **prompt-only** agent run through the same loop: every tool visible on every
    call, no engine (a no-op stand-in), the DAG written out in the instruction, and the same *ideal* scripted
@@ -177,6 +179,21 @@ def prompt_only_instruction(base: str) -> str:
     return f"{base}\n\n{PROMPT_ONLY_PROCESS}"
 
 
+async def play_async(agent: Agent) -> list[float]:
+    """:func:`play`'s booking through ``asend`` on the running loop: each turn's CPU minus the model's."""
+    model = ScriptedModel(slotgraph_script())
+    timed = TimedModel(model)
+    session = agent.session(model=timed, clock=lambda: NOW, seed=0)
+    overheads = []
+    for text in USER_TURNS:
+        timed.seconds = timed.cpu_seconds = 0.0
+        cpu = time.process_time()
+        await session.asend(text)
+        overheads.append(time.process_time() - cpu - timed.cpu_seconds)
+    model.assert_complete()
+    return overheads
+
+
 def play(agent: Agent, script: list[ScriptedStep], *, engine: Any = None) -> dict[str, Any]:
     model = ScriptedModel(script)
     timed = TimedModel(model)
@@ -204,14 +221,6 @@ def play(agent: Agent, script: list[ScriptedStep], *, engine: Any = None) -> dic
     }
 
 
-async def _play_async(agent: Agent) -> None:
-    model = ScriptedModel(slotgraph_script())
-    session = agent.session(model=model, clock=lambda: NOW, seed=0)
-    for text in USER_TURNS:
-        await session.asend(text)
-    model.assert_complete()
-
-
 ENGINE_STATE = str(Path("engine", "state.py"))
 
 
@@ -225,7 +234,7 @@ def count_per_booking(agent: Agent) -> tuple[int, int]:
     counted) and ``validate_state`` calls in one booking."""
     profiler = cProfile.Profile()
     profiler.enable()
-    asyncio.run(_play_async(agent))
+    asyncio.run(play_async(agent))
     profiler.disable()
     stats = pstats.Stats(profiler)
     copies = validations = 0
@@ -249,10 +258,13 @@ def main() -> None:
     agent = Agent.load(AGENT_DIR)
     overheads: list[float] = []
     walls: list[float] = []
-    for _ in range(args.bookings):
-        played = play(agent, slotgraph_script())
-        overheads.extend(played["overheads"])
-        walls.extend(played["walls"])
+    awaited: list[float] = []
+    with asyncio.Runner() as runner:
+        for _ in range(args.bookings):
+            played = play(agent, slotgraph_script())
+            overheads.extend(played["overheads"])
+            walls.extend(played["walls"])
+            awaited.extend(runner.run(play_async(agent)))
     overheads.sort()
     p99 = overheads[min(len(overheads) - 1, int(len(overheads) * 0.99))]
     median = statistics.median(overheads) * 1e6
@@ -261,6 +273,10 @@ def main() -> None:
     )
     wall = statistics.median(walls) * 1e6
     print(f"  CPU median {median:7.0f} µs   p99 {p99 * 1e6:7.0f} µs   (wall median {wall:.0f} µs)")
+    print(
+        f"  through `await session.asend` (no hand-over to the facade's loop thread), interleaved: "
+        f"CPU median {statistics.median(awaited) * 1e6:.0f} µs"
+    )
     copies, validations = count_per_booking(agent)
     print(f"  per booking: {copies} state deep-copies, {validations} state validations")
 

@@ -23,6 +23,13 @@ Run from the repository root: ``.venv/bin/python benchmarks/service.py [--sessio
 2. **Memory per idle session** — 1,000 sessions are created and play one turn each, in process through the
    :class:`~slotgraph.server.SessionService`: the stored payload (JSON bytes of each record), the SQLite
    file's growth, Redis's ``used_memory`` growth, and the process's RSS growth for the in-memory store.
+3. **Where a turn's CPU goes** — the same app called in process through ASGI (no sockets, no uvicorn, no
+   client: a few microseconds of driver per request), one turn at a time, ``--parts-rounds`` batches of
+   ``--parts-sessions`` sessions, memory, SQLite and Redis batches alternated: CPU per turn of the whole
+   turn, of the offline model inside it (its ``generate`` timed), of ``SessionService.turn`` inside the
+   request (the runtime, the model and the store), what is left (FastAPI, the middleware, the reply's JSON
+   view), and a bare echo request called the same way. What the throughput table's server CPU adds on top is
+   uvicorn's HTTP and the sockets, which the echo endpoint pays too.
 
 Everything listens on 127.0.0.1; every phase has a fixed number of requests, so the run stops by itself.
 """
@@ -54,7 +61,8 @@ sys.path.insert(0, str(ROOT / "src"))
 import httpx  # noqa: E402
 from fastapi import FastAPI  # noqa: E402
 
-from slotgraph.server import SessionService, load_hosted_agents, open_session_store  # noqa: E402
+from slotgraph.models import Model, ModelRequest, ModelResponse  # noqa: E402
+from slotgraph.server import SessionService, create_app, load_hosted_agents, open_session_store  # noqa: E402
 from slotgraph.server.errors import ServerConfigError  # noqa: E402
 from slotgraph.server.http_protocol import HTTP_PROTOCOL  # noqa: E402
 from slotgraph.server.settings import WorkerConfig  # noqa: E402
@@ -271,7 +279,7 @@ class _HttpxClient:
         await self._client.aclose()
 
 
-CLIENTS = {"lean": LeanClient, "httpx": _HttpxClient}
+CLIENTS: dict[str, type[LeanClient] | type[_HttpxClient]] = {"lean": LeanClient, "httpx": _HttpxClient}
 
 
 async def _timed(client: LeanClient | _HttpxClient, url: str, body: dict[str, Any], out: list[float]) -> None:
@@ -372,6 +380,171 @@ def _throughput_row(name: str, store_url: str, workers: int, args: argparse.Name
     return row, ratio
 
 
+# --- where a turn's CPU goes ----------------------------------------------------------------------------
+
+
+class _TimedModel:
+    """Wraps the hosted model: the CPU time (every thread) spent inside ``generate``."""
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.cpu_seconds = 0.0
+
+    async def generate(self, request: ModelRequest) -> ModelResponse:
+        start = time.process_time()
+        try:
+            return await self.inner.generate(request)
+        finally:
+            self.cpu_seconds += time.process_time() - start
+
+
+class _TimedTurns:
+    """Wraps ``SessionService.turn`` of one app: the CPU time spent inside it."""
+
+    def __init__(self, service: SessionService) -> None:
+        self._turn = service.turn
+        self.cpu_seconds = 0.0
+        service.turn = self  # type: ignore[method-assign]  # the benchmark times the service's own method
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        start = time.process_time()
+        try:
+            return await self._turn(*args, **kwargs)
+        finally:
+            self.cpu_seconds += time.process_time() - start
+
+
+async def asgi_post(app: Any, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
+    """``POST path`` with a JSON body, straight into the ASGI app (no sockets): status and body."""
+    data = json.dumps(body).encode()
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(data)).encode()),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+    pending = [{"type": "http.request", "body": data, "more_body": False}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return pending.pop() if pending else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+    payload = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return int(sent[0]["status"]), payload
+
+
+async def _ok(app: Any, path: str, body: dict[str, Any]) -> bytes:
+    status, payload = await asgi_post(app, path, body)
+    if status not in (200, 201):
+        raise RuntimeError(f"{path}: {status} {payload[:300]!r}")
+    return payload
+
+
+@dataclass
+class _Parts:
+    """One store's app in process and the CPU per turn of its batches."""
+
+    app: FastAPI
+    model: _TimedModel
+    turns: _TimedTurns
+    whole: list[float] = dataclasses.field(default_factory=list)
+    model_share: list[float] = dataclasses.field(default_factory=list)
+    turn_share: list[float] = dataclasses.field(default_factory=list)
+
+
+def _parts_app(store_url: str) -> _Parts:
+    hosted = [
+        dataclasses.replace(agent, model=_TimedModel(agent.model))
+        for agent in load_hosted_agents([AGENT], model="offline")
+    ]
+    app = create_app(hosted, store=open_session_store(store_url), seed=0)
+    model = hosted[0].model
+    assert isinstance(model, _TimedModel)
+    return _Parts(app, model, _TimedTurns(app.state.service))
+
+
+async def _parts_batch(parts: _Parts, sessions: int, keep: bool) -> None:
+    ids = [
+        json.loads(await _ok(parts.app, "/v1/sessions", {"agent": "bella_notte"}))["session_id"]
+        for _ in range(sessions)
+    ]
+    parts.model.cpu_seconds = parts.turns.cpu_seconds = 0.0
+    start = time.process_time()
+    for session_id in ids:
+        for text in SCRIPT:
+            await _ok(parts.app, f"/v1/sessions/{session_id}/messages", {"text": text})
+    spent = time.process_time() - start
+    if keep:
+        count = sessions * len(SCRIPT)
+        parts.whole.append(spent / count)
+        parts.model_share.append(parts.model.cpu_seconds / count)
+        parts.turn_share.append(parts.turns.cpu_seconds / count)
+
+
+async def _echo_batch(app: FastAPI, requests: int) -> float:
+    start = time.process_time()
+    for i in range(requests):
+        await _ok(app, "/echo", {"text": SCRIPT[i % len(SCRIPT)]})
+    return (time.process_time() - start) / requests
+
+
+async def _where_the_cpu_goes(stores: dict[str, str], rounds: int, sessions: int) -> None:
+    """Print the table of part 3 (see the module docstring)."""
+    apps = {name: _parts_app(url) for name, url in stores.items()}
+    echo = echo_app()
+    echoes: list[float] = []
+    async with contextlib.AsyncExitStack() as stack:
+        for parts in apps.values():
+            await stack.enter_async_context(parts.app.router.lifespan_context(parts.app))
+        for r in range(rounds + 1):  # the first round warms every path up and is not kept
+            for parts in apps.values():
+                await _parts_batch(parts, sessions, keep=r > 0)
+            cpu = await _echo_batch(echo, sessions * len(SCRIPT))
+            if r > 0:
+                echoes.append(cpu)
+
+    def us(values: list[float]) -> float:
+        return statistics.median(values) * 1e6
+
+    memory = apps["memory"]
+    rest = [w - t for w, t in zip(memory.whole, memory.turn_share, strict=True)]
+    runtime = [t - m for t, m in zip(memory.turn_share, memory.model_share, strict=True)]
+    print(
+        f"\nWhere a turn's CPU goes, in process (ASGI called directly, one turn at a time; CPU µs per turn, "
+        f"median of {rounds} batches of {sessions} sessions x {len(SCRIPT)} turns)"
+    )
+    print("| part | µs per turn |")
+    print("|---|---|")
+    print(f"| a turn through the app, memory store | {us(memory.whole):.0f} |")
+    print(f"| - `SessionService.turn` inside the request | {us(memory.turn_share):.0f} |")
+    print(f"|   - the offline model | {us(memory.model_share):.0f} |")
+    print(f"|   - the runtime and the store (the rest of the turn) | {us(runtime):.0f} |")
+    print(f"| - FastAPI, the middleware and the reply's JSON view (the rest) | {us(rest):.0f} |")
+    print(f"| a bare FastAPI echo request, called the same way | {us(echoes):.0f} |")
+    for name, parts in apps.items():
+        if name == "memory":
+            continue
+        more = [w - m for w, m in zip(parts.whole, memory.whole, strict=True)]
+        label = f"a turn through the app, {name} store (more than memory)"
+        print(f"| {label} | {us(parts.whole):.0f} ({us(more):+.0f}) |")
+
+
 # --- memory ---------------------------------------------------------------------------------------------
 
 
@@ -429,6 +602,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--client", choices=sorted(CLIENTS), default="lean", help="the load generator (default: lean)"
     )
+    parser.add_argument(
+        "--parts-rounds", type=int, default=8, help="batches per store in part 3 (0: leave part 3 out)"
+    )
+    parser.add_argument("--parts-sessions", type=int, default=20, help="sessions per batch in part 3")
     parser.add_argument(
         "--only", default="", help="comma-separated rows to run, e.g. sqlite:1,redis:2 (default: every row)"
     )
@@ -490,6 +667,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             shown = f"{growth:.0f}" if growth is not None else "-"
             print(f"| {name} | {payload:.0f} | {shown} |")
+
+        if args.parts_rounds > 0:
+            stores = {"memory": "memory://"}
+            if durable:
+                stores["sqlite"] = f"sqlite:///{tmp}/parts.db"
+                if redis_url is not None:
+                    stores["redis"] = redis_url.replace("/0", "/10")
+            asyncio.run(_where_the_cpu_goes(stores, args.parts_rounds, args.parts_sessions))
     for line in goals:
         print(line)
     return 0

@@ -40,7 +40,10 @@ QUICK: dict[str, list[str]] = {
     "expr_bench.py": ["--number", "2000"],
     "startup.py": ["--runs", "1"],
     "runtime.py": ["--bookings", "2"],
-    "service.py": ["--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10", "--rounds", "1"],
+    "service.py": [
+        *("--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10", "--rounds", "1"),
+        *("--parts-rounds", "1", "--parts-sessions", "1"),
+    ],
     "offline_accuracy.py": [],
     "sgd_replay.py": ["--limit", "4"],
     "expr_fuzz.py": ["--cases", "200"],

@@ -25,8 +25,14 @@ CASES = [
     (["expr_fuzz.py", "--cases", "200"], "OK: no escapes"),
     (["offline_accuracy.py"], "overall:"),
     (["sgd_replay.py", "--limit", "4"], "overall:"),
-    (["runtime.py", "--bookings", "2"], "prompt tokens (+ history)"),
-    (["service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"], "store"),
+    (["runtime.py", "--bookings", "2"], "through `await session.asend`"),
+    (
+        [
+            *("service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"),
+            *("--parts-rounds", "1", "--parts-sessions", "1"),
+        ],
+        "| a bare FastAPI echo request, called the same way |",
+    ),
     (["lock_recovery.py", "--ttl", "0.5"], "the killed holder's lock was free after"),
     (["parallel_tasks.py", "--turns", "2", "--latency-ms", "5"], "parallel/sequential turn ratio:"),
     (["offline_growth.py", "--quick", "--long", "2000"], "worst growth exponent:"),
