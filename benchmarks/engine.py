@@ -52,6 +52,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -238,6 +239,11 @@ def settled_batch_time(fn: Callable[[int], object], calls: int, paused: bool = F
         return batch_time(fn, calls)
     finally:
         gc.enable()
+
+
+def _deepcopy_state(sm: dict[str, Any], _: int) -> object:
+    """The floor: ``copy.deepcopy`` of the state."""
+    return copy.deepcopy(sm)
 
 
 def paired(
@@ -444,7 +450,7 @@ def main() -> None:
             floors = []
             for name, fn in paths(CONFIG, sm, text, calls).items():
                 n = cold_calls if name in COLD else calls
-                ours, floor = paired(fn, lambda _, sm=sm: copy.deepcopy(sm), n, rounds)
+                ours, floor = paired(fn, partial(_deepcopy_state, sm), n, rounds)
                 row[name] = ours
                 floors.append(floor)
                 for key, value in ((name, ours), (f"floor {name}", floor)):
