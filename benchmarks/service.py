@@ -4,7 +4,8 @@ Run from the repository root: ``.venv/bin/python benchmarks/service.py [--sessio
 
 1. **Throughput** — a real server (``uvicorn`` in a subprocess, ``slotgraph.server.factory:app_from_env``)
    hosts Bella Notte with the **offline** model (deterministic, no network, no weights). ``--sessions``
-   sessions each play ``--turns`` scripted user turns (``POST /v1/sessions/{id}/messages``), ``--concurrency``
+   sessions each play ``--turns`` scripted user turns (``POST /v1/sessions/{id}/messages``; the same flow in
+   varied wordings, :func:`session_script`), ``--concurrency``
    requests in flight. Reported: turns/s, p50 and p99 latency, and the server's CPU time per request (its
    processes' user + system time from ``/proc``, workers included: what the turn costs the server itself,
    apart from the benchmark's own client on the same machine). A bare FastAPI echo endpoint (``POST /echo``)
@@ -41,6 +42,7 @@ import asyncio
 import contextlib
 import dataclasses
 import importlib.util
+import itertools
 import json
 import os
 import shutil
@@ -70,6 +72,36 @@ from slotgraph.server.settings import WorkerConfig  # noqa: E402
 AGENT = ROOT / "examples" / "bella_notte"
 GOAL_RATIO = 0.6
 SCRIPT = ("Hi", "A table for 4 people", "yes", "Mario Rossi")
+"""The first session's turns; every session plays the same flow in other words (:func:`session_script`)."""
+_GREETINGS = ("Hi", "Hello", "Good evening", "Hi there", "Hey")
+_PARTIES = (
+    "A table for {n} people",
+    "We are {n}",
+    "Table for {n}, please",
+    "A table for {n}",
+    "There will be {n} of us",
+)
+_SIZES = ("4", "two", "3", "four", "2", "three")
+_YESES = ("yes", "Yes, that's right", "correct", "yep", "that's right")
+_NAMES = tuple(
+    f"{first} {last}"
+    for first in ("Mario", "Ada", "Grace", "Alan", "Emmy", "Wei", "Priya", "Olu")
+    for last in ("Rossi", "Lovelace", "Hopper", "Turing", "Noether")
+)
+
+
+def session_script(n: int) -> tuple[str, ...]:
+    """The ``n``-th session's four turns: :data:`SCRIPT`'s flow (greeting, party size, confirmation, a name)
+    in one of 600 wordings, so sessions do not all send the same texts — a parser that keeps its answers
+    per text (the offline model does, for dates and times) would otherwise be measured on repeats a real
+    service does not see. Short answers ("yes", "Hi") repeat across sessions, as they do with real users."""
+    party = _PARTIES[n // len(_GREETINGS) % len(_PARTIES)].format(n=_SIZES[n % len(_SIZES)])
+    return (
+        _GREETINGS[n % len(_GREETINGS)],
+        party,
+        _YESES[n // 3 % len(_YESES)],
+        _NAMES[n % len(_NAMES)],
+    )
 
 
 def echo_app() -> FastAPI:
@@ -299,19 +331,21 @@ async def _create(base: str, sessions: int) -> list[str]:
         return ids
 
 
-async def _turns(base: str, ids: list[str], turns: int, concurrency: int, client_name: str) -> Measure:
+async def _turns(
+    base: str, ids: list[tuple[int, str]], turns: int, concurrency: int, client_name: str
+) -> Measure:
     client = CLIENTS[client_name](base, concurrency)
     try:
         latencies: list[float] = []
         gate = asyncio.Semaphore(concurrency)
 
-        async def play(session_id: str) -> None:
-            for text in SCRIPT[:turns]:
+        async def play(n: int, session_id: str) -> None:
+            for text in session_script(n)[:turns]:
                 async with gate:
                     await _timed(client, f"/v1/sessions/{session_id}/messages", {"text": text}, latencies)
 
         start = time.perf_counter()
-        await asyncio.gather(*(play(i) for i in ids))
+        await asyncio.gather(*(play(n, session_id) for n, session_id in ids))
         return Measure(len(latencies), time.perf_counter() - start, tuple(latencies))
     finally:
         await client.close()
@@ -362,7 +396,7 @@ def _throughput_row(name: str, store_url: str, workers: int, args: argparse.Name
         turn_runs: list[Measure] = []
         echo_runs: list[Measure] = []
         for r in range(rounds):
-            batch = ids[r::rounds]
+            batch = list(enumerate(ids))[r::rounds]
             turn_runs.append(_with_cpu(pid, _turns(base, batch, args.turns, args.concurrency, args.client)))
             turned = turn_runs[-1]
             # about as long as the turns' round: the echo rate of the round before times its duration
@@ -479,6 +513,10 @@ def _parts_app(store_url: str) -> _Parts:
     return _Parts(app, model, _TimedTurns(app.state.service))
 
 
+_PARTS_SESSIONS = itertools.count()
+"""Part 3's sessions, numbered across batches and stores (each plays :func:`session_script` of its number)."""
+
+
 async def _parts_batch(parts: _Parts, sessions: int, keep: bool) -> None:
     ids = [
         json.loads(await _ok(parts.app, "/v1/sessions", {"agent": "bella_notte"}))["session_id"]
@@ -487,7 +525,7 @@ async def _parts_batch(parts: _Parts, sessions: int, keep: bool) -> None:
     parts.model.cpu_seconds = parts.turns.cpu_seconds = 0.0
     start = time.process_time()
     for session_id in ids:
-        for text in SCRIPT:
+        for text in session_script(next(_PARTS_SESSIONS)):
             await _ok(parts.app, f"/v1/sessions/{session_id}/messages", {"text": text})
     spent = time.process_time() - start
     if keep:
