@@ -645,7 +645,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--parts-sessions", type=int, default=20, help="sessions per batch in part 3")
     parser.add_argument(
-        "--only", default="", help="comma-separated rows to run, e.g. sqlite:1,redis:2 (default: every row)"
+        "--only",
+        default="",
+        help="comma-separated parts to run: throughput rows (sqlite:1, redis:2, ...), 'idle' (part 2), "
+        "'parts' (part 3); default: everything",
     )
     args = parser.parse_args(argv)
     only = {item.strip() for item in args.only.split(",") if item.strip()}
@@ -656,20 +659,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             configs.append(("sqlite", f"sqlite:///{tmp}/bench-{workers}.db", workers))
             if redis_url is not None:
                 configs.append(("redis", redis_url.replace("/0", f"/{workers}"), workers))
-        print(
-            f"Throughput: Bella Notte, offline model, {args.sessions} sessions x {args.turns} turns, "
-            f"{args.concurrency} in flight, {args.client} client; echo = bare FastAPI endpoint, interleaved"
-        )
-        print(
-            "| store | workers | turns | turns/s | p50 ms | p99 ms | echo req/s | echo p50 ms | echo p99 ms "
-            "| turns/echo | server CPU ms/turn | echo server CPU ms/req |"
-        )
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         durable = importlib.util.find_spec("slotgraph.stores") is not None
         goals: list[str] = []
+        configs = [c for c in configs if not only or f"{c[0]}:{c[2]}" in only]
+        if configs:
+            print(
+                f"Throughput: Bella Notte, offline model, {args.sessions} sessions x {args.turns} turns, "
+                f"{args.concurrency} in flight, {args.client} client; "
+                "echo = bare FastAPI endpoint, interleaved"
+            )
+            print(
+                "| store | workers | turns | turns/s | p50 ms | p99 ms | echo req/s | echo p50 ms "
+                "| echo p99 ms | turns/echo | server CPU ms/turn | echo server CPU ms/req |"
+            )
+            print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for name, url, workers in configs:
-            if only and f"{name}:{workers}" not in only:
-                continue
             if name != "memory" and not durable:
                 print(f"| {name} | {workers} | skipped: slotgraph.stores is not installed |")
                 continue
@@ -681,32 +685,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"GOAL\tservice turns/s vs bare FastAPI, {name}, {workers} worker{plural}"
                     f"\t{ratio:.2f}\t>=\t{GOAL_RATIO:g}\tx"
                 )
-        if redis_url is None:
+        if redis_url is None and configs:
             print("| redis | - | skipped: no redis-server on PATH |")
-        if only:
-            for line in goals:
-                print(line)
-            return 0
-
-        print(f"\nMemory per idle session ({args.idle} sessions, one turn each)")
-        print("| store | stored payload bytes/session | store growth bytes/session |")
-        print("|---|---|---|")
-        memory_configs = [
-            ("memory (RSS growth)", "memory://"),
-            ("sqlite (file size)", f"sqlite:///{tmp}/idle.db"),
-        ]
-        if redis_url is not None:
-            memory_configs.append(("redis (used_memory growth)", redis_url.replace("/0", "/9")))
-        for name, url in memory_configs:
-            try:
-                payload, growth = asyncio.run(_idle_sessions(url, args.idle))
-            except ServerConfigError as err:
-                print(f"| {name} | skipped: {err.message} | |")
-                continue
-            shown = f"{growth:.0f}" if growth is not None else "-"
-            print(f"| {name} | {payload:.0f} | {shown} |")
-
-        if args.parts_rounds > 0:
+        if not only or "idle" in only:
+            _memory_per_idle_session(tmp, redis_url, args.idle)
+        if args.parts_rounds > 0 and (not only or "parts" in only):
             stores = {"memory": "memory://"}
             if durable:
                 stores["sqlite"] = f"sqlite:///{tmp}/parts.db"
@@ -716,6 +699,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in goals:
         print(line)
     return 0
+
+
+def _memory_per_idle_session(tmp: str, redis_url: str | None, idle: int) -> None:
+    """Part 2's table (see the module docstring)."""
+    print(f"\nMemory per idle session ({idle} sessions, one turn each)")
+    print("| store | stored payload bytes/session | store growth bytes/session |")
+    print("|---|---|---|")
+    memory_configs = [
+        ("memory (RSS growth)", "memory://"),
+        ("sqlite (file size)", f"sqlite:///{tmp}/idle.db"),
+    ]
+    if redis_url is not None:
+        memory_configs.append(("redis (used_memory growth)", redis_url.replace("/0", "/9")))
+    for name, url in memory_configs:
+        try:
+            payload, growth = asyncio.run(_idle_sessions(url, idle))
+        except ServerConfigError as err:
+            print(f"| {name} | skipped: {err.message} | |")
+            continue
+        shown = f"{growth:.0f}" if growth is not None else "-"
+        print(f"| {name} | {payload:.0f} | {shown} |")
 
 
 if __name__ == "__main__":
