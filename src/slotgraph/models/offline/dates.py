@@ -16,13 +16,14 @@ A parameter is "past" when its name or description talks about a birth, an incid
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 import re
 import warnings
 from typing import Any
 
 from slotgraph.models.offline.numbers import parse_number_words
-from slotgraph.models.offline.spans import Claimed, Found
+from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, PARSE_CACHE_SIZE, Claimed, Found
 
 __all__ = ["find_date_range", "find_dates", "parse_date_fallback"]
 
@@ -143,8 +144,17 @@ def _year(text: str | None) -> int | None:
 
 
 def find_dates(text: str, now: dt.datetime, *, past: bool = False, region: str = "US") -> list[Found]:
-    """Every date in ``text`` as a :class:`datetime.date`, in reading order, with its span."""
-    today = now.date()
+    """Every date in ``text`` as a :class:`datetime.date`, in reading order, with its span.
+
+    Only ``now``'s date matters. The answer for a (text, date, past, region) is kept when the text is short
+    (:data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS`): a plan reads the same message for each date
+    parameter, and a directive's offered dates are the same from turn to turn."""
+    if len(text) <= CACHED_TEXT_CHARS:
+        return list(_cached_dates_of(text, now.date(), past, region))
+    return list(_dates_of(text, now.date(), past, region))
+
+
+def _dates_of(text: str, today: dt.date, past: bool, region: str) -> tuple[Found, ...]:
     found: list[Found] = []
 
     taken = Claimed(len(text))
@@ -206,7 +216,7 @@ def find_dates(text: str, now: dt.datetime, *, past: bool = False, region: str =
         if day is not None and 1 <= day <= 31:
             add(_day_of_month(today, day, past), m)
     found.sort(key=lambda f: f.start)
-    return found
+    return tuple(found)
 
 
 _RANGE_LINK_RE = re.compile(
@@ -214,6 +224,9 @@ _RANGE_LINK_RE = re.compile(
     r"|and (?:leaving|departing|checking out|check out|out)(?: on)?)\s*",
     re.I,
 )
+
+
+_cached_dates_of = functools.lru_cache(maxsize=PARSE_CACHE_SIZE)(_dates_of)
 
 
 def find_date_range(

@@ -16,6 +16,13 @@ __all__ = ["WORD_RE", "Claimed", "Found", "mask", "words"]
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’\-][A-Za-z0-9]+)*")
 
 
+PARSE_CACHE_SIZE = 512
+"""Short texts whose dates and times the parsers keep (least recently used dropped): a plan reads the same
+message once per parameter of a kind, and an agent's directives repeat from turn to turn."""
+CACHED_TEXT_CHARS = 1000
+"""Only texts up to this long are kept (a user's turn, a directive), so the caches stay under ~1 MB."""
+
+
 @dataclass(frozen=True, slots=True)
 class Found:
     """A value found in the text, the characters it came from, and an optional unit word after it."""

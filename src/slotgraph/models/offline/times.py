@@ -9,12 +9,13 @@ parameter mentions evening, dinner or night, else morning. 13–23 are 24-hour t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from slotgraph.models.offline.numbers import UNIT_CLASSES, parse_number_words
-from slotgraph.models.offline.spans import Claimed, Found
+from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, PARSE_CACHE_SIZE, Claimed, Found
 
 __all__ = ["ClockTime", "find_times", "offered_times", "pick_offered"]
 
@@ -91,7 +92,15 @@ MAX_TEXT = 2000
 """Characters of a message read for times: a longer message is read up to here (parsing stays linear)."""
 
 
-def _raw_times(text: str, *, bare: bool) -> list[Found]:
+def _raw_times(text: str, *, bare: bool) -> tuple[Found, ...]:
+    """Every time in ``text`` (up to :data:`MAX_TEXT`), in reading order; kept for short texts (see
+    :data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS`)."""
+    if len(text) <= CACHED_TEXT_CHARS:
+        return _cached_times_of(text, bare)
+    return _times_of(text, bare)
+
+
+def _times_of(text: str, bare: bool) -> tuple[Found, ...]:
     text = text[:MAX_TEXT]
     found: list[Found] = []
     taken = Claimed(len(text))  # characters already part of a time
@@ -142,7 +151,10 @@ def _raw_times(text: str, *, bare: bool) -> list[Found]:
                 continue  # "5 people, not 6": a number said only to be denied
             add(_hour(m.group(1).lower()), 0, False, m)
     found.sort(key=lambda f: f.start)
-    return found
+    return tuple(found)
+
+
+_cached_times_of = functools.lru_cache(maxsize=PARSE_CACHE_SIZE)(_times_of)
 
 
 def offered_times(directive: str | None) -> tuple[ClockTime, ...]:
