@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from slotgraph.models.offline import dates, times
+from slotgraph.models.offline import clear_parse_caches, dates, times
 from slotgraph.models.offline.dates import find_dates
 from slotgraph.models.offline.spans import CACHED_TEXT_CHARS
 from slotgraph.models.offline.times import find_times, offered_times
@@ -39,6 +39,14 @@ def test_a_directive_read_again_is_answered_from_what_was_kept() -> None:
     hits = times._cached_times_of.cache_info().hits
     assert [t.hhmm() for t in offered_times(offer)] == ["18:00", "19:30", "21:00"]
     assert times._cached_times_of.cache_info().hits == hits + 1
+
+
+def test_clear_parse_caches_forgets_every_kept_answer() -> None:
+    find_dates("July 20th", NOW)
+    find_times("at 8 pm")
+    clear_parse_caches()
+    assert dates._cached_dates_of.cache_info().currsize == 0
+    assert times._cached_times_of.cache_info().currsize == 0
 
 
 def test_a_long_text_is_parsed_every_time_and_not_kept() -> None:

@@ -16,14 +16,13 @@ A parameter is "past" when its name or description talks about a birth, an incid
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import itertools
 import re
 import warnings
 from typing import Any
 
 from slotgraph.models.offline.numbers import parse_number_words
-from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, PARSE_CACHE_SIZE, Claimed, Found
+from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, Claimed, Found, kept_parse
 
 __all__ = ["find_date_range", "find_dates", "parse_date_fallback"]
 
@@ -226,7 +225,7 @@ _RANGE_LINK_RE = re.compile(
 )
 
 
-_cached_dates_of = functools.lru_cache(maxsize=PARSE_CACHE_SIZE)(_dates_of)
+_cached_dates_of = kept_parse(_dates_of)
 
 
 def find_date_range(

@@ -7,11 +7,25 @@ becomes a date and never a party size of 25.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
-__all__ = ["WORD_RE", "Claimed", "Found", "mask", "words"]
+__all__ = [
+    "CACHED_TEXT_CHARS",
+    "PARSE_CACHE_SIZE",
+    "WORD_RE",
+    "Claimed",
+    "Found",
+    "clear_parse_caches",
+    "kept_parse",
+    "mask",
+    "words",
+]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’\-][A-Za-z0-9]+)*")
 
@@ -21,6 +35,23 @@ PARSE_CACHE_SIZE = 512
 message once per parameter of a kind, and an agent's directives repeat from turn to turn."""
 CACHED_TEXT_CHARS = 1000
 """Only texts up to this long are kept (a user's turn, a directive), so the caches stay under ~1 MB."""
+
+_PARSE_CACHES: list[Callable[[], None]] = []
+"""The ``cache_clear`` of every parser cache (each parser module registers its own)."""
+
+
+def kept_parse(fn: _F) -> _F:
+    """``fn`` (a pure parse of a short text) with its answers kept: :data:`PARSE_CACHE_SIZE` of them, least
+    recently used dropped; :func:`clear_parse_caches` forgets them."""
+    cached = functools.lru_cache(maxsize=PARSE_CACHE_SIZE)(fn)
+    _PARSE_CACHES.append(cached.cache_clear)
+    return cast(_F, cached)
+
+
+def clear_parse_caches() -> None:
+    """Forget every kept parse (a benchmark measuring parsing itself, a test comparing fresh parses)."""
+    for clear in _PARSE_CACHES:
+        clear()
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,13 +9,12 @@ parameter mentions evening, dinner or night, else morning. 13–23 are 24-hour t
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from slotgraph.models.offline.numbers import UNIT_CLASSES, parse_number_words
-from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, PARSE_CACHE_SIZE, Claimed, Found
+from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, Claimed, Found, kept_parse
 
 __all__ = ["ClockTime", "find_times", "offered_times", "pick_offered"]
 
@@ -154,7 +153,7 @@ def _times_of(text: str, bare: bool) -> tuple[Found, ...]:
     return tuple(found)
 
 
-_cached_times_of = functools.lru_cache(maxsize=PARSE_CACHE_SIZE)(_times_of)
+_cached_times_of = kept_parse(_times_of)
 
 
 def offered_times(directive: str | None) -> tuple[ClockTime, ...]:
