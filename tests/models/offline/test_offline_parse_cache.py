@@ -1,5 +1,6 @@
-"""The date and time parsers keep their answers for short texts: a plan reads one message once per parameter
-of a kind, and an agent's directives repeat from turn to turn. A kept answer is the one a fresh parse gives,
+"""The date and time parsers, and the reading of which parameters a directive asks for, keep their answers
+for short texts: a plan reads one message once per parameter of a kind, and an agent's directives repeat
+from turn to turn. A kept answer is the one a fresh parse gives,
 never shared mutable state, keyed by everything the parse depends on, and long texts are not kept."""
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ import datetime as dt
 
 from slotgraph.models.offline import clear_parse_caches, dates, times
 from slotgraph.models.offline.dates import find_dates
+from slotgraph.models.offline.directive import asked_params
+from slotgraph.models.offline.schema import read_setters
 from slotgraph.models.offline.spans import CACHED_TEXT_CHARS
 from slotgraph.models.offline.times import find_times, offered_times
 
@@ -63,3 +66,36 @@ def test_a_long_text_is_parsed_every_time_and_not_kept() -> None:
     assert lookups() == before
     find_dates("July 20th", NOW)
     assert lookups() != before  # a short one is looked up
+
+
+GUESTS_AND_DATE = [
+    {
+        "name": "set_booking",
+        "description": "Record the booking.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "party_size": {"type": "integer", "description": "How many guests."},
+                "preferred_date": {"type": "string", "description": "The date, YYYY-MM-DD."},
+            },
+        },
+    }
+]
+
+
+def test_the_asked_parameters_are_kept_per_directive_and_parameter_objects() -> None:
+    (setter,) = read_setters(GUESTS_AND_DATE)
+    params = list(setter.params)
+    clear_parse_caches()
+    guests = asked_params("How many guests will be joining us?", params)
+    assert [p.name for p in guests] == ["party_size"]
+    assert asked_params("How many guests will be joining us?", params) is guests  # kept
+    assert [p.name for p in asked_params("What date would you like?", params)] == ["preferred_date"]
+    clear_parse_caches()
+    again = asked_params("How many guests will be joining us?", params)
+    assert again == guests and again is not guests  # forgotten, answered afresh, the same answer
+    long_directive = "How many guests will be joining us? " + "Please tell me. " * 80
+    assert len(long_directive) > CACHED_TEXT_CHARS
+    first = asked_params(long_directive, params)
+    assert [p.name for p in first] == ["party_size"]
+    assert asked_params(long_directive, params) is not first  # a long directive is not kept

@@ -14,7 +14,7 @@ from typing import Final
 
 from slotgraph.models.offline.choices import value_words
 from slotgraph.models.offline.schema import Kind, Param
-from slotgraph.models.offline.spans import words
+from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, forget_with_parses, words
 from slotgraph.names import READBACK_PROTOCOL, SYSTEM_DIRECTIVE, close_tag, open_tag
 
 __all__ = ["asked_params", "directive_text", "is_readback_instruction", "without_directive"]
@@ -119,15 +119,37 @@ def _param_stems(param: Param) -> _Stems:
     return stems
 
 
+_ASKED: dict[tuple[str, tuple[int, ...]], tuple[tuple[Param, ...], tuple[Param, ...]]] = {}
+"""Per (directive, parameter objects): the parameters and the answer. The entry keeps the parameters alive,
+so their ids are not reused while it exists; an agent asks the same questions of the same tools."""
+_ASKED_KEPT: Final = 1024
+forget_with_parses(_ASKED.clear)
+
+
 def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param, ...]:
     """The parameters the directive's question is about (several for "How many guests, on what date?").
 
     A directive word scores 3 when it is a word of the parameter's name, 2 when it names one of its enum
     values, 1 when it only appears in its description; a question word typical of the parameter's kind
-    ("when" for a date, "how many" for an integer) adds 1.
+    ("when" for a date, "how many" for an integer) adds 1. The answer is kept per directive (up to
+    :data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS` long) and parameter objects.
     """
     if not directive or not params:
         return ()
+    if len(directive) > CACHED_TEXT_CHARS:
+        return _asked_params(directive, params)
+    key = (directive, tuple(map(id, params)))
+    kept = _ASKED.get(key)
+    if kept is not None:
+        return kept[1]
+    asked = _asked_params(directive, params)
+    if len(_ASKED) >= _ASKED_KEPT:
+        _ASKED.clear()
+    _ASKED[key] = (tuple(params), asked)
+    return asked
+
+
+def _asked_params(directive: str, params: Sequence[Param]) -> tuple[Param, ...]:
     raw = {_stem(w) for w in words(directive)}
     said = {w for w in raw if w not in _STOP}
     scores: list[tuple[int, Param]] = []

@@ -20,6 +20,7 @@ __all__ = [
     "Claimed",
     "Found",
     "clear_parse_caches",
+    "forget_with_parses",
     "kept_parse",
     "mask",
     "words",
@@ -38,6 +39,11 @@ CACHED_TEXT_CHARS = 1000
 
 _PARSE_CACHES: list[Callable[[], None]] = []
 """The ``cache_clear`` of every parser cache (each parser module registers its own)."""
+
+
+def forget_with_parses(clear: Callable[[], None]) -> None:
+    """Register another kept-answers table: :func:`clear_parse_caches` empties it too."""
+    _PARSE_CACHES.append(clear)
 
 
 def kept_parse(fn: _F) -> _F:
