@@ -60,3 +60,34 @@ def test_the_benchmark_runs(args: list[str], marker: str) -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert marker in done.stdout, done.stdout[-3000:]
+
+
+def test_every_wording_of_the_service_benchmark_plays_the_same_flow() -> None:
+    """The service benchmark varies each session's wording (so per-text caches are not measured on repeats)
+    but must measure one flow: every wording gets the same four replies, up to the party size's digits."""
+    pytest.importorskip("uvicorn", reason="the service benchmark needs the server extra")
+    import asyncio
+    import json
+    import re
+
+    from benchmarks import service
+
+    parts = service._parts_app("memory://")
+
+    async def replies(n: int) -> tuple[str, ...]:
+        created = await service._ok(parts.app, "/v1/sessions", {"agent": "bella_notte"})
+        session_id = json.loads(created)["session_id"]
+        out = []
+        for text in service.session_script(n):
+            reply = await service._ok(parts.app, f"/v1/sessions/{session_id}/messages", {"text": text})
+            out.append(re.sub(r"\d", "N", json.loads(reply)["text"]))
+        return tuple(out)
+
+    async def scenario() -> set[tuple[str, ...]]:
+        async with parts.app.router.lifespan_context(parts.app):
+            return {await replies(n) for n in range(150)}  # every greeting x party phrasing x size
+
+    flows = asyncio.run(scenario())
+    assert len(flows) == 1, flows
+    (flow,) = flows
+    assert flow[1] == "Just to confirm — N guests. Is that correct?", flow
