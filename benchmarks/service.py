@@ -652,6 +652,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     only = {item.strip() for item in args.only.split(",") if item.strip()}
+    known = {"memory:1", "sqlite:1", "sqlite:2", "redis:1", "redis:2", "idle", "parts"}
+    if only - known:
+        unknown, choices = ", ".join(sorted(only - known)), ", ".join(sorted(known))
+        parser.error(f"--only: unknown part(s) {unknown}; choose from {choices}")
 
     with tempfile.TemporaryDirectory() as tmp, _redis() as redis_url:
         configs: list[tuple[str, str, int]] = [("memory", "memory://", 1)]

@@ -5,12 +5,29 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import httpx
 import uvicorn
 from fastapi import FastAPI
+
+
+def wait_until_answering(
+    get: Callable[[], httpx.Response], thread: threading.Thread, deadline_s: float = 20.0
+) -> None:
+    """Poll ``get`` until it answers 200 (bounded polling on observable state, no fixed sleep); fail once
+    ``deadline_s`` passed or the server's thread ended."""
+    deadline = time.monotonic() + deadline_s
+    while True:
+        try:
+            if get().status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not come up")
+        threading.Event().wait(0.02)
 
 
 @contextmanager
@@ -25,16 +42,7 @@ def live_server(app: FastAPI, *, startup_deadline: float = 20.0) -> Iterator[str
     thread.start()
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + startup_deadline
-        while True:  # bounded polling on observable state: the health endpoint answers
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1.0).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("the test server did not come up")
-            threading.Event().wait(0.02)
+        wait_until_answering(lambda: httpx.get(f"{base}/healthz", timeout=1.0), thread, startup_deadline)
         yield base
     finally:
         server.should_exit = True

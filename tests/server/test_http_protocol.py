@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-import time
 
 import httpx
 import uvicorn
@@ -14,6 +13,8 @@ from fastapi import FastAPI
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from slotgraph.server.http_protocol import HTTP_PROTOCOL, NoDelayHTTPProtocol
+
+from .live import wait_until_answering
 
 
 def _nodelay_of_served_connection(http: str | type[asyncio.Protocol]) -> int:
@@ -33,16 +34,7 @@ def _nodelay_of_served_connection(http: str | type[asyncio.Protocol]) -> int:
     thread.start()
     try:
         with httpx.Client(base_url=f"http://127.0.0.1:{port}") as client:
-            deadline = time.monotonic() + 20
-            while True:  # bounded polling on observable state: the endpoint answers
-                try:
-                    if client.get("/ping").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if time.monotonic() > deadline or not thread.is_alive():
-                    raise RuntimeError("the test server did not come up")
-                threading.Event().wait(0.02)
+            wait_until_answering(lambda: client.get("/ping"), thread)
             # the client keeps its connection open, so the server still holds the protocol serving it
             (protocol,) = server.server_state.connections
             sock = protocol.transport.get_extra_info("socket")

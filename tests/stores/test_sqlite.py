@@ -138,10 +138,9 @@ def _count_group_syncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return synced
 
 
-def test_a_turn_syncs_the_disk_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lease, load, save, release: one sync of the disk per turn (not three) — the save's, made by the group
-    commit; no commit of any of the store's connections syncs by itself."""
-    traces: list[list[str]] = []  # one per connection: ``synchronous`` is a setting of each
+def _traced_connections(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The SQL of every connection opened from now on, one list per connection, in order."""
+    traces: list[list[str]] = []
     connect = sqlite3.connect
 
     def traced(*args: object, **kwargs: object) -> sqlite3.Connection:
@@ -150,10 +149,18 @@ def test_a_turn_syncs_the_disk_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         conn.set_trace_callback(traces[-1].append)
         return conn
 
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    return traces
+
+
+def test_a_turn_syncs_the_disk_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lease, load, save, release: one sync of the disk per turn (not three) — the save's, made by the group
+    commit; no commit of any of the store's connections syncs by itself."""
+    traces = _traced_connections(monkeypatch)  # one per connection: ``synchronous`` is a setting of each
+
     def durable() -> int:
         return sum(_durable_commits(trace) for trace in traces)
 
-    monkeypatch.setattr(sqlite3, "connect", traced)
     synced = _count_group_syncs(monkeypatch)
 
     async def scenario() -> None:
@@ -403,16 +410,7 @@ def test_an_event_loop_in_another_thread_uses_the_worker(tmp_path: Path) -> None
 def test_a_turn_is_six_statements(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Lease with the load (one transaction: take or take over the lease in one upsert, read the record),
     the save (one compare-and-set statement) and the release: six statements on the loop's connection."""
-    traces: list[list[str]] = []
-    connect = sqlite3.connect
-
-    def traced(*args: object, **kwargs: object) -> sqlite3.Connection:
-        conn = connect(*args, **kwargs)  # type: ignore[arg-type]
-        traces.append([])
-        conn.set_trace_callback(traces[-1].append)
-        return conn
-
-    monkeypatch.setattr(sqlite3, "connect", traced)
+    traces = _traced_connections(monkeypatch)
 
     async def scenario() -> list[str]:
         store = SQLiteStore(tmp_path / "s.db")
