@@ -22,7 +22,7 @@ import warnings
 from typing import Any
 
 from slotgraph.models.offline.numbers import parse_number_words
-from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, Claimed, Found, kept_parse
+from slotgraph.models.offline.spans import Claimed, Found, kept_parse
 
 __all__ = ["find_date_range", "find_dates", "parse_date_fallback"]
 
@@ -148,9 +148,7 @@ def find_dates(text: str, now: dt.datetime, *, past: bool = False, region: str =
     Only ``now``'s date matters. The answer for a (text, date, past, region) is kept when the text is short
     (:data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS`): a plan reads the same message for each date
     parameter, and a directive's offered dates are the same from turn to turn."""
-    if len(text) <= CACHED_TEXT_CHARS:
-        return list(_cached_dates_of(text, now.date(), past, region))
-    return list(_dates_of(text, now.date(), past, region))
+    return list(_cached_dates_of(text, now.date(), past, region))
 
 
 def _dates_of(text: str, today: dt.date, past: bool, region: str) -> tuple[Found, ...]:

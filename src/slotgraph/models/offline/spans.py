@@ -47,11 +47,18 @@ def forget_with_parses(clear: Callable[[], None]) -> None:
 
 
 def kept_parse(fn: _F) -> _F:
-    """``fn`` (a pure parse of a short text) with its answers kept: :data:`PARSE_CACHE_SIZE` of them, least
-    recently used dropped; :func:`clear_parse_caches` forgets them."""
+    """``fn`` (a pure parse whose first argument is the text) with its answers kept for texts of up to
+    :data:`CACHED_TEXT_CHARS` (a longer one is parsed every time): :data:`PARSE_CACHE_SIZE` of them, least
+    recently used dropped; :func:`clear_parse_caches` forgets them. ``cache_info`` is the cache's."""
     cached = functools.lru_cache(maxsize=PARSE_CACHE_SIZE)(fn)
     _PARSE_CACHES.append(cached.cache_clear)
-    return cast(_F, cached)
+
+    @functools.wraps(fn)
+    def parse(text: str, *args: Any) -> Any:
+        return cached(text, *args) if len(text) <= CACHED_TEXT_CHARS else fn(text, *args)
+
+    parse.cache_info = cached.cache_info  # type: ignore[attr-defined]  # what the tests read
+    return cast(_F, parse)
 
 
 def clear_parse_caches() -> None:

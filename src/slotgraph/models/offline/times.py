@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from slotgraph.models.offline.numbers import UNIT_CLASSES, parse_number_words
-from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, Claimed, Found, kept_parse
+from slotgraph.models.offline.spans import Claimed, Found, kept_parse
 
 __all__ = ["ClockTime", "find_times", "offered_times", "pick_offered"]
 
@@ -94,9 +94,7 @@ MAX_TEXT = 2000
 def _raw_times(text: str, *, bare: bool) -> tuple[Found, ...]:
     """Every time in ``text`` (up to :data:`MAX_TEXT`), in reading order; kept for short texts (see
     :data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS`)."""
-    if len(text) <= CACHED_TEXT_CHARS:
-        return _cached_times_of(text, bare)
-    return _times_of(text, bare)
+    return _cached_times_of(text, bare)
 
 
 def _times_of(text: str, bare: bool) -> tuple[Found, ...]:
