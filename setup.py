@@ -38,9 +38,10 @@ MANIFEST = SRC / "slotgraph" / "_native.json"
 # The compiled modules: the pure core, which does no I/O and is checked by mypy --strict (the engine, the
 # expression language, the compiled-config types it reads, and the spec-compatible entry). Keep this list
 # and docs/performance.md ("The compiled core") in step.
-COMPILED_PACKAGES = ("slotgraph/expr", "slotgraph/engine")
+COMPILED_PACKAGES = ("slotgraph/expr", "slotgraph/engine", "slotgraph/config/validation")
 COMPILED_MODULES = (
     "slotgraph/adapters/cxas.py",
+    "slotgraph/config/compile.py",
     "slotgraph/config/compiled.py",
     "slotgraph/config/conditions.py",
     "slotgraph/config/content.py",
@@ -48,7 +49,13 @@ COMPILED_MODULES = (
 )
 # Left as Python: the error classes. Their stable ``code`` is a class attribute each subclass overrides and
 # ``type(self).code`` reads, which a compiled class does not keep; raising is never on a hot path.
-NOT_COMPILED = ("slotgraph/engine/errors.py", "slotgraph/expr/errors.py")
+NOT_COMPILED = (
+    "slotgraph/engine/errors.py",
+    "slotgraph/expr/errors.py",
+    # pydantic's errors turned into issues: it reads pydantic's model classes and only runs when the
+    # engine's compilation finds the config structurally wrong (never on a hot path)
+    "slotgraph/config/validation/structure.py",
+)
 
 # mypyc type-checks what it compiles; the project's own mypy settings (pyproject.toml) are for the
 # developers' strict check, which `make typecheck` runs. The build only needs the types, and in pip's

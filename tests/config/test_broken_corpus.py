@@ -10,6 +10,9 @@ import pytest
 
 from slotgraph.config import ConfigValidationError, load_dag, validate_dag
 from slotgraph.config.loader import read_mapping
+from slotgraph.config.validation import validate_raw
+from slotgraph.config.validation.run import WARNING_ONLY_CHECKS
+from slotgraph.config.validation.view import View
 
 BROKEN = sorted((Path(__file__).parent / "broken").glob("*.yaml"))
 
@@ -80,3 +83,29 @@ def test_five_mistakes_in_one_pass() -> None:
     lines = str(info.value).splitlines()
     assert lines[0].startswith(f"{len(report.errors)} problems")
     assert len(lines) == len(report.errors) + 1
+
+
+@pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
+def test_the_errors_only_pass_finds_the_same_errors(path: Path) -> None:
+    """``compile_config`` validates with ``warnings=False``: the checks it leaves out must never report an
+    error, or an invalid config would compile."""
+    raw: dict[str, Any] = read_mapping(path)
+    tools = raw.get("x-tools")
+    full = validate_raw(raw, tool_names=tools)
+    errors_only = validate_raw(raw, tool_names=tools, warnings=False)
+    assert errors_only.errors == full.errors
+    assert set(errors_only.warnings) <= set(full.warnings)
+    view = View(raw, None if tools is None else frozenset(tools))
+    for check in WARNING_ONLY_CHECKS:
+        assert all(issue.severity == "warning" for issue in check(view)), check
+
+
+def test_the_corpus_exercises_the_warning_only_checks() -> None:
+    """The test above means something only if the left-out checks do report on the corpus."""
+    codes = set()
+    for path in BROKEN:
+        raw: dict[str, Any] = read_mapping(path)
+        view = View(raw, None)
+        for check in WARNING_ONLY_CHECKS:
+            codes.update(issue.code for issue in check(view))
+    assert len(codes) >= 5, codes

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.compiled_core import pure_python_only
 
 from slotgraph.config import (
     VERDICT_DIR_ENV,
@@ -57,6 +58,7 @@ def _key(raw: dict[str, Any]) -> str:
     return VerdictDir.key(ConfigContent(raw).key)
 
 
+@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_a_config_that_passed_is_not_validated_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any]
 ) -> None:
@@ -74,6 +76,7 @@ def test_a_config_that_passed_is_not_validated_again(
     assert second.state_tables == first.state_tables
 
 
+@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_without_the_option_every_compilation_validates(validations: list[Any]) -> None:
     compile_config(bella_dag())
     clear_compile_cache()
@@ -97,6 +100,7 @@ def test_an_invalid_config_leaves_no_verdict_and_its_errors_are_unchanged(
     assert list(tmp_path.iterdir()) == []
 
 
+@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_a_verdict_is_for_this_content_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any]
 ) -> None:
@@ -110,6 +114,7 @@ def test_a_verdict_is_for_this_content_only(
     assert len(list(tmp_path.iterdir())) == 2
 
 
+@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_a_verdict_of_another_version_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any]
 ) -> None:
@@ -122,6 +127,7 @@ def test_a_verdict_of_another_version_is_not_used(
     assert len(validations) == 2
 
 
+@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 @pytest.mark.parametrize("content", ["", "yes", "0" * 64])
 def test_a_verdict_file_that_is_not_its_key_is_not_trusted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any], content: str
@@ -134,6 +140,7 @@ def test_a_verdict_file_that_is_not_its_key_is_not_trusted(
     assert (tmp_path / _key(raw)).read_text() == _key(raw)  # replaced by a good verdict
 
 
+@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_an_unusable_directory_is_reported_once_and_compiling_goes_on(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -153,6 +160,7 @@ def test_an_unusable_directory_is_reported_once_and_compiling_goes_on(
     assert str(blocker / "verdicts") in warnings[0] and VERDICT_DIR_ENV in warnings[0]
 
 
+@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_configure_wins_over_the_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any]
 ) -> None:
@@ -179,7 +187,8 @@ def test_a_fresh_process_uses_the_verdict_an_earlier_one_left(tmp_path: Path) ->
         "out = slot_filling_engine({'raw_config': json.load(sys.stdin), 'sm': {}, 'last_user_text': ''})\n"
         "print(len(calls), out['action']['message'] is not None)\n"
     )
-    env = {**os.environ, VERDICT_DIR_ENV: str(tmp_path)}
+    # the script counts validations by patching the compile module, which compiled code would not see
+    env = {**os.environ, VERDICT_DIR_ENV: str(tmp_path), "SLOTGRAPH_PURE_PYTHON": "1"}
     config = json.dumps(bella_dag())
     runs = [
         subprocess.run(

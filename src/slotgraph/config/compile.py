@@ -372,7 +372,8 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     if _VALIDATED.get(key) is not None:
         pass  # this process validated this very content already (an agent's loader, just before)
     elif verdicts is None or not verdicts.passed(verdict):  # an earlier process validated this very content
-        validate_raw(data, _structure_valid=config is not None).raise_for_errors()
+        # errors only: compiling raises them and has no use for the warnings (``validate_dag`` reports those)
+        validate_raw(data, warnings=False, _structure_valid=config is not None).raise_for_errors()
         if verdicts is not None:
             verdicts.record(verdict)
     assert config is not None  # a structural problem is an error of the report, raised above

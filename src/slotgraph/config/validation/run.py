@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Iterator, Mapping
+from typing import Any, Final
 
 from slotgraph.config.errors import ConfigIssue, ValidationReport
 from slotgraph.config.nodes import DagConfig
@@ -16,16 +16,38 @@ from slotgraph.config.validation.structure import structure_issues
 from slotgraph.config.validation.texts import expression_issues, placeholder_issues
 from slotgraph.config.validation.view import View
 
-__all__ = ["validate_raw"]
+__all__ = ["SEMANTIC_CHECKS", "WARNING_ONLY_CHECKS", "validate_raw"]
+
+Check = Callable[[View], Iterator[ConfigIssue]]
+
+SEMANTIC_CHECKS: Final[tuple[Check, ...]] = (
+    reference_issues,
+    setter_issues,
+    placeholder_issues,
+    expression_issues,
+    advisory_issues,
+    phrasing_issues,
+    platform_issues,
+)
+"""Every check after the structural one, in the order their issues are reported."""
+WARNING_ONLY_CHECKS: Final[frozenset[Check]] = frozenset((advisory_issues, phrasing_issues))
+"""The checks whose every issue is a warning: legal configs that are probably not what the author meant."""
 
 
 def validate_raw(
-    raw: Any, *, tool_names: Collection[str] | None = None, _structure_valid: bool = False
+    raw: Any,
+    *,
+    tool_names: Collection[str] | None = None,
+    warnings: bool = True,
+    _structure_valid: bool = False,
 ) -> ValidationReport:
     """Every error and warning of a raw DAG config, in one pass. Never raises for config problems.
 
-    ``_structure_valid``: the caller has just validated ``raw`` against :class:`DagConfig` successfully (so
-    the structural pass, which would do the same, finds nothing); ``compile_config`` uses it to validate once.
+    ``warnings=False`` leaves out the checks that can only warn (:data:`WARNING_ONLY_CHECKS`): the report
+    has the same errors and fewer warnings. ``compile_config`` uses it, since it raises errors and drops
+    warnings. ``_structure_valid``: the caller has just validated ``raw`` against :class:`DagConfig`
+    successfully (so the structural pass, which would do the same, finds nothing); ``compile_config`` uses
+    it to validate once.
     """
     if not isinstance(raw, Mapping):
         return ValidationReport.from_issues(
@@ -40,14 +62,7 @@ def validate_raw(
         )
     issues: list[ConfigIssue] = [] if _structure_valid else list(structure_issues(raw, DagConfig))
     view = View(raw, None if tool_names is None else frozenset(tool_names))
-    for check in (
-        reference_issues,
-        setter_issues,
-        placeholder_issues,
-        expression_issues,
-        advisory_issues,
-        phrasing_issues,
-        platform_issues,
-    ):
-        issues.extend(check(view))
+    for check in SEMANTIC_CHECKS:
+        if warnings or check not in WARNING_ONLY_CHECKS:
+            issues.extend(check(view))
     return ValidationReport.from_issues(issues)
