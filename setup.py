@@ -36,8 +36,9 @@ SRC = ROOT / "src"
 MANIFEST = SRC / "slotgraph" / "_native.json"
 
 # The compiled modules: the pure core, which does no I/O and is checked by mypy --strict (the engine, the
-# expression language, the compiled-config types it reads, and the spec-compatible entry). Keep this list
-# and docs/performance.md ("The compiled core") in step.
+# expression language, the compiled-config types it reads, the spec-compatible entry, the config's
+# semantic checks and the config compiler). Keep this list and docs/performance.md ("The compiled core")
+# in step.
 COMPILED_PACKAGES = ("slotgraph/expr", "slotgraph/engine", "slotgraph/config/validation")
 COMPILED_MODULES = (
     "slotgraph/adapters/cxas.py",
