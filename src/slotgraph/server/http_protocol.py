@@ -5,11 +5,12 @@ uvicorn sends a response's head and its body in two writes. With Nagle's algorit
 second write back until the client acknowledges the first, and a client delays that acknowledgement by up to
 40 ms (Linux's delayed ACK): every response then takes ~40 ms, whatever the server spends on it. asyncio
 turns Nagle off (``TCP_NODELAY``) on each connection it accepts — but only for a socket whose ``proto`` is
-``IPPROTO_TCP``. With ``--workers N`` uvicorn binds the listening socket itself as
+``IPPROTO_TCP``. With ``--workers N`` uvicorn before 0.55 binds the listening socket itself as
 ``socket.socket(AF_INET)``, whose ``proto`` is 0, so the connections its workers accept keep Nagle on (one
 process binds through ``loop.create_server(host, port)``, whose socket says ``IPPROTO_TCP``, and is not
-affected). Measured with ``benchmarks/service.py``'s echo endpoint, 8 requests in flight: 2 workers served
-140–170 requests/s at a p50 of 44–56 ms, against 270–300 requests/s at 21–23 ms with this protocol.
+affected; uvicorn 0.55 binds with ``proto=IPPROTO_TCP``, but the server extra allows uvicorn from 0.29).
+Measured with ``benchmarks/service.py``'s echo endpoint, 8 requests in flight: 2 workers served 140–170
+requests/s at a p50 of 44–56 ms, against 270–300 requests/s at 21–23 ms with this protocol.
 
 :class:`NoDelayHTTPProtocol` is uvicorn's own choice of protocol (``httptools`` when it is installed, else
 ``h11``) that sets ``TCP_NODELAY`` on each TCP connection it is given, before it reads a byte. ``serve``
