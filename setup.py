@@ -46,6 +46,7 @@ COMPILED_MODULES = (
     "slotgraph/config/compiled.py",
     "slotgraph/config/conditions.py",
     "slotgraph/config/content.py",
+    "slotgraph/config/extensions.py",
     "slotgraph/config/formatters.py",
 )
 # Left as Python: the error classes. Their stable ``code`` is a class attribute each subclass overrides and

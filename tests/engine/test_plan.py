@@ -3,7 +3,6 @@ part of its equality, and the same views the engine used to derive from the conf
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from slotgraph.config import compile_config
@@ -32,7 +31,7 @@ def test_the_plan_is_built_once_and_kept_with_the_dag() -> None:
 def test_a_plan_never_changes_the_dags_equality() -> None:
     planned = bella_dag()
     plan_of(planned)
-    unplanned = dataclasses.replace(planned, derived={})
+    unplanned = planned.replace(derived={})
     assert planned.derived and not unplanned.derived
     assert planned == unplanned and repr(planned) == repr(unplanned)
 

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slotgraph.config.agent import APP_FILE
+from slotgraph.config.extensions import drop_extension_keys
 
 __all__ = ["APP_FILE", "AppAgentEntry", "AppConfig", "RoutingConfig"]
 
@@ -68,6 +69,4 @@ class AppConfig(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _strip_extensions(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
-        return data
+        return drop_extension_keys(data)

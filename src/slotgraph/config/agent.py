@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from slotgraph.config.compile import note_validated
 from slotgraph.config.errors import ConfigIssue, ConfigLoadError, ConfigValidationError, ValidationReport
+from slotgraph.config.extensions import drop_extension_keys
 from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.logic import (
@@ -103,9 +104,7 @@ class AgentConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _strip_extensions(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
-        return data
+        return drop_extension_keys(data)
 
     @model_validator(mode="after")
     def _one_instruction(self) -> AgentConfig:

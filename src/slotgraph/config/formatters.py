@@ -255,8 +255,8 @@ def formatter_problems(spec: Any) -> list[tuple[str, str, str, str]]:
             )
         ]
     kind = spec.get("type")
-    types = ", ".join(sorted(DICT_FORMATTER_KEYS))
     if not isinstance(kind, str) or kind not in DICT_FORMATTER_KEYS:
+        types = ", ".join(sorted(DICT_FORMATTER_KEYS))
         hint = did_you_mean(kind, DICT_FORMATTER_KEYS) if isinstance(kind, str) else ""
         what = "is missing its 'type'" if kind is None else f"has unknown type {kind!r}{hint}"
         return [("unknown_formatter", ".type", f"readback formatter {what}", f"set type to one of: {types}")]

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
+from slotgraph.config.extensions import drop_extension_keys
+
 __all__ = [
     "BootstrapConfig",
     "DagConfig",
@@ -35,21 +37,13 @@ __all__ = [
 ]
 
 
-def _drop_extension_keys(data: Any) -> Any:
-    if isinstance(data, dict):
-        for k in data:
-            if isinstance(k, str) and k.startswith("x-"):
-                return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
-    return data  # no extension key: the very same dict (validation never mutates its input)
-
-
 class _Node(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod
     def _strip_extensions(cls, data: Any) -> Any:
-        return _drop_extension_keys(data)
+        return drop_extension_keys(data)
 
 
 class ResponsePart(BaseModel):

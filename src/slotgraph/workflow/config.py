@@ -27,6 +27,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from slotgraph.config.extensions import drop_extension_keys
+
 __all__ = [
     "AgentStageConfig",
     "BranchConfig",
@@ -50,9 +52,7 @@ class _Model(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _strip_extensions(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            return {k: v for k, v in data.items() if not (isinstance(k, str) and k.startswith("x-"))}
-        return data
+        return drop_extension_keys(data)
 
 
 class _Stage(_Model):
