@@ -51,6 +51,18 @@ def fresh_loop() -> Iterator[None]:
     sync_loop.shutdown()
 
 
+@pytest.fixture
+def python_sigint() -> Iterator[None]:
+    """Python's own SIGINT handler (``KeyboardInterrupt``) for the test, whatever the process inherited: a
+    shell that starts a command in the background makes it ignore SIGINT, and Python then installs no
+    handler, so an interrupt test would wait for a KeyboardInterrupt that never comes."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _loop_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == sync_loop.THREAD_NAME]
 
@@ -189,6 +201,7 @@ def test_an_exception_of_the_turn_reaches_the_caller_and_the_loop_keeps_serving(
     assert session.send("hi").text == "still here"
 
 
+@pytest.mark.usefixtures("python_sigint")
 def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
     """Ctrl-C in the calling thread (the main thread here) while it waits: the coroutine on the loop is
     cancelled, as ``asyncio.run`` cancels its task, and KeyboardInterrupt reaches the caller."""
@@ -196,6 +209,27 @@ def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
 
     async def interrupted() -> None:
         os.kill(os.getpid(), signal.SIGINT)  # the main thread is blocked waiting for this coroutine
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    assert threading.current_thread() is threading.main_thread()
+    with pytest.raises(KeyboardInterrupt):
+        sync_loop.run_sync(interrupted())
+    assert cancelled.wait(30)
+
+
+@pytest.mark.usefixtures("python_sigint")
+def test_an_interrupt_delivered_to_another_thread_still_reaches_the_waiting_caller() -> None:
+    """The kernel delivers a process's SIGINT to any of its threads: here the loop's own. Python runs the
+    handler in the main thread, which must not sleep through it in an untimed wait (it did, now and then,
+    in the test above: the caller blocked for good)."""
+    cancelled = threading.Event()
+
+    async def interrupted() -> None:
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # this coroutine runs on the loop's thread
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:

@@ -38,6 +38,8 @@ __all__ = ["THREAD_NAME", "TOOL_THREADS", "run_sync", "shutdown"]
 THREAD_NAME = "slotgraph-sync-loop"
 _SHUTDOWN_SECONDS = 10.0
 """How long :func:`shutdown` waits for the loop's pending work before it gives up on the thread."""
+_WAIT_SLICE = 0.1
+"""Seconds: how long a caller's wait for its coroutine runs before Python may run a due signal handler."""
 
 _T = TypeVar("_T")
 
@@ -119,8 +121,15 @@ class _Outcome(Generic[_T]):
             loop.call_soon_threadsafe(task.cancel)
 
     def result(self) -> _T:
-        """Wait for the task's end; its result, or its exception raised here."""
-        self._done.acquire()
+        """Wait for the task's end; its result, or its exception raised here.
+
+        The wait is taken in slices of :data:`_WAIT_SLICE`: Python runs a signal's handler (Ctrl-C's
+        ``KeyboardInterrupt``) between two slices. An untimed wait is woken only by a signal the kernel
+        delivers to this very thread; one that lands on another of the process's threads (the loop's, a
+        tool's) left the caller blocked for good with its handler still due
+        (``tests/runtime/test_sync_loop.py`` sends one to the loop's thread)."""
+        while not self._done.acquire(timeout=_WAIT_SLICE):
+            pass
         task = self._task
         if task is None or task.cancelled():
             raise concurrent.futures.CancelledError()
