@@ -146,7 +146,8 @@ class NativeBuildExt(build_ext):
         if mode() != "0":
             try:
                 extensions += native_extensions()
-            except Exception as exc:  # mypyc missing, or its type check or code generation failing
+            # mypyc missing, its code generation failing, or its type check, which exits (SystemExit)
+            except (Exception, SystemExit) as exc:
                 self._fall_back(exc)
         self.distribution.ext_modules = extensions
         super().finalize_options()
@@ -177,7 +178,7 @@ class NativeBuildExt(build_ext):
             if path.name.endswith(suffixes) and path.resolve() not in wanted:
                 path.unlink()
 
-    def _fall_back(self, exc: Exception) -> None:
+    def _fall_back(self, exc: BaseException) -> None:
         if mode() == "1":
             raise exc
         self.extensions = self.distribution.ext_modules = []
