@@ -7,7 +7,7 @@ import contextvars
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -201,14 +201,13 @@ def test_an_exception_of_the_turn_reaches_the_caller_and_the_loop_keeps_serving(
     assert session.send("hi").text == "still here"
 
 
-@pytest.mark.usefixtures("python_sigint")
-def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
-    """Ctrl-C in the calling thread (the main thread here) while it waits: the coroutine on the loop is
-    cancelled, as ``asyncio.run`` cancels its task, and KeyboardInterrupt reaches the caller."""
+def _interrupted_turn_is_cancelled(interrupt: Callable[[], None]) -> None:
+    """A turn that calls ``interrupt`` on the loop's thread, then waits: ``run_sync`` (in the main thread)
+    raises KeyboardInterrupt and the turn's coroutine is cancelled, as ``asyncio.run`` cancels its task."""
     cancelled = threading.Event()
 
     async def interrupted() -> None:
-        os.kill(os.getpid(), signal.SIGINT)  # the main thread is blocked waiting for this coroutine
+        interrupt()
         try:
             await asyncio.Event().wait()
         except asyncio.CancelledError:
@@ -219,27 +218,20 @@ def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
     with pytest.raises(KeyboardInterrupt):
         sync_loop.run_sync(interrupted())
     assert cancelled.wait(30)
+
+
+@pytest.mark.usefixtures("python_sigint")
+def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
+    """Ctrl-C sent to the process while the calling thread (the main thread here) waits."""
+    _interrupted_turn_is_cancelled(lambda: os.kill(os.getpid(), signal.SIGINT))
 
 
 @pytest.mark.usefixtures("python_sigint")
 def test_an_interrupt_delivered_to_another_thread_still_reaches_the_waiting_caller() -> None:
     """The kernel delivers a process's SIGINT to any of its threads: here the loop's own. Python runs the
-    handler in the main thread, which must not sleep through it in an untimed wait (it did, now and then,
-    in the test above: the caller blocked for good)."""
-    cancelled = threading.Event()
-
-    async def interrupted() -> None:
-        signal.pthread_kill(threading.get_ident(), signal.SIGINT)  # this coroutine runs on the loop's thread
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
-    assert threading.current_thread() is threading.main_thread()
-    with pytest.raises(KeyboardInterrupt):
-        sync_loop.run_sync(interrupted())
-    assert cancelled.wait(30)
+    handler in the main thread, which must not sleep through it in an untimed wait (an untimed wait is
+    woken only by a signal delivered to its own thread: the caller blocked for good)."""
+    _interrupted_turn_is_cancelled(lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT))
 
 
 def test_an_interrupt_that_lands_before_the_caller_holds_the_future_still_cancels_the_turn(

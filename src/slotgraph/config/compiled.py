@@ -76,8 +76,9 @@ class Record:
 
     Why not a frozen dataclass: its generated ``__init__`` sets each field through ``object.__setattr__``,
     Python code that the compiled core cannot compile, and a compiled config builds ~40 such values (a
-    ``CompiledSlot`` has 20 fields): 6.5 µs per slot compiled against 0.1 µs for this class, whose
-    ``__init__`` is written out and compiled to direct stores (docs/performance.md, "Cold calls"). Each
+    ``CompiledSlot`` has 19 fields): 6.5 µs per slot compiled against 0.1 µs for this class, whose
+    ``__init__`` is written out and compiled to direct stores (docs/performance.md, "Compiled values built
+    by compiled code"). Each
     subclass lists its fields in ``_fields`` (the constructor's keywords, in order) and ``_names`` (the same
     as a set), those of equality and ``repr`` in ``_compared``, declares them ``Final`` (the compiled core
     makes them read-only) and defines ``__setattr__`` / ``__delattr__`` with :func:`assign_once` /
@@ -114,7 +115,7 @@ class Record:
 
     def replace(self: _R, **changes: Any) -> _R:
         """A copy with ``changes`` (field name -> new value), as :func:`dataclasses.replace`."""
-        unknown = set(changes) - set(self._fields)
+        unknown = changes.keys() - self._names
         if unknown:
             raise TypeError(f"{type(self).__name__} has no field(s) {sorted(unknown)}")
         return type(self)(**{name: changes.get(name, getattr(self, name)) for name in self._fields})

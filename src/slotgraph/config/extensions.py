@@ -4,7 +4,7 @@ A config may carry its own annotations (``x-owner: payments``, ``x-notes: ...``)
 nodes refuse unknown keys (``extra="forbid"``, so a typo is reported), and drop these before validating.
 :func:`drop_extension_keys` is what each node's ``before`` validator calls: it runs for every mapping of
 every config validated (27 times for a 9-slot config), so it is part of the compiled core
-(docs/performance.md, "Cold calls").
+(docs/performance.md, "Compiled values built by compiled code").
 """
 
 from __future__ import annotations
@@ -25,6 +25,6 @@ def drop_extension_keys(data: Any) -> Any:
     if isinstance(data, dict):
         mapping: dict[Any, Any] = data
         for key in mapping:
-            if isinstance(key, str) and key.startswith("x-"):
+            if is_extension_key(key):
                 return {k: v for k, v in mapping.items() if not is_extension_key(k)}
     return data

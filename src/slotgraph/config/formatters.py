@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from slotgraph.config.compiled import Formatter
 from slotgraph.config.errors import ConfigIssue, ConfigValidationError
+from slotgraph.config.extensions import is_extension_key
 from slotgraph.config.suggest import did_you_mean
 from slotgraph.expr import ExpressionError, compile_lambda
 
@@ -285,7 +286,7 @@ def formatter_problems(spec: Any) -> list[tuple[str, str, str, str]]:
         )
     allowed = required | optional | {"type"}
     for key in spec:
-        if key not in allowed and not (isinstance(key, str) and key.startswith("x-")):
+        if key not in allowed and not is_extension_key(key):
             problems.append(
                 (
                     "invalid_formatter",

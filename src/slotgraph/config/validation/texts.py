@@ -9,6 +9,7 @@ from typing import Any
 
 from slotgraph.config.conditions import condition_problem, likely_condition_fix
 from slotgraph.config.errors import ConfigIssue
+from slotgraph.config.extensions import is_extension_key
 from slotgraph.config.formatters import formatter_problems
 from slotgraph.config.suggest import closest, did_you_mean
 from slotgraph.config.validation.view import View
@@ -27,7 +28,7 @@ def _strings(value: Any, where: str) -> Iterator[tuple[str, str]]:
         yield where, value
     elif kind is dict or (kind is not list and isinstance(value, Mapping)):  # (the Mapping ABC is slow)
         for key, item in value.items():
-            if isinstance(key, str) and key.startswith("x-"):
+            if is_extension_key(key):
                 continue
             yield from _strings(item, f"{where}.{key}")
     elif isinstance(value, list):
