@@ -12,7 +12,7 @@ import pytest
 from tests.compiled_core import pure_python_only
 
 import slotgraph.config.agent as agent_module
-import slotgraph.config.compile as compile_module
+import slotgraph.config.validation as validation_module
 from slotgraph.config import ConfigValidationError, clear_compile_cache, compile_config
 from slotgraph.config.compile import note_validated
 from slotgraph.runtime import Agent
@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Every validate_raw call, by who made it; a cold compile cache before and after."""
     seen: list[str] = []
-    for module, who in ((agent_module, "loader"), (compile_module, "compile")):
+    # the compiler imports validate_raw from the validation package when it validates
+    for module, who in ((agent_module, "loader"), (validation_module, "compile")):
         real = module.validate_raw
 
         def counted(*args: Any, _real: Any = real, _who: str = who, **kwargs: Any) -> Any:

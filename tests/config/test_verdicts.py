@@ -1,14 +1,15 @@
 """Validation verdicts on disk (``SLOTGRAPH_VERDICT_DIR``): a config that passed is not validated again by a
-later process, and nothing else changes — not the errors, not the compiled result."""
+later process, which compiles it from the plan kept with the verdict, and nothing else changes — not the
+errors, not the compiled result."""
 
 from __future__ import annotations
 
 import json
 import logging
+import marshal
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,40 +23,41 @@ from slotgraph.config import (
     compile_config,
     configure_verdict_dir,
 )
-from slotgraph.config import compile as compile_module
+from slotgraph.config import validation as validation_module
 from slotgraph.config import verdicts as verdicts_module
 from slotgraph.config.content import ConfigContent
 from slotgraph.config.errors import ValidationReport
+from slotgraph.config.nodes import DagConfig
 from slotgraph.config.verdicts import VerdictDir
 
 from .dags import bella_dag, spec_dag
 
-
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv(VERDICT_DIR_ENV, raising=False)
-    monkeypatch.setattr(verdicts_module, "_configured", verdicts_module._UNSET)
-    clear_compile_cache()
-    yield
-    clear_compile_cache()
+pytestmark = pytest.mark.usefixtures("no_verdicts")
 
 
 @pytest.fixture
 def validations(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """Every semantic validation ``compile_config`` runs."""
+    """Every semantic validation ``compile_config`` runs (it imports ``validate_raw`` when it validates)."""
     seen: list[Any] = []
-    validate = compile_module.validate_raw
+    validate = validation_module.validate_raw
 
     def counted(raw: Any, **kwargs: Any) -> ValidationReport:
         seen.append(raw)
         return validate(raw, **kwargs)
 
-    monkeypatch.setattr(compile_module, "validate_raw", counted)
+    monkeypatch.setattr(validation_module, "validate_raw", counted)
     return seen
 
 
 def _key(raw: dict[str, Any]) -> str:
     return VerdictDir.key(ConfigContent(raw).key)
+
+
+def _is_verdict_of(path: Path, raw: dict[str, Any]) -> bool:
+    """Whether ``path`` holds the passing verdict of ``raw``: its key, a newline, the plan (the normalised
+    config, written by marshal)."""
+    head, _, plan = path.read_bytes().partition(b"\n")
+    return head == _key(raw).encode() and marshal.loads(plan) == DagConfig.model_validate(raw).model_dump()
 
 
 @pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
@@ -66,8 +68,7 @@ def test_a_config_that_passed_is_not_validated_again(
     raw = bella_dag()
     first = compile_config(raw)
     assert len(validations) == 1
-    key = _key(raw)
-    assert (tmp_path / "verdicts" / key).read_text() == key
+    assert _is_verdict_of(tmp_path / "verdicts" / _key(raw), raw)
     clear_compile_cache()  # as a fresh process
     second = compile_config(raw)
     assert len(validations) == 1
@@ -137,7 +138,7 @@ def test_a_verdict_file_that_is_not_its_key_is_not_trusted(
     (tmp_path / _key(raw)).write_text(content)
     compile_config(raw)
     assert len(validations) == 1
-    assert (tmp_path / _key(raw)).read_text() == _key(raw)  # replaced by a good verdict
+    assert _is_verdict_of(tmp_path / _key(raw), raw)  # replaced by a good verdict
 
 
 @pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
@@ -179,15 +180,15 @@ def test_a_fresh_process_uses_the_verdict_an_earlier_one_left(tmp_path: Path) ->
     """The case the verdicts exist for: one process per engine call, the same config each time."""
     script = (
         "import json, sys\n"
-        "from slotgraph.config import compile as c\n"
+        "from slotgraph.config import validation as v\n"
         "calls = []\n"
-        "validate = c.validate_raw\n"
-        "c.validate_raw = lambda raw, **kw: calls.append(1) or validate(raw, **kw)\n"
+        "validate = v.validate_raw\n"
+        "v.validate_raw = lambda raw, **kw: calls.append(1) or validate(raw, **kw)\n"
         "from slotgraph.adapters.cxas import slot_filling_engine\n"
         "out = slot_filling_engine({'raw_config': json.load(sys.stdin), 'sm': {}, 'last_user_text': ''})\n"
         "print(len(calls), out['action']['message'] is not None)\n"
     )
-    # the script counts validations by patching the compile module, which compiled code would not see
+    # the script counts validations by patching the validation module, which compiled code would not see
     env = {**os.environ, VERDICT_DIR_ENV: str(tmp_path), "SLOTGRAPH_PURE_PYTHON": "1"}
     config = json.dumps(bella_dag())
     runs = [

@@ -14,39 +14,39 @@ Errors: :class:`ConfigError` (base, stable ``code``) → :class:`ConfigLoadError
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from slotgraph.config.agent import AgentConfig, Definition, discover_tool_names, load_definition
-from slotgraph.config.compile import clear_compile_cache, compile_config, config_fingerprint
-from slotgraph.config.compiled import (
-    CompiledCondition,
-    CompiledDag,
-    CompiledSlot,
-    CompiledTask,
-    Exhaust,
-    ExhaustCall,
-    FailurePolicy,
-    Formatter,
-    Responses,
-    SlotValidation,
-    SteerBack,
-    ValidateAgainst,
-)
-from slotgraph.config.errors import (
-    ConfigError,
-    ConfigIssue,
-    ConfigLoadError,
-    ConfigValidationError,
-    ValidationReport,
-)
-from slotgraph.config.formatters import compile_formatter
-from slotgraph.config.loader import read_located_mapping, read_mapping
-from slotgraph.config.nodes import DagConfig, SlotConfig, TaskConfig
-from slotgraph.config.schema import agent_json_schema, dag_json_schema
-from slotgraph.config.validation import validate_raw
-from slotgraph.config.verdicts import VERDICT_DIR_ENV, configure_verdict_dir
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only; the names load lazily (below)
+    from slotgraph.config.agent import AgentConfig, Definition, discover_tool_names, load_definition
+    from slotgraph.config.compile import clear_compile_cache, compile_config, config_fingerprint
+    from slotgraph.config.compiled import (
+        CompiledCondition,
+        CompiledDag,
+        CompiledSlot,
+        CompiledTask,
+        Exhaust,
+        ExhaustCall,
+        FailurePolicy,
+        Formatter,
+        Responses,
+        SlotValidation,
+        SteerBack,
+        ValidateAgainst,
+    )
+    from slotgraph.config.errors import (
+        ConfigError,
+        ConfigIssue,
+        ConfigLoadError,
+        ConfigValidationError,
+        ValidationReport,
+    )
+    from slotgraph.config.formatters import compile_formatter
+    from slotgraph.config.nodes import DagConfig, SlotConfig, TaskConfig
+    from slotgraph.config.schema import agent_json_schema, dag_json_schema
+    from slotgraph.config.verdicts import VERDICT_DIR_ENV, configure_verdict_dir
 
 __all__ = [
     "VERDICT_DIR_ENV",
@@ -85,12 +85,60 @@ __all__ = [
     "validate_dag",
 ]
 
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("AgentConfig", "Definition", "discover_tool_names", "load_definition"), "agent"),
+    **dict.fromkeys(("clear_compile_cache", "compile_config", "config_fingerprint"), "compile"),
+    **dict.fromkeys(
+        (
+            "CompiledCondition",
+            "CompiledDag",
+            "CompiledSlot",
+            "CompiledTask",
+            "Exhaust",
+            "ExhaustCall",
+            "FailurePolicy",
+            "Formatter",
+            "Responses",
+            "SlotValidation",
+            "SteerBack",
+            "ValidateAgainst",
+        ),
+        "compiled",
+    ),
+    **dict.fromkeys(
+        ("ConfigError", "ConfigIssue", "ConfigLoadError", "ConfigValidationError", "ValidationReport"),
+        "errors",
+    ),
+    "compile_formatter": "formatters",
+    **dict.fromkeys(("DagConfig", "SlotConfig", "TaskConfig"), "nodes"),
+    **dict.fromkeys(("agent_json_schema", "dag_json_schema"), "schema"),
+    **dict.fromkeys(("VERDICT_DIR_ENV", "configure_verdict_dir"), "verdicts"),
+}
+"""The submodule of each public name (``slotgraph.config.<module>``). Names are imported on first use (PEP
+562): the engine's spec-compatible entry needs only the compiler and the compiled types, not the agent
+loader, YAML, the agent-logic models and the JSON schemas (~200 ms of a fresh process's start-up)."""
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *(n for n in globals() if n.startswith("__") and n.endswith("__"))})
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'slotgraph.config' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"slotgraph.config.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 def validate_dag(raw: Mapping[str, Any], *, tool_names: Collection[str] | None = None) -> ValidationReport:
     """Every error and warning of a raw DAG config in one pass; never raises for config problems.
 
     ``tool_names`` (the functions of the agent's tools module) enables the "tool not defined" checks.
     """
+    from slotgraph.config.validation import validate_raw
+
     return validate_raw(raw, tool_names=tool_names)
 
 
@@ -101,6 +149,11 @@ def load_dag(source: str | os.PathLike[str] | Mapping[str, Any]) -> DagConfig:
     problem when the config is invalid. Issues of a file carry its name and the line/column of their
     location; a mapping has no positions.
     """
+    from slotgraph.config.errors import ConfigValidationError
+    from slotgraph.config.loader import read_located_mapping, read_mapping
+    from slotgraph.config.nodes import DagConfig
+    from slotgraph.config.validation import validate_raw
+
     if isinstance(source, Mapping):
         raw = read_mapping(source, what="DAG config")
         validate_raw(raw).raise_for_errors()

@@ -16,9 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Final, Generic, TypeVar
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from slotgraph.config.compiled import (
     NO_RESPONSES,
@@ -37,16 +35,10 @@ from slotgraph.config.compiled import (
 from slotgraph.config.conditions import compile_condition
 from slotgraph.config.content import ConfigContent, fingerprint_of
 from slotgraph.config.formatters import compile_formatter
-from slotgraph.config.nodes import (
-    DagConfig,
-    ExhaustConfig,
-    ResponsePart,
-    SlotConfig,
-    TaskConfig,
-    ThenCall,
-)
-from slotgraph.config.validation import validate_raw
-from slotgraph.config.verdicts import verdict_dir
+from slotgraph.config.verdicts import PlanError, VerdictDir, decode_plan, encode_plan, verdict_dir
+
+if TYPE_CHECKING:  # the typed nodes (pydantic) load only when a config is validated: not from a plan
+    from slotgraph.config.nodes import DagConfig
 
 __all__ = [
     "CACHE_SIZE",
@@ -122,133 +114,145 @@ def note_validated(raw: Mapping[str, Any]) -> None:
 
 
 def _as_raw(raw: Mapping[str, Any] | DagConfig) -> Any:
-    if isinstance(raw, DagConfig):
-        return raw.model_dump(mode="json", exclude_unset=True)
-    return raw
+    if isinstance(raw, Mapping):
+        return raw
+    return raw.model_dump(mode="json", exclude_unset=True)  # a DagConfig (not a Mapping)
 
 
-def _parts(parts: list[ResponsePart] | None) -> tuple[Mapping[str, Any], ...] | None:
+# The builders read the *normalised* config: ``DagConfig.model_dump()`` (every field present under its own
+# name, defaults filled in, response parts as JSON data), a plain-data tree that the compiled plan keeps on
+# disk beside a validation verdict, so a later process compiles without the typed nodes (module docstring).
+Node = Mapping[str, Any]
+
+
+def _parts(parts: list[Node] | None) -> tuple[Mapping[str, Any], ...] | None:
     if parts is None:
         return None
-    return tuple(MappingProxyType(part.model_dump(mode="json")) for part in parts)
+    return tuple(MappingProxyType(dict(part)) for part in parts)
 
 
-def _responses(
-    default: list[ResponsePart] | None, by_channel: Mapping[str, list[ResponsePart]] | None
-) -> Responses:
+def _responses(default: list[Node] | None, by_channel: Mapping[str, list[Node]] | None) -> Responses:
     if default is None and not by_channel:
         return NO_RESPONSES
     channels = {channel: _parts(parts) or () for channel, parts in (by_channel or {}).items()}
     return Responses(default=_parts(default), by_channel=MappingProxyType(channels))
 
 
-def _tool_call(then: str | ThenCall | None) -> ExhaustCall | None:
+def _tool_call(then: str | Node | None) -> ExhaustCall | None:
     if then is None:
         return None
     if isinstance(then, str):
         return ExhaustCall(then, MappingProxyType({}))
-    return ExhaustCall(then.tool, MappingProxyType(dict(then.args)))
+    return ExhaustCall(then["tool"], MappingProxyType(dict(then["args"])))
 
 
-def _exhaust(block: ExhaustConfig | None) -> Exhaust | None:
+def _exhaust(block: Node | None) -> Exhaust | None:
     if block is None:
         return None
     return Exhaust(
-        say=block.say,
-        then=_tool_call(block.then),
-        responses=_responses(block.response, block.channel_responses),
+        say=block["say"],
+        then=_tool_call(block["then"]),
+        responses=_responses(block["response"], block["channel_responses"]),
     )
 
 
-def _slot(index: int, slot: SlotConfig, changeable_default: bool = False) -> CompiledSlot:
-    validation = None
-    if slot.validation is not None:
-        v = slot.validation
-        codes = set(v.error_responses or {}) | {
-            c for parts in (v.channel_error_responses or {}).values() for c in parts
-        }
-        error_responses = {
-            code: _responses(
-                (v.error_responses or {}).get(code),
-                {
-                    channel: by_code[code]
-                    for channel, by_code in (v.channel_error_responses or {}).items()
-                    if code in by_code
-                },
-            )
-            for code in sorted(codes)
-        }
-        validation = SlotValidation(
-            errors=MappingProxyType(dict(v.errors)),
-            error_responses=MappingProxyType(error_responses),
-            max_retries=v.max_retries,
-            on_exhaust=_exhaust(v.on_exhaust),
+def _validation(v: Node) -> SlotValidation:
+    by_code: Mapping[str, list[Node]] = v["error_responses"] or {}
+    by_channel: Mapping[str, Mapping[str, list[Node]]] = v["channel_error_responses"] or {}
+    codes = set(by_code) | {c for parts in by_channel.values() for c in parts}
+    error_responses = {
+        code: _responses(
+            by_code.get(code),
+            {
+                channel: codes_parts[code]
+                for channel, codes_parts in by_channel.items()
+                if code in codes_parts
+            },
         )
-    against = slot.validate_against
+        for code in sorted(codes)
+    }
+    return SlotValidation(
+        errors=MappingProxyType(dict(v["errors"])),
+        error_responses=MappingProxyType(error_responses),
+        max_retries=v["max_retries"],
+        on_exhaust=_exhaust(v["on_exhaust"]),
+    )
+
+
+def _slot(index: int, slot: Node, changeable_default: bool = False) -> CompiledSlot:
+    source: str | list[str] = slot["source"]
+    sources = (source,) if isinstance(source, str) else tuple(source)
+    against: Node | None = slot["validate_against"]
+    condition: str | None = slot["condition"]
+    preempt: bool | None = slot["preempt"]
     return CompiledSlot(
-        name=slot.name,
-        sources=tuple(s.strip() if s.startswith("task:") else s for s in slot.sources),
-        event_key=slot.event_key or slot.name,
-        setter=slot.setter,
-        setter_field=slot.setter_field,
-        ask=slot.ask,
-        message=slot.message,
-        preempt=True if slot.preempt is None else slot.preempt,
-        requires=tuple(slot.requires),
-        requires_readback=slot.requires_readback,
-        formatter=compile_formatter(slot.readback_fmt, location=f"slots[{index}].readback_fmt"),
-        condition=None if slot.condition is None else compile_condition(slot.condition),
-        hint=slot.hint,
-        label=slot.label,
+        name=slot["name"],
+        sources=tuple(s.strip() if s.startswith("task:") else s for s in sources),
+        event_key=slot["event_key"] or slot["name"],
+        setter=slot["setter"],
+        setter_field=slot["setter_field"],
+        ask=slot["ask"],
+        message=slot["message"],
+        preempt=True if preempt is None else preempt,
+        requires=tuple(slot["requires"]),
+        requires_readback=slot["requires_readback"],
+        formatter=compile_formatter(slot["readback_fmt"], location=f"slots[{index}].readback_fmt"),
+        condition=None if condition is None else compile_condition(condition),
+        hint=slot["hint"],
+        label=slot["label"],
         validate_against=None
         if against is None
-        else ValidateAgainst(against.response_field, against.filled_slot, against.error_code),
-        validation=validation,
-        responses=_responses(slot.response, slot.channel_responses),
-        accept_early=slot.accept_early,
-        changeable=_changeable(slot, changeable_default),
+        else ValidateAgainst(against["response_field"], against["filled_slot"], against["error_code"]),
+        validation=None if slot["validation"] is None else _validation(slot["validation"]),
+        responses=_responses(slot["response"], slot["channel_responses"]),
+        accept_early=slot["accept_early"],
+        changeable=_changeable(slot, sources, changeable_default),
     )
 
 
-def _changeable(slot: SlotConfig, default: bool) -> bool:
+def _changeable(slot: Node, sources: tuple[str, ...], default: bool) -> bool:
     """A slot's ``changeable``: explicit, else the DAG's default for user slots with a setter."""
-    if slot.changeable is not None:
-        return slot.changeable
-    return default and "user" in slot.sources and slot.setter is not None
+    changeable: bool | None = slot["changeable"]
+    if changeable is not None:
+        return changeable
+    return default and "user" in sources and slot["setter"] is not None
 
 
-def _task(task: TaskConfig) -> CompiledTask:
+def _task(task: Node) -> CompiledTask:
     failure = None
-    if task.on_failure is not None:
-        f = task.on_failure
+    f: Node | None = task["on_failure"]
+    if f is not None:
         failure = FailurePolicy(
-            retry_say=f.retry_say,
-            retry_responses=_responses(f.retry_response, f.channel_retry_response),
-            max_retries=f.max_retries,
-            clear_slots=tuple(f.clear_slots),
-            on_exhaust=_exhaust(f.on_exhaust),
+            retry_say=f["retry_say"],
+            retry_responses=_responses(f["retry_response"], f["channel_retry_response"]),
+            max_retries=f["max_retries"],
+            clear_slots=tuple(f["clear_slots"]),
+            on_exhaust=_exhaust(f["on_exhaust"]),
         )
+    condition: str | None = task["condition"]
+    on_complete: Node | None = task["on_complete"]
     return CompiledTask(
-        name=task.name,
-        tool=task.tool,
-        inputs=tuple(task.inputs),
-        requires=tuple(task.requires),
-        outputs=MappingProxyType(dict(task.outputs)),
-        success_check=task.success_check,
-        terminal=task.terminal,
-        readback_inputs=task.readback_inputs,
-        readback_together=task.readback_together,
-        parallel=task.parallel and not task.terminal,
-        then_say=task.then_say,
-        then_responses=_responses(task.then_response, task.channel_then_response),
-        condition=None if task.condition is None else compile_condition(task.condition),
+        name=task["name"],
+        tool=task["tool"],
+        inputs=tuple(task["inputs"]),
+        requires=tuple(task["requires"]),
+        outputs=MappingProxyType(dict(task["outputs"])),
+        success_check=task["success_check"],
+        terminal=task["terminal"],
+        readback_inputs=task["readback_inputs"],
+        readback_together=task["readback_together"],
+        parallel=task["parallel"] and not task["terminal"],
+        then_say=task["then_say"],
+        then_responses=_responses(task["then_response"], task["channel_then_response"]),
+        condition=None if condition is None else compile_condition(condition),
         on_failure=failure,
-        loop_clear_slots=None if task.on_complete is None else tuple(task.on_complete.clear_slots),
+        loop_clear_slots=None if on_complete is None else tuple(on_complete["clear_slots"]),
     )
 
 
-def legacy_steer_back(config: DagConfig) -> SteerBack:
-    """``steer_back``, or its translation from the legacy stall keys when it is absent.
+def legacy_steer_back(config: Node) -> SteerBack:
+    """``steer_back``, or its translation from the legacy stall keys when it is absent (``config``: the
+    normalised config, ``DagConfig.model_dump()``).
 
     ``progress_stall: {max_turns: N, on_exhaust}`` escalated after N user turns without progress (the same
     count steer-back keeps) and had no softer tier: it becomes ``escalate_after: N`` with its
@@ -256,14 +260,18 @@ def legacy_steer_back(config: DagConfig) -> SteerBack:
     ``readback_retry`` has no equivalent (it cleared pending values on a stall); only its ``on_exhaust`` is
     kept, as steer-back's, when nothing else configures one. Validation warns about both.
     """
-    steer = config.steer_back
+    steer: Node | None = config["steer_back"]
     if steer is not None:
-        return SteerBack(steer.soft_after, steer.hard_after, steer.escalate_after, _exhaust(steer.on_exhaust))
-    if config.progress_stall is not None:
-        turns = config.progress_stall.max_turns
-        return SteerBack(turns, turns, turns, _exhaust(config.progress_stall.on_exhaust))
-    if config.readback_retry is not None and config.readback_retry.on_exhaust is not None:
-        return SteerBack(on_exhaust=_exhaust(config.readback_retry.on_exhaust))
+        return SteerBack(
+            steer["soft_after"], steer["hard_after"], steer["escalate_after"], _exhaust(steer["on_exhaust"])
+        )
+    stall: Node | None = config["progress_stall"]
+    if stall is not None:
+        turns = stall["max_turns"]
+        return SteerBack(turns, turns, turns, _exhaust(stall["on_exhaust"]))
+    retry: Node | None = config["readback_retry"]
+    if retry is not None and retry["on_exhaust"] is not None:
+        return SteerBack(on_exhaust=_exhaust(retry["on_exhaust"]))
     return SteerBack()
 
 
@@ -305,9 +313,10 @@ def _state_tables(
     )
 
 
-def _build(config: DagConfig, content: ConfigContent | None) -> CompiledDag:
-    slots = tuple(_slot(i, s, config.changeable) for i, s in enumerate(config.slots))
-    tasks = tuple(_task(t) for t in config.tasks)
+def _build(config: Node, content: ConfigContent | None) -> CompiledDag:
+    """The compiled DAG of a normalised config (``DagConfig.model_dump()``, or the plan kept on disk)."""
+    slots = tuple(_slot(i, s, config["changeable"]) for i, s in enumerate(config["slots"]))
+    tasks = tuple(_task(t) for t in config["tasks"])
     setter_slots: dict[str, tuple[str, ...]] = {}
     multi: dict[str, dict[str, str]] = {}
     for slot in slots:
@@ -316,8 +325,9 @@ def _build(config: DagConfig, content: ConfigContent | None) -> CompiledDag:
         setter_slots[slot.setter] = (*setter_slots.get(slot.setter, ()), slot.name)
         if slot.setter_field is not None:
             multi.setdefault(slot.setter, {})[slot.setter_field] = slot.name
-    prefix = config.confirm_transition_prefix
-    boot = config.bootstrap
+    prefix: str | list[str] | None = config["confirm_transition_prefix"]
+    boot: Node | None = config["bootstrap"]
+    mappings: Mapping[str, Mapping[str, Any]] = config["event_mappings"] or {}
     return CompiledDag(
         slots=slots,
         tasks=tasks,
@@ -327,13 +337,13 @@ def _build(config: DagConfig, content: ConfigContent | None) -> CompiledDag:
         else (prefix,)
         if isinstance(prefix, str)
         else tuple(prefix),
-        gate_slot=config.gate_slot,
-        config_id=config.config_id,
-        readback_responses=_responses(config.readback_response, config.channel_readback_response),
+        gate_slot=config["gate_slot"],
+        config_id=config["config_id"],
+        readback_responses=_responses(config["readback_response"], config["channel_readback_response"]),
         event_mappings=MappingProxyType(
-            {name: MappingProxyType(dict(pairs)) for name, pairs in (config.event_mappings or {}).items()}
+            {name: MappingProxyType(dict(pairs)) for name, pairs in mappings.items()}
         ),
-        bootstrap=None if boot is None else Bootstrap(boot.tool, boot.slot, boot.reset_on_complete),
+        bootstrap=None if boot is None else Bootstrap(boot["tool"], boot["slot"], boot["reset_on_complete"]),
         content=content,
         slot_by_name=MappingProxyType({s.name: s for s in slots}),
         task_by_name=MappingProxyType({t.name: t for t in tasks}),
@@ -347,9 +357,26 @@ def _build(config: DagConfig, content: ConfigContent | None) -> CompiledDag:
 
 def _model_or_none(data: Any) -> DagConfig | None:
     """The typed config, or None when the data does not fit it (validation then reports every problem)."""
+    from pydantic import ValidationError
+
+    from slotgraph.config.nodes import DagConfig
+
     try:
         return DagConfig.model_validate(data)
     except ValidationError:
+        return None
+
+
+def _from_plan(
+    verdicts: VerdictDir, verdict: str, found: bytes, content: ConfigContent
+) -> CompiledDag | None:
+    """The compiled DAG from the plan kept with a passing verdict (``found``), or None when the plan is
+    unreadable: that is reported and the plan ignored (the config is validated again and its plan written
+    anew)."""
+    try:
+        return _build(decode_plan(found), content)
+    except Exception as problem:  # a damaged or foreign file: never trusted, never fatal
+        verdicts.reject(verdict, PlanError(str(problem) or type(problem).__name__))
         return None
 
 
@@ -358,7 +385,8 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
 
     Raises :class:`~slotgraph.config.errors.ConfigValidationError` listing every error. Warnings are not
     raised; get them from :func:`slotgraph.config.validate_dag`. With verdicts on disk
-    (``SLOTGRAPH_VERDICT_DIR``) a config that passed before is compiled without the semantic checks.
+    (``SLOTGRAPH_VERDICT_DIR``) a config that passed before is compiled from the plan kept with its verdict,
+    without validating it or building its typed nodes (see :mod:`slotgraph.config.verdicts`).
     """
     data = _as_raw(raw)
     content = ConfigContent(data)
@@ -366,17 +394,39 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    config = raw if isinstance(raw, DagConfig) else _model_or_none(data)
-    verdicts = verdict_dir() if config is not None else None
+    verdicts = verdict_dir()
     verdict = "" if verdicts is None else verdicts.key(key)
-    if _VALIDATED.get(key) is not None:
-        pass  # this process validated this very content already (an agent's loader, just before)
-    elif verdicts is None or not verdicts.passed(verdict):  # an earlier process validated this very content
+    found = None if verdicts is None else verdicts.read(verdict)
+    compiled = None if not found or verdicts is None else _from_plan(verdicts, verdict, found, content)
+    if compiled is None:
+        # a verdict without a plan (the config holds a value a plan cannot keep) still spares the checks
+        compiled = _validated_build(raw, data, content, verdicts, verdict, passed=found == b"")
+    _CACHE.put(key, compiled)
+    return compiled
+
+
+def _validated_build(
+    raw: Mapping[str, Any] | DagConfig,
+    data: Any,
+    content: ConfigContent,
+    verdicts: VerdictDir | None,
+    verdict: str,
+    *,
+    passed: bool,
+) -> CompiledDag:
+    """Validate (unless this process did already, or ``passed``: a verdict said so), build from the typed
+    nodes, keep the verdict and the plan."""
+    config = raw if not isinstance(raw, Mapping) else _model_or_none(data)
+    # an agent's loader may have validated this very content just before (``note_validated``)
+    checked = config is None or not (passed or _VALIDATED.get(content.key) is not None)
+    if checked:
+        from slotgraph.config.validation import validate_raw
+
         # errors only: compiling raises them and has no use for the warnings (``validate_dag`` reports those)
         validate_raw(data, warnings=False, _structure_valid=config is not None).raise_for_errors()
-        if verdicts is not None:
-            verdicts.record(verdict)
     assert config is not None  # a structural problem is an error of the report, raised above
-    compiled = _build(config, content)
-    _CACHE.put(key, compiled)
+    normalised = config.model_dump()
+    compiled = _build(normalised, content)
+    if checked and verdicts is not None:
+        verdicts.record(verdict, encode_plan(normalised))
     return compiled

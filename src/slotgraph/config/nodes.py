@@ -15,7 +15,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
+from pydantic_core import to_jsonable_python
 
 from slotgraph.config.extensions import drop_extension_keys
 
@@ -59,6 +69,14 @@ class ResponsePart(BaseModel):
 
     type: Literal["text", "payload", "audio", "end_session", "transfer"]
     """The part type; other keys depend on it and are passed on verbatim."""
+
+    @model_serializer(mode="wrap")
+    def _as_json(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        """A part dumps as JSON data in either mode: the compiled config keeps parts as the host will send
+        them (a YAML date in a payload is its ISO text), and :meth:`DagConfig.model_dump` gives the compiler
+        that form directly."""
+        data = handler(self)
+        return data if info.mode_is_json() else to_jsonable_python(data)
 
 
 ResponseList = list[ResponsePart]
