@@ -57,7 +57,6 @@ configs, and :func:`clear_config_memo` empties it.
 from __future__ import annotations
 
 import copy
-import random
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
@@ -172,7 +171,10 @@ def _compiled(raw_config: Any, where: str) -> CompiledDag:
 
 def _unseeded_choice(options: Sequence[str]) -> str:
     """The choice without a seed: a generator seeded by the OS, made only when a choice is made (seeding
-    costs microseconds, and most invocations never choose)."""
+    costs microseconds, and most invocations never choose; :mod:`random` is imported then too: a process
+    that makes one call, as a host with a process per tool call runs, usually never needs it)."""
+    import random
+
     return random.Random().choice(list(options))
 
 
@@ -197,6 +199,8 @@ def _choose(input_data: dict[str, Any], where: str) -> Callable[[Sequence[str]],
 
     def choose(options: Sequence[str]) -> str:
         # Created on use: seeding from the OS costs microseconds, and most invocations never choose.
+        import random
+
         rng = random.Random(seed) if seed is not None else random.Random()
         return rng.choice(list(options))
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 __all__ = ["closest", "did_you_mean"]
@@ -16,6 +15,8 @@ def closest(word: str, candidates: Iterable[str]) -> str | None:
     by_lower = {c.lower(): c for c in pool}
     if word.lower() in by_lower and by_lower[word.lower()] != word:
         return by_lower[word.lower()]
+    import difflib  # only a misspelt name needs it (not imported by every process that compiles a config)
+
     matches = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
     return by_lower[matches[0]] if matches else None
 

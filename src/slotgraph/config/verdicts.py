@@ -39,12 +39,11 @@ the reason.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import marshal
 import os
-import tempfile
-from pathlib import Path
 from typing import Any, Final
 
 from slotgraph import __version__
@@ -142,6 +141,8 @@ class VerdictDir:
     def record(self, key: str, plan: bytes = b"") -> None:
         """Store the verdict for ``key`` with ``plan`` (atomically: a reader sees no file or the whole
         file)."""
+        import tempfile  # only a process that validates writes verdicts; one that reads plans never needs it
+
         try:
             os.makedirs(self.path, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".verdict-")
@@ -150,7 +151,8 @@ class VerdictDir:
                     out.write(key.encode() + b"\n" + plan)
                 os.replace(tmp, os.path.join(self.path, key))
             except BaseException:
-                Path(tmp).unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
                 raise
         except OSError as err:
             self._warn("write", err)
