@@ -38,7 +38,7 @@ from slotgraph.config.formatters import compile_formatter
 from slotgraph.config.verdicts import PlanError, VerdictDir, decode_plan, encode_plan, verdict_dir
 
 if TYPE_CHECKING:  # the typed nodes (pydantic) load only when a config is validated: not from a plan
-    from slotgraph.config.nodes import DagConfig
+    from slotgraph.config.nodes import DagConfig, ResponsePart
 
 __all__ = [
     "CACHE_SIZE",
@@ -119,36 +119,53 @@ def _as_raw(raw: Mapping[str, Any] | DagConfig) -> Any:
     return raw.model_dump(mode="json", exclude_unset=True)  # a DagConfig (not a Mapping)
 
 
-# The builders read the *normalised* config: ``DagConfig.model_dump()`` (every field present under its own
-# name, defaults filled in, response parts as JSON data), a plain-data tree that the compiled plan keeps on
-# disk beside a validation verdict, so a later process compiles without the typed nodes (module docstring).
+# The builders read a config's nodes by field name: typed nodes (a first process) or the *normalised* config,
+# ``DagConfig.model_dump()`` (every field present under its own name, defaults filled in, response parts as
+# JSON data), the plain-data tree the compiled plan keeps on disk beside a validation verdict, so a later
+# process compiles without the typed nodes (module docstring). ``_fields`` gives either as a mapping: a
+# typed node keeps its fields in its ``__dict__`` (pydantic), so neither path copies anything.
 Node = Mapping[str, Any]
 
 
-def _parts(parts: list[Node] | None) -> tuple[Mapping[str, Any], ...] | None:
+def _fields(node: object) -> Node:
+    """A node's fields by name: the normalised config's dict itself, or a typed node's ``__dict__``."""
+    if isinstance(node, dict):
+        return node
+    fields: Node = node.__dict__
+    return fields
+
+
+def _part(part: Node | ResponsePart) -> Mapping[str, Any]:
+    """A response part as frozen JSON data (a typed part dumps as JSON: ``ResponsePart``'s serializer)."""
+    return MappingProxyType(dict(part) if isinstance(part, Mapping) else part.model_dump())
+
+
+def _parts(parts: list[Node] | list[ResponsePart] | None) -> tuple[Mapping[str, Any], ...] | None:
     if parts is None:
         return None
-    return tuple(MappingProxyType(dict(part)) for part in parts)
+    return tuple(_part(part) for part in parts)
 
 
-def _responses(default: list[Node] | None, by_channel: Mapping[str, list[Node]] | None) -> Responses:
+def _responses(default: list[Any] | None, by_channel: Mapping[str, list[Any]] | None) -> Responses:
     if default is None and not by_channel:
         return NO_RESPONSES
     channels = {channel: _parts(parts) or () for channel, parts in (by_channel or {}).items()}
     return Responses(default=_parts(default), by_channel=MappingProxyType(channels))
 
 
-def _tool_call(then: str | Node | None) -> ExhaustCall | None:
+def _tool_call(then: object) -> ExhaustCall | None:
     if then is None:
         return None
     if isinstance(then, str):
         return ExhaustCall(then, MappingProxyType({}))
-    return ExhaustCall(then["tool"], MappingProxyType(dict(then["args"])))
+    call = _fields(then)
+    return ExhaustCall(call["tool"], MappingProxyType(dict(call["args"])))
 
 
-def _exhaust(block: Node | None) -> Exhaust | None:
-    if block is None:
+def _exhaust(node: object) -> Exhaust | None:
+    if node is None:
         return None
+    block = _fields(node)
     return Exhaust(
         say=block["say"],
         then=_tool_call(block["then"]),
@@ -156,9 +173,10 @@ def _exhaust(block: Node | None) -> Exhaust | None:
     )
 
 
-def _validation(v: Node) -> SlotValidation:
-    by_code: Mapping[str, list[Node]] = v["error_responses"] or {}
-    by_channel: Mapping[str, Mapping[str, list[Node]]] = v["channel_error_responses"] or {}
+def _validation(node: object) -> SlotValidation:
+    v = _fields(node)
+    by_code: Mapping[str, list[Any]] = v["error_responses"] or {}
+    by_channel: Mapping[str, Mapping[str, list[Any]]] = v["channel_error_responses"] or {}
     codes = set(by_code) | {c for parts in by_channel.values() for c in parts}
     error_responses = {
         code: _responses(
@@ -179,10 +197,11 @@ def _validation(v: Node) -> SlotValidation:
     )
 
 
-def _slot(index: int, slot: Node, changeable_default: bool = False) -> CompiledSlot:
+def _slot(index: int, node: object, changeable_default: bool = False) -> CompiledSlot:
+    slot = _fields(node)
     source: str | list[str] = slot["source"]
     sources = (source,) if isinstance(source, str) else tuple(source)
-    against: Node | None = slot["validate_against"]
+    against = None if slot["validate_against"] is None else _fields(slot["validate_against"])
     condition: str | None = slot["condition"]
     preempt: bool | None = slot["preempt"]
     return CompiledSlot(
@@ -218,10 +237,11 @@ def _changeable(slot: Node, sources: tuple[str, ...], default: bool) -> bool:
     return default and "user" in sources and slot["setter"] is not None
 
 
-def _task(task: Node) -> CompiledTask:
+def _task(node: object) -> CompiledTask:
+    task = _fields(node)
     failure = None
-    f: Node | None = task["on_failure"]
-    if f is not None:
+    if task["on_failure"] is not None:
+        f = _fields(task["on_failure"])
         failure = FailurePolicy(
             retry_say=f["retry_say"],
             retry_responses=_responses(f["retry_response"], f["channel_retry_response"]),
@@ -230,7 +250,7 @@ def _task(task: Node) -> CompiledTask:
             on_exhaust=_exhaust(f["on_exhaust"]),
         )
     condition: str | None = task["condition"]
-    on_complete: Node | None = task["on_complete"]
+    on_complete = None if task["on_complete"] is None else _fields(task["on_complete"])
     return CompiledTask(
         name=task["name"],
         tool=task["tool"],
@@ -250,9 +270,9 @@ def _task(task: Node) -> CompiledTask:
     )
 
 
-def legacy_steer_back(config: Node) -> SteerBack:
-    """``steer_back``, or its translation from the legacy stall keys when it is absent (``config``: the
-    normalised config, ``DagConfig.model_dump()``).
+def legacy_steer_back(node: object) -> SteerBack:
+    """``steer_back``, or its translation from the legacy stall keys when it is absent (``node``: the typed
+    config or the normalised one, ``DagConfig.model_dump()``).
 
     ``progress_stall: {max_turns: N, on_exhaust}`` escalated after N user turns without progress (the same
     count steer-back keeps) and had no softer tier: it becomes ``escalate_after: N`` with its
@@ -260,18 +280,20 @@ def legacy_steer_back(config: Node) -> SteerBack:
     ``readback_retry`` has no equivalent (it cleared pending values on a stall); only its ``on_exhaust`` is
     kept, as steer-back's, when nothing else configures one. Validation warns about both.
     """
-    steer: Node | None = config["steer_back"]
-    if steer is not None:
+    config = _fields(node)
+    if config["steer_back"] is not None:
+        steer = _fields(config["steer_back"])
         return SteerBack(
             steer["soft_after"], steer["hard_after"], steer["escalate_after"], _exhaust(steer["on_exhaust"])
         )
-    stall: Node | None = config["progress_stall"]
-    if stall is not None:
+    if config["progress_stall"] is not None:
+        stall = _fields(config["progress_stall"])
         turns = stall["max_turns"]
         return SteerBack(turns, turns, turns, _exhaust(stall["on_exhaust"]))
-    retry: Node | None = config["readback_retry"]
-    if retry is not None and retry["on_exhaust"] is not None:
-        return SteerBack(on_exhaust=_exhaust(retry["on_exhaust"]))
+    if config["readback_retry"] is not None:
+        retry = _fields(config["readback_retry"])
+        if retry["on_exhaust"] is not None:
+            return SteerBack(on_exhaust=_exhaust(retry["on_exhaust"]))
     return SteerBack()
 
 
@@ -313,8 +335,10 @@ def _state_tables(
     )
 
 
-def _build(config: Node, content: ConfigContent | None) -> CompiledDag:
-    """The compiled DAG of a normalised config (``DagConfig.model_dump()``, or the plan kept on disk)."""
+def _build(node: DagConfig | Node, content: ConfigContent | None) -> CompiledDag:
+    """The compiled DAG of a typed config or of a normalised one (``DagConfig.model_dump()``: the plan kept
+    on disk)."""
+    config = _fields(node)
     slots = tuple(_slot(i, s, config["changeable"]) for i, s in enumerate(config["slots"]))
     tasks = tuple(_task(t) for t in config["tasks"])
     setter_slots: dict[str, tuple[str, ...]] = {}
@@ -326,12 +350,12 @@ def _build(config: Node, content: ConfigContent | None) -> CompiledDag:
         if slot.setter_field is not None:
             multi.setdefault(slot.setter, {})[slot.setter_field] = slot.name
     prefix: str | list[str] | None = config["confirm_transition_prefix"]
-    boot: Node | None = config["bootstrap"]
+    boot = None if config["bootstrap"] is None else _fields(config["bootstrap"])
     mappings: Mapping[str, Mapping[str, Any]] = config["event_mappings"] or {}
     return CompiledDag(
         slots=slots,
         tasks=tasks,
-        steer_back=legacy_steer_back(config),
+        steer_back=legacy_steer_back(node),
         confirm_transition_prefixes=()
         if prefix is None
         else (prefix,)
@@ -425,8 +449,7 @@ def _validated_build(
         # errors only: compiling raises them and has no use for the warnings (``validate_dag`` reports those)
         validate_raw(data, warnings=False, _structure_valid=config is not None).raise_for_errors()
     assert config is not None  # a structural problem is an error of the report, raised above
-    normalised = config.model_dump()
-    compiled = _build(normalised, content)
+    compiled = _build(config, content)
     if checked and verdicts is not None:
-        verdicts.record(verdict, encode_plan(normalised))
+        verdicts.record(verdict, encode_plan(config.model_dump()))
     return compiled
