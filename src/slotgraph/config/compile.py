@@ -1,13 +1,13 @@
 """``compile_config``: a validated DAG config turned into the engine's :class:`CompiledDag`.
 
 Compilation validates first (any error raises :class:`ConfigValidationError` with every issue; a config that
-passed before may skip the semantic checks through an opt-in on-disk verdict, see
-:mod:`slotgraph.config.verdicts`), then
-builds frozen values once: sources normalised, ``event_key`` defaulted to the slot name, conditions and
-readback formatters compiled through :mod:`slotgraph.expr`, response parts frozen, ``then`` resolved to a
-:class:`ExhaustCall`, and the lookup tables derived. Results are cached by content: the key is a digest of
-the config's serialised content (:class:`~slotgraph.config.content.ConfigContent`), never a name, so the
-engine may call :func:`compile_config` on every invocation cheaply. The cache is a bounded, thread-safe LRU.
+passed before may skip the semantic checks and its typed nodes through an opt-in on-disk verdict, which keeps
+the config's compiled plan, see :mod:`slotgraph.config.verdicts`), then builds frozen values once: sources
+normalised, ``event_key`` defaulted to the slot name, conditions and readback formatters compiled through
+:mod:`slotgraph.expr`, response parts frozen, ``then`` resolved to a :class:`ExhaustCall`, and the lookup
+tables derived. Results are cached by content: the key is a digest of the config's serialised content
+(:class:`~slotgraph.config.content.ConfigContent`), never a name, so the engine may call
+:func:`compile_config` on every invocation cheaply. The cache is a bounded, thread-safe LRU.
 """
 
 from __future__ import annotations
