@@ -18,7 +18,9 @@ path).
 * ``cold`` — the first call for a config: every cache emptied before each call (a fresh process per call);
 * ``cold, verdict`` — the same, with validation verdicts kept on disk (``SLOTGRAPH_VERDICT_DIR``, in a
   temporary directory): a fresh process per call for a config an earlier process validated, the case of a
-  host that starts one process per tool call.
+  host that starts one process per tool call; the call compiles from the plan kept with the verdict (no
+  checks, no typed nodes). What such a process saves on imports (no pydantic) is measured by
+  ``benchmarks/startup.py``, which starts real processes.
 
 **Floor.** ``copy.deepcopy`` of the same state, measured interleaved with each path in the same run (the
 machine is shared: only ratios measured together mean anything). Each path's figure is the sum over the
