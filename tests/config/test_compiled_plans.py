@@ -159,6 +159,28 @@ def test_a_plan_compiles_to_what_the_typed_nodes_compile_to(
     assert from_plan.fingerprint == first.fingerprint
 
 
+@pytest.fixture(scope="module")
+def platform_dags(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """The DAGs of the platform's sample app (its export layout), as ``slotgraph import`` writes them."""
+    from slotgraph.adapters.platform_import import import_app
+
+    out = tmp_path_factory.mktemp("imported")
+    import_app(ROOT / "examples" / "platform_app" / "harbor_dental", out)
+    return {p.parent.name: dict(read_mapping(p, what="DAG config")) for p in sorted(out.glob("*/dag.yaml"))}
+
+
+def test_a_platform_apps_dags_compile_alike_from_a_plan(
+    platform_dags: dict[str, dict[str, Any]], tmp_path: Path, node_builds: list[object]
+) -> None:
+    assert len(platform_dags) == 3  # the host and its two desks
+    configure_verdict_dir(tmp_path)
+    for name, raw in platform_dags.items():
+        first = compile_config(raw)
+        clear_compile_cache()
+        assert_same(compile_config(raw), first, name)
+    assert len(node_builds) == len(platform_dags)  # each built its typed nodes once, then used its plan
+
+
 def test_the_plan_is_the_normalised_config(tmp_path: Path) -> None:
     configure_verdict_dir(tmp_path)
     raw = bella_dag()
@@ -217,6 +239,7 @@ def test_a_damaged_plan_is_reported_validated_again_and_replaced(
     assert len(node_builds) == 2  # the damaged plan was not used: the typed nodes were built again
     warnings = [r.getMessage() for r in caplog.records if r.name == "slotgraph.config"]
     assert len(warnings) == 1 and str(path) in warnings[0] and "validating the config again" in warnings[0]
+    assert "not a plan" in warnings[0] or "cannot be built: " in warnings[0]  # and why
     _, _, rewritten = path.read_bytes().partition(b"\n")
     assert marshal.loads(rewritten) == DagConfig.model_validate(raw).model_dump()
 

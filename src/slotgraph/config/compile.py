@@ -35,7 +35,7 @@ from slotgraph.config.compiled import (
 from slotgraph.config.conditions import compile_condition
 from slotgraph.config.content import ConfigContent, fingerprint_of
 from slotgraph.config.formatters import compile_formatter
-from slotgraph.config.verdicts import PlanError, VerdictDir, decode_plan, encode_plan, verdict_dir
+from slotgraph.config.verdicts import VerdictDir, decode_plan, encode_plan, verdict_dir
 
 if TYPE_CHECKING:  # the typed nodes (pydantic) load only when a config is validated: not from a plan
     from slotgraph.config.nodes import DagConfig, ResponsePart
@@ -400,7 +400,7 @@ def _from_plan(
     try:
         return _build(decode_plan(found), content)
     except Exception as problem:  # a damaged or foreign file: never trusted, never fatal
-        verdicts.reject(verdict, PlanError(str(problem) or type(problem).__name__))
+        verdicts.reject(verdict, problem)
         return None
 
 

@@ -134,10 +134,6 @@ class VerdictDir:
             return None
         return content[len(head) :]
 
-    def passed(self, key: str) -> bool:
-        """Whether a trustworthy verdict for ``key`` is on disk."""
-        return self.read(key) is not None
-
     def record(self, key: str, plan: bytes = b"") -> None:
         """Store the verdict for ``key`` with ``plan`` (atomically: a reader sees no file or the whole
         file)."""
@@ -157,13 +153,19 @@ class VerdictDir:
         except OSError as err:
             self._warn("write", err)
 
-    def reject(self, key: str, problem: PlanError) -> None:
-        """Report a verdict whose plan cannot be used (the caller validates the config again and records a
-        new one over it)."""
+    def reject(self, key: str, problem: Exception) -> None:
+        """Report a verdict whose plan cannot be used: ``problem`` is why (a :class:`PlanError` when it could
+        not be read back, whatever building it raised otherwise). The caller validates the config again and
+        records a new verdict over it."""
+        why = (
+            str(problem)
+            if isinstance(problem, PlanError)
+            else f"cannot be built: {type(problem).__name__}: {problem}"
+        )
         _LOGGER.warning(
             "ignoring the compiled plan in %s (%s): validating the config again; the file is rewritten",
             os.path.join(self.path, key),
-            problem,
+            why,
         )
 
     def _warn(self, action: str, err: BaseException) -> None:
