@@ -7,10 +7,11 @@ Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the reposit
    time spent inside the model's ``generate`` is the runtime's overhead (the sync facade, engine
    invocations, tool dispatch, argument validation, state copies, instruction assembly, events). Median and
    p99 in microseconds; the wall-clock median is printed beside it (it also counts time spent waiting for a
-   core on a shared machine). CPU time is the process's (``time.process_time``: every thread, so the
-   facade's loop thread and the tool threads are in it). The same bookings are also played through
-   ``await session.asend`` on an event loop of this thread (what the server does), each booking right after
-   its ``send`` twin: the difference is the facade's hand-over of every turn to its loop thread and back.
+   core on a shared machine). CPU time is the process's (``time.process_time``: every thread, so the tool
+   threads are in it, and a background loop thread if the facade ever needed one). The same bookings are
+   also played through ``await session.asend`` on an event loop of this thread (what the server does), each
+   booking right after its ``send`` twin: the difference is the facade's own work (this thread runs the
+   facade's loop for each turn itself, ``slotgraph.runtime.sync_loop``).
 2. **Cost per completed booking** — Slotgraph (engine-driven: hidden tools, preempted replies, executors
    fired by the engine) against a **prompt-only** agent run through the same loop: every tool visible on every
    call, no engine (a no-op stand-in), the DAG written out in the instruction, and the same *ideal* scripted
@@ -24,7 +25,9 @@ Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the reposit
    :func:`slotgraph.runtime.state_copy.copy_state`, the runtime's one copy, plus any ``copy.deepcopy`` made by
    slotgraph code) and validated (``validate_state``, and the engine entries' ``checked_copy``, which checks
    the state while copying it) in one booking, counted with :mod:`cProfile` on a booking played with
-   ``asend`` in this thread. Before issue 13's record work: 23 copies, 34 validations.
+   ``asend`` in this thread. The compiled core's functions are invisible to :mod:`cProfile`, so with the
+   compiled core the count is taken in a child process on the pure-Python sources (the same code, the same
+   calls; ``SLOTGRAPH_PURE_PYTHON=1``). Before issue 13's record work: 23 copies, 34 validations.
 
 Goal (issue 23): runtime overhead per turn <= 150 µs median.
 """
@@ -36,8 +39,10 @@ import asyncio
 import cProfile
 import datetime
 import json
+import os
 import pstats
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -250,10 +255,29 @@ def count_per_booking(agent: Agent) -> tuple[int, int]:
     return copies, validations
 
 
+def counted_per_booking(agent: Agent) -> tuple[int, int, str]:
+    """:func:`count_per_booking`, in a child process on the pure-Python sources if the core is compiled
+    (cProfile does not see compiled functions: it would count no validation at all); and where counted."""
+    if not status().compiled:
+        return (*count_per_booking(agent), "this process")
+    env = {**os.environ, "SLOTGRAPH_PURE_PYTHON": "1"}
+    child = subprocess.run(
+        [sys.executable, __file__, "--count-only"], env=env, capture_output=True, text=True, check=True
+    )
+    copies, validations = (int(n) for n in child.stdout.split())
+    return copies, validations, "a child process on the pure-Python sources"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--bookings", type=int, default=200)
+    parser.add_argument(
+        "--count-only", action="store_true", help="print the copies and validations of one booking, only"
+    )
     args = parser.parse_args()
+    if args.count_only:
+        print(*count_per_booking(Agent.load(AGENT_DIR)))
+        return
 
     agent = Agent.load(AGENT_DIR)
     overheads: list[float] = []
@@ -274,11 +298,11 @@ def main() -> None:
     wall = statistics.median(walls) * 1e6
     print(f"  CPU median {median:7.0f} µs   p99 {p99 * 1e6:7.0f} µs   (wall median {wall:.0f} µs)")
     print(
-        f"  through `await session.asend` (no hand-over to the facade's loop thread), interleaved: "
+        f"  through `await session.asend` (on this thread's own loop, without the facade), interleaved: "
         f"CPU median {statistics.median(awaited) * 1e6:.0f} µs"
     )
-    copies, validations = count_per_booking(agent)
-    print(f"  per booking: {copies} state deep-copies, {validations} state validations")
+    copies, validations, where = counted_per_booking(agent)
+    print(f"  per booking: {copies} state deep-copies, {validations} state validations (counted in {where})")
 
     baseline = Agent(
         name="prompt_only",

@@ -1,8 +1,11 @@
-"""The sync facade (``Session.send``) runs every turn on one long-lived event loop in a background thread."""
+"""The sync facade (``Session.send``) runs every turn on one long-lived event loop: run by the calling thread
+itself while no other thread runs it, handed to the thread that does otherwise, and taken over by a
+background thread while work is left on it after its caller's turn."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import os
 import signal
@@ -33,8 +36,8 @@ REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", d
 class WhereModel:
     """Answers with the text it was sent and notes where it ran: the thread, the loop, a context variable."""
 
-    def __init__(self) -> None:
-        self.seen: list[tuple[str, int, str]] = []
+    def __init__(self, seen: list[tuple[str, int, str]] | None = None) -> None:
+        self.seen: list[tuple[str, int, str]] = [] if seen is None else seen
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         loop = asyncio.get_running_loop()
@@ -67,16 +70,121 @@ def _loop_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == sync_loop.THREAD_NAME]
 
 
-def test_every_sync_turn_runs_on_one_long_lived_loop_thread() -> None:
+def _idle() -> None:
+    """Wait until the background thread has left the loop (it does once no work is left on it)."""
+    shared = sync_loop._current
+    assert shared is not None and shared._idle.wait(30)
+
+
+def test_sync_turns_run_on_the_calling_thread_on_one_long_lived_loop() -> None:
     model = WhereModel()
     session = toy_agent(model, Backend()).session(clock=clock)
     for text in ("one", "two", "three"):
         session.send(text)
-    threads = {thread for thread, _, _ in model.seen}
+    other = threading.Thread(target=session.send, args=("four",), name="a-caller")
+    other.start()
+    other.join()
+    threads = [thread for thread, _, _ in model.seen]
     loops = {loop for _, loop, _ in model.seen}
-    assert threads == {sync_loop.THREAD_NAME} and len(loops) == 1
-    assert len(_loop_threads()) == 1
-    assert session.turns == 3
+    assert threads == ["MainThread"] * 3 + ["a-caller"] and len(loops) == 1
+    assert _loop_threads() == []  # nobody else was involved
+    assert session.turns == 4
+
+
+def test_a_turn_sent_while_another_thread_runs_the_loop_runs_there() -> None:
+    """The second caller hands its turn to the thread running the loop (one loop: a session's lock holds)."""
+    entered, release = threading.Event(), threading.Event()
+    seen: list[tuple[str, int, str]] = []
+
+    class SlowModel:
+        async def generate(self, request: ModelRequest) -> ModelResponse:
+            seen.append((threading.current_thread().name, id(asyncio.get_running_loop()), ""))
+            entered.set()
+            await asyncio.get_running_loop().run_in_executor(None, release.wait)
+            return ModelResponse(text="slow")
+
+    agent = toy_agent(WhereModel(seen), Backend())
+    slow: list[str] = []
+    first = threading.Thread(
+        target=lambda: slow.append(agent.session(clock=clock, model=SlowModel()).send("one").text),
+        name="first-caller",
+    )
+    first.start()
+    assert entered.wait(30)
+    try:
+        assert agent.session(clock=clock).send("two").text == "echo two"
+    finally:
+        release.set()
+        first.join()
+    assert slow == ["slow"]
+    assert [thread for thread, _, _ in seen] == ["first-caller", "first-caller"]
+    assert len({loop for _, loop, _ in seen}) == 1
+
+
+def test_a_turn_still_running_when_the_thread_running_the_loop_is_done_is_finished_in_the_background() -> (
+    None
+):
+    """The first caller's turn ends while the second caller's (handed to it) waits: the background thread
+    takes the loop over and finishes the second turn; once idle, callers run the loop themselves again."""
+    first_entered, second_entered, first_returned = threading.Event(), threading.Event(), threading.Event()
+    seen: list[str] = []
+
+    class FirstModel:
+        async def generate(self, request: ModelRequest) -> ModelResponse:
+            first_entered.set()
+            await asyncio.get_running_loop().run_in_executor(None, second_entered.wait)
+            return ModelResponse(text="first")
+
+    class SecondModel:
+        async def generate(self, request: ModelRequest) -> ModelResponse:
+            seen.append(threading.current_thread().name)
+            second_entered.set()
+            await asyncio.get_running_loop().run_in_executor(None, first_returned.wait)
+            seen.append(threading.current_thread().name)
+            return ModelResponse(text="second")
+
+    agent = toy_agent(WhereModel(), Backend())
+    results: dict[str, str] = {}
+
+    def first_caller() -> None:
+        results["first"] = agent.session(clock=clock, model=FirstModel()).send("one").text
+        first_returned.set()
+
+    first = threading.Thread(target=first_caller, name="first-caller")
+    first.start()
+    assert first_entered.wait(30)  # the first caller runs the loop: the second turn is handed to it
+    results["second"] = agent.session(clock=clock, model=SecondModel()).send("two").text
+    first.join()
+    assert results == {"first": "first", "second": "second"}
+    assert seen == ["first-caller", sync_loop.THREAD_NAME]
+    _idle()
+    model = WhereModel()
+    agent.session(clock=clock, model=model).send("three")
+    assert [thread for thread, _, _ in model.seen] == ["MainThread"]
+
+
+def test_a_task_a_turn_leaves_running_goes_on_after_send_returns() -> None:
+    """A background task (a background extraction, a tool's fire-and-forget job) is not frozen until the next
+    send: the background thread runs the loop until it is done."""
+    go, finished = threading.Event(), threading.Event()
+    ran_on: list[str] = []
+
+    async def leave_a_task() -> None:
+        async def job() -> None:
+            await asyncio.get_running_loop().run_in_executor(None, go.wait)
+            ran_on.append(threading.current_thread().name)
+            finished.set()
+
+        asyncio.get_running_loop().create_task(job())
+
+    sync_loop.run_sync(leave_a_task())
+    go.set()
+    assert finished.wait(30)
+    assert ran_on == [sync_loop.THREAD_NAME]
+    _idle()
+    model = WhereModel()
+    toy_agent(model, Backend()).session(clock=clock).send("next")
+    assert [thread for thread, _, _ in model.seen] == ["MainThread"]
 
 
 def test_the_callers_context_variables_reach_the_turn() -> None:
@@ -124,9 +232,10 @@ def test_one_session_sent_to_from_several_threads_plays_every_turn_once() -> Non
 def test_distinct_sessions_from_several_threads_run_side_by_side() -> None:
     agent = toy_agent(WhereModel(), Backend())
     results: dict[int, list[str]] = {}
+    seen: list[tuple[str, int, str]] = []
 
     def converse(n: int) -> None:
-        session = agent.session(clock=clock, model=WhereModel())
+        session = agent.session(clock=clock, model=WhereModel(seen))
         results[n] = [session.send(f"{n}-{k}").text for k in range(2)]
 
     threads = [threading.Thread(target=converse, args=(n,)) for n in range(6)]
@@ -135,7 +244,7 @@ def test_distinct_sessions_from_several_threads_run_side_by_side() -> None:
     for thread in threads:
         thread.join()
     assert results == {n: [f"echo {n}-{k}" for k in range(2)] for n in range(6)}
-    assert len(_loop_threads()) == 1
+    assert len({loop for _, loop, _ in seen}) == 1 and len(_loop_threads()) <= 1
 
 
 def test_a_session_without_a_store_refuses_a_second_concurrent_turn_from_another_thread() -> None:
@@ -159,16 +268,34 @@ def test_a_session_without_a_store_refuses_a_second_concurrent_turn_from_another
     assert first == ["done"] and session.turns == 1
 
 
-def test_shutdown_stops_the_loop_thread_and_the_next_send_starts_a_new_one() -> None:
-    model = WhereModel()
-    session = toy_agent(model, Backend()).session(clock=clock)
-    session.send("one")
-    (thread,) = _loop_threads()
+def test_shutdown_closes_the_loop_and_the_next_send_makes_a_new_one() -> None:
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    async def note_the_loop() -> None:
+        loops.append(asyncio.get_running_loop())
+
+    sync_loop.run_sync(note_the_loop())
     sync_loop.shutdown()
-    assert not thread.is_alive() and _loop_threads() == []
-    session.send("two")
-    (new,) = _loop_threads()
-    assert new is not thread and new.is_alive() and session.turns == 2
+    assert loops[0].is_closed()
+    sync_loop.run_sync(note_the_loop())
+    assert loops[1] is not loops[0] and not loops[1].is_closed()
+
+
+def test_a_caller_running_the_loop_puts_the_signal_handling_back() -> None:
+    """The main thread's SIGINT handler and wake-up fd are the program's again once its turn is done."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        session = toy_agent(WhereModel(), Backend()).session(clock=clock)
+        session.send("one")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.set_wakeup_fd(-1) == -1
+        own = signal.signal(signal.SIGINT, lambda signum, frame: None)
+        del own
+        handler = signal.getsignal(signal.SIGINT)
+        session.send("two")
+        assert signal.getsignal(signal.SIGINT) is handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_shutdown_cancels_work_left_on_the_loop() -> None:
@@ -201,53 +328,179 @@ def test_an_exception_of_the_turn_reaches_the_caller_and_the_loop_keeps_serving(
     assert session.send("hi").text == "still here"
 
 
-def _interrupted_turn_is_cancelled(interrupt: Callable[[], None]) -> None:
-    """A turn that calls ``interrupt`` on the loop's thread, then waits: ``run_sync`` (in the main thread)
-    raises KeyboardInterrupt and the turn's coroutine is cancelled, as ``asyncio.run`` cancels its task."""
+def _interrupted_turn_is_cancelled(interrupt: Callable[[], Any], *, handed_over: bool = False) -> None:
+    """A turn that calls ``interrupt`` (awaiting it if it returns an awaitable), then waits: ``run_sync`` (in
+    the main thread) raises KeyboardInterrupt and the turn's coroutine is cancelled, as ``asyncio.run``
+    cancels its task. With ``handed_over`` another thread runs the loop (the main thread waits for it)."""
     cancelled = threading.Event()
 
     async def interrupted() -> None:
-        interrupt()
+        pending = interrupt()
         try:
+            if pending is not None:
+                await pending
             await asyncio.Event().wait()
         except asyncio.CancelledError:
             cancelled.set()
             raise
 
     assert threading.current_thread() is threading.main_thread()
-    with pytest.raises(KeyboardInterrupt):
-        sync_loop.run_sync(interrupted())
-    assert cancelled.wait(30)
+    with _loop_run_by_another_thread() if handed_over else contextlib.nullcontext():
+        with pytest.raises(KeyboardInterrupt):
+            sync_loop.run_sync(interrupted())
+        assert cancelled.wait(30)
+
+
+@contextlib.contextmanager
+def _loop_run_by_another_thread() -> Iterator[None]:
+    """The shared loop run by a thread of the test's, busy with a turn until the block ends."""
+    entered, release = threading.Event(), threading.Event()
+
+    async def busy() -> None:
+        entered.set()
+        await asyncio.get_running_loop().run_in_executor(None, release.wait)
+
+    runner = threading.Thread(target=sync_loop.run_sync, args=(busy(),), name="loop-runner")
+    runner.start()
+    assert entered.wait(30)
+    try:
+        yield
+    finally:
+        release.set()
+        runner.join()
 
 
 @pytest.mark.usefixtures("python_sigint")
-def test_an_interrupt_while_the_caller_waits_cancels_the_turn() -> None:
-    """Ctrl-C sent to the process while the calling thread (the main thread here) waits."""
+def test_an_interrupt_while_the_main_thread_runs_the_loop_cancels_the_turn() -> None:
+    """Ctrl-C sent to the process while the main thread runs its own turn."""
     _interrupted_turn_is_cancelled(lambda: os.kill(os.getpid(), signal.SIGINT))
 
 
 @pytest.mark.usefixtures("python_sigint")
-def test_an_interrupt_delivered_to_another_thread_still_reaches_the_waiting_caller() -> None:
-    """The kernel delivers a process's SIGINT to any of its threads: here the loop's own. Python runs the
-    handler in the main thread, which must not sleep through it in an untimed wait (an untimed wait is
-    woken only by a signal delivered to its own thread: the caller blocked for good)."""
-    _interrupted_turn_is_cancelled(lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT))
+def test_an_interrupt_delivered_to_another_thread_wakes_the_main_thread_waiting_in_the_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The kernel delivers a process's SIGINT to any of its threads: here a tool's, once the loop in the
+    main thread waits in ``select`` for that tool. The loop must wake at once (the signal's wake-up fd)
+    rather than when the tool returns: the tool waits until the test releases it, 30 s at most."""
+    release, waiting = threading.Event(), threading.Event()
+    woken_by_the_test: list[bool] = []
+    selector = sync_loop._shared_loop().loop._selector  # type: ignore[attr-defined]
+    select = selector.select
+
+    def noted_select(timeout: float | None = None) -> Any:
+        if timeout is None:  # nothing scheduled: the loop waits for the tool
+            waiting.set()
+        return select(timeout)
+
+    monkeypatch.setattr(selector, "select", noted_select)
+
+    def tool() -> None:
+        assert waiting.wait(30)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        woken_by_the_test.append(release.wait(30))
+
+    try:
+        _interrupted_turn_is_cancelled(lambda: asyncio.get_running_loop().run_in_executor(None, tool))
+    finally:
+        release.set()
+    sync_loop.shutdown()  # joins the default executor: the tool has returned
+    assert woken_by_the_test == [True]
 
 
-def test_an_interrupt_that_lands_before_the_caller_holds_the_future_still_cancels_the_turn(
+@pytest.mark.usefixtures("python_sigint")
+def test_ctrl_c_during_a_turn_keeps_the_last_completed_turn_and_the_session_goes_on() -> None:
+    """Ctrl-C while the model answers: the turn is not saved, the next ``send`` plays on the saved state."""
+
+    class InterruptedOnce:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def generate(self, request: ModelRequest) -> ModelResponse:
+            self.calls += 1
+            if self.calls == 2:
+                os.kill(os.getpid(), signal.SIGINT)
+                await asyncio.Event().wait()
+            return ModelResponse(text=f"answer {self.calls}")
+
+    store = InMemoryStore()
+    model = InterruptedOnce()
+    session = toy_agent(model, Backend()).session(session_id="s", store=store, clock=clock)
+    assert session.send("one").text == "answer 1"
+    with pytest.raises(KeyboardInterrupt):
+        session.send("two")
+    found = asyncio.run(store.load("s"))
+    assert found is not None and found[0]["turns"] == 1
+    assert session.send("three").text == "answer 3"
+    found = asyncio.run(store.load("s"))
+    assert found is not None and found[0]["turns"] == 2
+    said = [m.text for m in found[0]["history"] if isinstance(m, UserMessage)]
+    assert said == ["one", "three"]
+
+
+@pytest.mark.usefixtures("python_sigint")
+def test_a_second_interrupt_raises_at_once() -> None:
+    """A turn that goes on after the first Ctrl-C's cancellation: the second one stops the caller at once."""
+    survived_the_first: list[bool] = []
+
+    async def stubborn() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            survived_the_first.append(True)
+        os.kill(os.getpid(), signal.SIGINT)
+        await asyncio.Event().wait()
+
+    with pytest.raises(KeyboardInterrupt):
+        sync_loop.run_sync(stubborn())
+    assert survived_the_first == [True]
+
+
+def test_a_handler_of_the_programs_own_is_left_alone() -> None:
+    """A program handling SIGINT itself keeps its handler while its turn runs; the turn is not cancelled."""
+    calls: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: calls.append(signum))
+    try:
+
+        async def interrupted() -> str:
+            os.kill(os.getpid(), signal.SIGINT)
+            await asyncio.sleep(0)
+            return "finished"
+
+        assert sync_loop.run_sync(interrupted()) == "finished"
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert calls == [signal.SIGINT]
+
+
+@pytest.mark.usefixtures("python_sigint")
+def test_an_interrupt_while_the_caller_waits_for_another_threads_loop_cancels_the_turn() -> None:
+    """Ctrl-C sent to the process while the main thread waits for its turn, run by another thread."""
+    _interrupted_turn_is_cancelled(lambda: os.kill(os.getpid(), signal.SIGINT), handed_over=True)
+
+
+@pytest.mark.usefixtures("python_sigint")
+def test_an_interrupt_delivered_to_the_thread_running_the_loop_still_reaches_the_waiting_caller() -> None:
+    """Python runs the handler in the main thread, which must not sleep through it in an untimed wait (an
+    untimed wait is woken only by a signal delivered to its own thread: the caller blocked for good)."""
+    _interrupted_turn_is_cancelled(
+        lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT), handed_over=True
+    )
+
+
+def test_an_interrupt_that_lands_before_the_caller_waits_still_cancels_the_turn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The signal of the test above is handled in the main thread at its next bytecode, which on a loaded
-    machine can be right after the coroutine started and before ``run_sync`` held anything to cancel it
-    through: the coroutine must still be cancelled on its loop (it was closed from the waiting thread while
-    its task was running it, so it never saw the cancellation, and the test above failed now and then)."""
+    machine can be right after the coroutine started and before the caller waits for it: the coroutine must
+    still be cancelled on its loop (closing it from the waiting thread while its task runs it would leave it
+    running without ever seeing the cancellation)."""
     started, cancelled = threading.Event(), threading.Event()
-    submit = sync_loop._LoopThread.submit
 
-    def submit_then_interrupt(self: Any, coro: Any, future: Any) -> None:
-        submit(self, coro, future)
+    def interrupted_wait(self: Any) -> Any:
         assert started.wait(30)
-        raise KeyboardInterrupt  # as the signal handler raises it, before control is back in run_sync
+        raise KeyboardInterrupt  # as the signal handler raises it, before the caller waits
 
     async def running() -> None:
         started.set()
@@ -257,10 +510,11 @@ def test_an_interrupt_that_lands_before_the_caller_holds_the_future_still_cancel
             cancelled.set()
             raise
 
-    monkeypatch.setattr(sync_loop._LoopThread, "submit", submit_then_interrupt)
-    with pytest.raises(KeyboardInterrupt):
-        sync_loop.run_sync(running())
-    assert cancelled.wait(30)
+    with _loop_run_by_another_thread():
+        monkeypatch.setattr(sync_loop._Outcome, "result", interrupted_wait)
+        with pytest.raises(KeyboardInterrupt):
+            sync_loop.run_sync(running())
+        assert cancelled.wait(30)
 
 
 def test_sync_tools_of_turns_sent_from_many_threads_run_side_by_side() -> None:

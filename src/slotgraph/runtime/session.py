@@ -3,8 +3,8 @@
 ``await session.asend(text)`` loads the session record, plays one turn (:func:`~slotgraph.runtime.turn_loop.
 run_turn`) and saves the record only when the turn completed — a model or engine exception leaves the last
 completed state and history untouched. ``send`` is the synchronous facade: it runs the turn on one
-long-lived event loop in a background thread (:mod:`slotgraph.runtime.sync_loop`); inside a running event
-loop it refuses with a clear error.
+long-lived event loop, which the calling thread runs itself while no other thread does
+(:mod:`slotgraph.runtime.sync_loop`); inside a running event loop it refuses with a clear error.
 
 Turns of one session are serialised. With a store, the turn holds the store's per-session lock
 (``store.lock(id)``) around load → turn → save, so a second message for the same session — from this object,
