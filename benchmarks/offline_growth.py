@@ -13,7 +13,8 @@ in the whole text before every number, ~5 s for 8,000 characters of numbers).
 planned with the Bella Notte-like tools of the offline model's accuracy cases (every slot type asked).
 
 **Figure.** Every plan parses its message afresh (the parsers' kept answers for short texts are
-forgotten before each one: :func:`slotgraph.models.offline.clear_parse_caches`). For each piece, the
+forgotten before each one: :func:`slotgraph.models.offline.clear_parse_caches`; within a plan a message of
+any length is parsed once per parser, as a real plan does it). For each piece, the
 growth exponent ``log(t_8000 / t_1000) / log(8)`` of the median CPU time per plan (1 is linear, 2
 quadratic); the goal is the worst piece <= 1.15, as for the engine's growth.
 ``--long N`` measures up to N characters instead of 8,000 (the smoke test uses a short one).

@@ -1,17 +1,24 @@
 """The date and time parsers, and the reading of which parameters a directive asks for, keep their answers
 for short texts: a plan reads one message once per parameter of a kind, and an agent's directives repeat
 from turn to turn. A kept answer is the one a fresh parse gives,
-never shared mutable state, keyed by everything the parse depends on, and long texts are not kept."""
+never shared mutable state, keyed by everything the parse depends on, and long texts are kept only while
+one plan is made."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+from collections.abc import Iterator
+from typing import Any
 
-from slotgraph.models.offline import clear_parse_caches, dates, times
+import pytest
+
+from slotgraph.models.offline import clear_parse_caches, dates, planner, spans, times
 from slotgraph.models.offline.dates import find_dates
 from slotgraph.models.offline.directive import asked_params
+from slotgraph.models.offline.planner import plan_turn
 from slotgraph.models.offline.schema import read_setters
-from slotgraph.models.offline.spans import CACHED_TEXT_CHARS
+from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, parses_kept_for_one_plan
 from slotgraph.models.offline.times import find_times, offered_times
 
 NOW = dt.datetime(2026, 7, 10, 12, 0)
@@ -66,6 +73,52 @@ def test_a_long_text_is_parsed_every_time_and_not_kept() -> None:
     assert lookups() == before
     find_dates("July 20th", NOW)
     assert lookups() != before  # a short one is looked up
+
+
+def test_within_one_plan_a_long_text_is_parsed_once_and_forgotten_after() -> None:
+    long_text = "We could come on July 20th at 8 pm. " * (CACHED_TEXT_CHARS // 30)
+    with parses_kept_for_one_plan():
+        first, again = find_dates(long_text, NOW), find_dates(long_text, NOW)
+        assert first == again and first[0] is again[0]  # the kept answer, not a second parse
+        assert find_dates(long_text, NOW, past=True)[0] is not first[0]  # keyed by the arguments too
+        assert times._raw_times(long_text, bare=False) is times._raw_times(long_text, bare=False)
+        assert find_times(long_text)[0].value.hhmm() == "20:00"
+    later = find_dates(long_text, NOW)
+    assert later == first and later[0] is not first[0]  # forgotten when the plan is made
+    assert spans._ONE_PLAN.get() is None
+
+
+def test_a_plan_of_a_long_message_parses_it_once_per_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan reads the message once per parameter of a kind (twice for dates and for times here): the
+    second read of a long message is the first's answer, as it is for a short one."""
+    kept: dict[tuple[Any, ...], Any] = {}
+    real = spans.parses_kept_for_one_plan
+
+    @contextlib.contextmanager
+    def noted() -> Iterator[None]:
+        with real():
+            yield
+            kept.update(spans._ONE_PLAN.get() or {})
+
+    monkeypatch.setattr(planner, "parses_kept_for_one_plan", noted)
+    tools = [
+        {
+            "name": "set_booking",
+            "description": "Record the booking.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "date": {"type": "string", "format": "date", "description": "The date."},
+                    "time": {"type": "string", "description": "The time, e.g. 19:30."},
+                },
+            },
+        }
+    ]
+    long_text = "Maria Rossi " * (CACHED_TEXT_CHARS // 10)
+    plan = plan_turn(tools, system_instruction="Collect the booking.", user_text=long_text, now=NOW)
+    assert plan.tool_calls == ()
+    assert {key[0].__name__ for key in kept} == {"_dates_of", "_times_of"}
+    assert all(key[1] == long_text for key in kept)
 
 
 GUESTS_AND_DATE = [

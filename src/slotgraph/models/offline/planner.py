@@ -43,7 +43,7 @@ from slotgraph.models.offline.numbers import (
 )
 from slotgraph.models.offline.places import find_place_names, find_route, strip_place_request
 from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
-from slotgraph.models.offline.spans import Found, mask, words
+from slotgraph.models.offline.spans import Found, mask, parses_kept_for_one_plan, words
 from slotgraph.models.offline.times import find_times, offered_times
 from slotgraph.names import SET_VARIABLES, STEER_BACK, STEER_BACK_ARMED, STEER_BACK_SOFT, close_tag, open_tag
 
@@ -925,6 +925,20 @@ def plan_turn(
     """
     if user_text is None or not user_text.strip():
         return Plan(text=relay_text(system_instruction))
+    with parses_kept_for_one_plan():
+        return _plan_reply(tools, system_instruction, user_text, now, region, agent_said, setters)
+
+
+def _plan_reply(
+    tools: Sequence[Mapping[str, Any]],
+    system_instruction: str,
+    user_text: str,
+    now: dt.datetime,
+    region: str,
+    agent_said: Sequence[str],
+    setters: Sequence[Setter] | None,
+) -> Plan:
+    """:func:`plan_turn` for a user's message (a long message's parses kept while it is planned)."""
     read = read_setters(tools) if setters is None else setters
     setters = tuple(s for s in read if s.name not in UNGUESSED_TOOLS)
     names = {s.name for s in setters}

@@ -7,9 +7,11 @@ becomes a date and never a party size of 25.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -23,6 +25,7 @@ __all__ = [
     "forget_with_parses",
     "kept_parse",
     "mask",
+    "parses_kept_for_one_plan",
     "words",
 ]
 
@@ -46,16 +49,46 @@ def forget_with_parses(clear: Callable[[], None]) -> None:
     _PARSE_CACHES.append(clear)
 
 
+_ONE_PLAN: contextvars.ContextVar[dict[tuple[Any, ...], Any] | None] = contextvars.ContextVar(
+    "slotgraph_offline_one_plan", default=None
+)
+"""The answers for long texts kept while one plan is made (:func:`parses_kept_for_one_plan`)."""
+
+
+@contextlib.contextmanager
+def parses_kept_for_one_plan() -> Iterator[None]:
+    """Within the block (one plan), a text longer than :data:`CACHED_TEXT_CHARS` is parsed once per parser
+    and arguments too; its answers are forgotten when the block ends.
+
+    A plan reads its message once per parameter of a kind: an 8,000-character message was parsed for dates
+    and for times twice each (a short one only once: the second read is a kept answer), so a long message
+    cost more than its length and the offline model's growth benchmark measured the cache's limit."""
+    token = _ONE_PLAN.set({})
+    try:
+        yield
+    finally:
+        _ONE_PLAN.reset(token)
+
+
 def kept_parse(fn: _F) -> _F:
     """``fn`` (a pure parse whose first argument is the text) with its answers kept for texts of up to
-    :data:`CACHED_TEXT_CHARS` (a longer one is parsed every time): :data:`PARSE_CACHE_SIZE` of them, least
-    recently used dropped; :func:`clear_parse_caches` forgets them. ``cache_info`` is the cache's."""
+    :data:`CACHED_TEXT_CHARS`: :data:`PARSE_CACHE_SIZE` of them, least recently used dropped;
+    :func:`clear_parse_caches` forgets them. ``cache_info`` is the cache's. A longer text is parsed every
+    time, except within :func:`parses_kept_for_one_plan`, which keeps its answers until the plan is made."""
     cached = functools.lru_cache(maxsize=PARSE_CACHE_SIZE)(fn)
     _PARSE_CACHES.append(cached.cache_clear)
 
     @functools.wraps(fn)
     def parse(text: str, *args: Any) -> Any:
-        return cached(text, *args) if len(text) <= CACHED_TEXT_CHARS else fn(text, *args)
+        if len(text) <= CACHED_TEXT_CHARS:
+            return cached(text, *args)
+        one_plan = _ONE_PLAN.get()
+        if one_plan is None:
+            return fn(text, *args)
+        key = (fn, text, *args)
+        if key not in one_plan:
+            one_plan[key] = fn(text, *args)
+        return one_plan[key]
 
     parse.cache_info = cached.cache_info  # type: ignore[attr-defined]  # what the tests read
     return cast(_F, parse)
