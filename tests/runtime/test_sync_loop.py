@@ -438,6 +438,26 @@ def test_ctrl_c_during_a_turn_keeps_the_last_completed_turn_and_the_session_goes
     assert said == ["one", "three"]
 
 
+class _NoReaders(asyncio.SelectorEventLoop):
+    """A loop that cannot watch file descriptors, as Windows' proactor loop."""
+
+    def add_reader(self, fd: Any, callback: Any, *args: Any) -> None:
+        raise NotImplementedError
+
+
+@pytest.mark.usefixtures("python_sigint")
+def test_a_loop_without_readers_serves_and_ctrl_c_still_cancels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No wake-up fd there: the facade works, and SIGINT to the main thread still cancels the turn."""
+    monkeypatch.setattr(asyncio, "new_event_loop", _NoReaders)
+
+    async def answer() -> str:
+        return "served"
+
+    assert sync_loop.run_sync(answer()) == "served"
+    _interrupted_turn_is_cancelled(lambda: os.kill(os.getpid(), signal.SIGINT))
+    assert signal.set_wakeup_fd(-1) == -1
+
+
 @pytest.mark.usefixtures("python_sigint")
 def test_a_second_interrupt_raises_at_once() -> None:
     """A turn that goes on after the first Ctrl-C's cancellation: the second one stops the caller at once."""

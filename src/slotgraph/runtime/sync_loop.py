@@ -101,10 +101,16 @@ class _SharedLoop:
         # Where a signal's C-level handler writes (``signal.set_wakeup_fd``) while the main thread runs the
         # loop: a SIGINT that the kernel delivered to another thread still wakes the loop out of its wait,
         # so that Python runs the handler in the main thread at once.
+        # A loop without readers (Windows' proactor) goes without: Python's handler then runs when the main
+        # thread next wakes, as under ``asyncio.run``.
         self._signal_in, self._signal_out = socket.socketpair()
+        self._wakeup_fd: int | None = self._signal_out.fileno()
         for end in (self._signal_in, self._signal_out):
             end.setblocking(False)
-        self.loop.add_reader(self._signal_in.fileno(), self._drain_signal_bytes)
+        try:
+            self.loop.add_reader(self._signal_in.fileno(), self._drain_signal_bytes)
+        except NotImplementedError:
+            self._wakeup_fd = None
 
     # -- one coroutine ---------------------------------------------------------------------------------
 
@@ -267,7 +273,8 @@ class _SharedLoop:
         try:
             _finish(self.loop)
         finally:
-            self.loop.remove_reader(self._signal_in.fileno())
+            if self._wakeup_fd is not None:
+                self.loop.remove_reader(self._signal_in.fileno())
             self.loop.close()
             self._signal_in.close()
             self._signal_out.close()
@@ -294,7 +301,9 @@ class _Interrupt:
         self.count = 0
         self._loop = shared.loop
         self._task = task
-        self._previous_fd = _signal.set_wakeup_fd(shared._signal_out.fileno(), warn_on_full_buffer=False)
+        self._previous_fd: int | None = None
+        if shared._wakeup_fd is not None:
+            self._previous_fd = _signal.set_wakeup_fd(shared._wakeup_fd, warn_on_full_buffer=False)
         _signal.signal(_SIGINT, self._on_sigint)
 
     @classmethod
@@ -317,7 +326,8 @@ class _Interrupt:
     def remove(self) -> None:
         if _signal.getsignal(_SIGINT) == self._on_sigint:
             _signal.signal(_SIGINT, signal.default_int_handler)
-        _signal.set_wakeup_fd(self._previous_fd)
+        if self._previous_fd is not None:
+            _signal.set_wakeup_fd(self._previous_fd)
 
 
 class _Outcome(Generic[_T]):
