@@ -206,14 +206,24 @@ class _Lambda:
         return result if isinstance(result, str) else default_formatter(result)
 
 
-def _safe(fn: Formatter) -> Formatter:
-    def formatter(value: Any) -> str:
+class _Safe:
+    """A built-in formatter that never raises (a class, not a closure: compiled, a closure and its
+    environment refer to each other, a cycle only the garbage collector frees)."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn: Formatter) -> None:
+        self.fn = fn
+
+    def __call__(self, value: Any) -> str:
         try:
-            return fn(value)
+            return self.fn(value)
         except Exception:  # defensive: built-ins are total, but a formatter must never raise
             return str(value)
 
-    return formatter
+
+def _safe(fn: Formatter) -> Formatter:
+    return _Safe(fn)
 
 
 def formatter_problems(spec: Any) -> list[tuple[str, str, str, str]]:

@@ -133,13 +133,6 @@ def _decide(
 ) -> DagAction:
     """:func:`compute_dag_state` on plain dicts (what the engine holds: compiled, a dict is read directly)."""
     act = activity or Activity(dag, filled)
-
-    def ready(task: CompiledTask) -> bool:
-        # the cheap result lookup first: a task that succeeded never fires, whatever its condition says
-        if task_succeeded(task, task_results) or not act.task_active(task) or not act.task_ready(task):
-            return False
-        return not (changing and any(name in changing for name in (*task.inputs, *task.requires)))
-
     tasks = dag.tasks
     for index, task in enumerate(tasks):
         name = task.name
@@ -154,7 +147,11 @@ def _decide(
             return fire
         group = [task]
         for other in tasks[index + 1 :]:
-            if other.parallel and ready(other) and all(_independent(other, t) for t in group):
+            if (
+                other.parallel
+                and _ready(other, task_results, act, changing)
+                and all(_independent(other, t) for t in group)
+            ):
                 group.append(other)
         if len(group) == 1:
             return fire
@@ -173,6 +170,18 @@ def _decide(
             continue
         return decision
     return ALL_DONE
+
+
+def _ready(
+    task: CompiledTask, task_results: dict[str, Any], act: Activity, changing: Collection[str]
+) -> bool:
+    """Whether ``task`` may fire now (for :func:`_decide`'s parallel group). A module function, not a
+    closure in ``_decide``: compiled, a closure and its environment refer to each other, so every decision
+    left a cycle holding its :class:`Activity` (and, through it, the DAG) for the garbage collector."""
+    # the cheap result lookup first: a task that succeeded never fires, whatever its condition says
+    if task_succeeded(task, task_results) or not act.task_active(task) or not act.task_ready(task):
+        return False
+    return not (changing and any(name in changing for name in (*task.inputs, *task.requires)))
 
 
 def find_next_question(
