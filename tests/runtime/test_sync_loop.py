@@ -5,6 +5,7 @@ background thread while work is left on it after its caller's turn."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import os
@@ -279,6 +280,35 @@ def test_shutdown_closes_the_loop_and_the_next_send_makes_a_new_one() -> None:
     assert loops[0].is_closed()
     sync_loop.run_sync(note_the_loop())
     assert loops[1] is not loops[0] and not loops[1].is_closed()
+
+
+def test_shutdown_from_another_thread_cancels_the_turn_a_caller_runs() -> None:
+    """As when the loop had a thread of its own: the running turn is cancelled, its caller told so."""
+    entered, cancelled = threading.Event(), threading.Event()
+    outcome: list[BaseException] = []
+
+    async def forever() -> None:
+        entered.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+
+    def caller() -> None:
+        try:
+            sync_loop.run_sync(forever())
+        except BaseException as err:  # reported below
+            outcome.append(err)
+
+    thread = threading.Thread(target=caller, name="loop-runner")
+    thread.start()
+    assert entered.wait(30)
+    sync_loop.shutdown()
+    thread.join(30)
+    assert not thread.is_alive() and cancelled.is_set()
+    assert [type(err) for err in outcome] == [concurrent.futures.CancelledError]
+    assert _loop_threads() == []
 
 
 def test_a_caller_running_the_loop_puts_the_signal_handling_back() -> None:

@@ -136,11 +136,13 @@ class _SharedLoop:
         interrupt = _Interrupt.install(self, task)
         try:
             result = self.loop.run_until_complete(task)
-        except BaseException:
+        except BaseException as problem:
             if not task.done():  # a second Ctrl-C, or a handler of the program's own, raised in the loop
                 task.cancel()
             if interrupt is not None and interrupt.count:
                 raise KeyboardInterrupt from None
+            if isinstance(problem, asyncio.CancelledError):  # cancelled on the loop (shutdown()): as when
+                raise concurrent.futures.CancelledError() from None  # another thread ran the loop
             raise
         finally:
             if interrupt is not None:
@@ -260,7 +262,8 @@ class _SharedLoop:
             self._close_loop()
         elif driver is _Driver.BACKGROUND:
             self.loop.call_soon_threadsafe(self._stop_settling)
-        # else a caller runs the loop: it hands it to the background thread when its coroutine is done.
+        else:  # a caller runs the loop: its coroutine is cancelled, then it hands the loop over to be closed
+            self.loop.call_soon_threadsafe(_cancel_all, self.loop)
         this_thread = threading.current_thread()
         if driver is _Driver.CALLER and asyncio._get_running_loop() is not self.loop:
             self._closed.wait(_SHUTDOWN_SECONDS)
@@ -381,6 +384,12 @@ class _Outcome(Generic[_T]):
         if task is None or task.cancelled():
             raise concurrent.futures.CancelledError()
         return task.result()
+
+
+def _cancel_all(loop: asyncio.AbstractEventLoop) -> None:
+    """On the loop: cancel every task on it."""
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
 
 
 def _finish(loop: asyncio.AbstractEventLoop) -> None:
