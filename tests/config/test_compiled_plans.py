@@ -31,6 +31,7 @@ from slotgraph.config.loader import read_mapping
 from slotgraph.config.nodes import DagConfig
 from slotgraph.config.verdicts import VerdictDir
 
+from .conftest import calls_of
 from .dags import bella_dag, spec_dag
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -126,15 +127,7 @@ def assert_same(a: object, b: object, where: str = "dag") -> None:
 def node_builds(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Every typed config the compiler builds (``DagConfig.model_validate``, a class attribute that compiled
     code looks up like any caller)."""
-    seen: list[object] = []
-    real = DagConfig.model_validate
-
-    def counted(data: Any, **kwargs: Any) -> DagConfig:
-        seen.append(data)
-        return real(data, **kwargs)
-
-    monkeypatch.setattr(DagConfig, "model_validate", counted)
-    return seen
+    return calls_of(monkeypatch, DagConfig, "model_validate")
 
 
 def _verdict_path(directory: Path, raw: Any) -> Path:

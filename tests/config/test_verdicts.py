@@ -26,10 +26,10 @@ from slotgraph.config import (
 from slotgraph.config import validation as validation_module
 from slotgraph.config import verdicts as verdicts_module
 from slotgraph.config.content import ConfigContent
-from slotgraph.config.errors import ValidationReport
 from slotgraph.config.nodes import DagConfig
 from slotgraph.config.verdicts import VerdictDir
 
+from .conftest import calls_of
 from .dags import bella_dag, spec_dag
 
 pytestmark = pytest.mark.usefixtures("no_verdicts")
@@ -38,15 +38,7 @@ pytestmark = pytest.mark.usefixtures("no_verdicts")
 @pytest.fixture
 def validations(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Every semantic validation ``compile_config`` runs (it imports ``validate_raw`` when it validates)."""
-    seen: list[Any] = []
-    validate = validation_module.validate_raw
-
-    def counted(raw: Any, **kwargs: Any) -> ValidationReport:
-        seen.append(raw)
-        return validate(raw, **kwargs)
-
-    monkeypatch.setattr(validation_module, "validate_raw", counted)
-    return seen
+    return calls_of(monkeypatch, validation_module, "validate_raw")
 
 
 def _key(raw: dict[str, Any]) -> str:

@@ -71,6 +71,17 @@ def _loop_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == sync_loop.THREAD_NAME]
 
 
+async def _until_cancelled(cancelled: threading.Event, started: threading.Event | None = None) -> None:
+    """Wait forever (``started`` set first); note the cancellation that ends the wait in ``cancelled``."""
+    if started is not None:
+        started.set()
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        cancelled.set()
+        raise
+
+
 def _idle() -> None:
     """Wait until the background thread has left the loop (it does once no work is left on it)."""
     shared = sync_loop._current
@@ -287,17 +298,9 @@ def test_shutdown_from_another_thread_cancels_the_turn_a_caller_runs() -> None:
     entered, cancelled = threading.Event(), threading.Event()
     outcome: list[BaseException] = []
 
-    async def forever() -> None:
-        entered.set()
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
     def caller() -> None:
         try:
-            sync_loop.run_sync(forever())
+            sync_loop.run_sync(_until_cancelled(cancelled, entered))
         except BaseException as err:  # reported below
             outcome.append(err)
 
@@ -333,14 +336,7 @@ def test_shutdown_cancels_work_left_on_the_loop() -> None:
     cancelled = threading.Event()
 
     async def leave_a_task() -> None:
-        async def forever() -> None:
-            try:
-                await asyncio.Event().wait()
-            except asyncio.CancelledError:
-                cancelled.set()
-                raise
-
-        asyncio.get_running_loop().create_task(forever())
+        asyncio.get_running_loop().create_task(_until_cancelled(cancelled))
         await asyncio.sleep(0)
 
     sync_loop.run_sync(leave_a_task())
@@ -369,10 +365,10 @@ def _interrupted_turn_is_cancelled(interrupt: Callable[[], Any], *, handed_over:
         try:
             if pending is not None:
                 await pending
-            await asyncio.Event().wait()
         except asyncio.CancelledError:
             cancelled.set()
             raise
+        await _until_cancelled(cancelled)
 
     assert threading.current_thread() is threading.main_thread()
     with _loop_run_by_another_thread() if handed_over else contextlib.nullcontext():
@@ -552,18 +548,10 @@ def test_an_interrupt_that_lands_before_the_caller_waits_still_cancels_the_turn(
         assert started.wait(30)
         raise KeyboardInterrupt  # as the signal handler raises it, before the caller waits
 
-    async def running() -> None:
-        started.set()
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-
     with _loop_run_by_another_thread():
         monkeypatch.setattr(sync_loop._Outcome, "result", interrupted_wait)
         with pytest.raises(KeyboardInterrupt):
-            sync_loop.run_sync(running())
+            sync_loop.run_sync(_until_cancelled(cancelled, started))
         assert cancelled.wait(30)
 
 
