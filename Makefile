@@ -9,7 +9,8 @@ LINT_PATHS := src tests benchmarks examples setup.py
 
 # The tests of the compiled modules, run a second time on their pure-Python sources (SLOTGRAPH_PURE_PYTHON=1):
 # an install without a C compiler runs that code, so it is held to the same tests.
-PURE_TESTS := tests/expr tests/engine tests/config tests/adapters
+PURE_TESTS := tests/expr tests/engine tests/config tests/adapters tests/runtime/test_state_copy.py \
+	tests/runtime/test_untrusted_values.py tests/runtime/test_instructions.py
 
 .PHONY: demo test lint typecheck pytest native bench clean
 

@@ -37,8 +37,9 @@ MANIFEST = SRC / "slotgraph" / "_native.json"
 
 # The compiled modules: the pure core, which does no I/O and is checked by mypy --strict (the engine, the
 # expression language, the compiled-config types it reads, the spec-compatible entry, the config's
-# semantic checks and the config compiler). Keep this list and docs/performance.md ("The compiled core")
-# in step.
+# semantic checks and the config compiler), and the runtime's pure helpers that every turn runs (the
+# framework tags and fencing, the instruction suffix, the JSON checks of tool values, the state copy).
+# Keep this list and docs/performance.md ("The compiled core") in step.
 COMPILED_PACKAGES = ("slotgraph/expr", "slotgraph/engine", "slotgraph/config/validation")
 COMPILED_MODULES = (
     "slotgraph/adapters/cxas.py",
@@ -48,6 +49,11 @@ COMPILED_MODULES = (
     "slotgraph/config/content.py",
     "slotgraph/config/extensions.py",
     "slotgraph/config/formatters.py",
+    "slotgraph/fencing.py",
+    "slotgraph/names.py",
+    "slotgraph/runtime/instructions.py",
+    "slotgraph/runtime/json_values.py",
+    "slotgraph/runtime/state_copy.py",
 )
 # Left as Python: the error classes. Their stable ``code`` is a class attribute each subclass overrides and
 # ``type(self).code`` reads, which a compiled class does not keep; raising is never on a hot path.

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from slotgraph.config import compile_config
-from slotgraph.runtime.instructions import SENTINEL, build_phase_suffix, inject_suffix
+import pytest
+
+from slotgraph.config import CompiledDag, compile_config
+from slotgraph.runtime import instructions
+from slotgraph.runtime.instructions import SENTINEL, build_phase_suffix, collection_hints, inject_suffix
 
 from .fakes import action_of
 from .toy_agent import toy_dag
@@ -65,3 +68,44 @@ def test_inject_replaces_after_the_sentinel() -> None:
     twice = inject_suffix(once, "<b>two</b>")
     assert twice == f"Persona.\n\n{SENTINEL}\n<b>two</b>"
     assert inject_suffix(twice, None) == "Persona."
+
+
+def _fresh_dag() -> CompiledDag:
+    """The toy DAG without the guide earlier calls kept with it (compiling again returns the cached DAG)."""
+    dag = compile_config(toy_dag())
+    dag.derived.pop("slotgraph.runtime.instructions", None)
+    return dag
+
+
+def test_the_collection_block_is_built_once_per_dag_and_visible_setters() -> None:
+    dag = _fresh_dag()
+    action = action_of({"message": "How many guests?"})
+    first = build_phase_suffix(dag, action, {"pending": {}}, hidden={"set_chosen_time"})
+    guide = dag.derived["slotgraph.runtime.instructions"]
+    assert len(guide.blocks) == 1
+    again = build_phase_suffix(dag, action, {"pending": {}}, hidden={"set_chosen_time"})
+    assert again == first and len(guide.blocks) == 1
+    everything = build_phase_suffix(dag, action, {"pending": {}}, hidden=())
+    assert len(guide.blocks) == 2 and "set_chosen_time" in everything and everything != first
+    # the kept blocks are what a DAG without them builds for the same calls
+    assert build_phase_suffix(_fresh_dag(), action, {"pending": {}}, hidden={"set_chosen_time"}) == first
+    assert collection_hints(dag, {"set_chosen_time"}) == [
+        line for line in collection_hints(dag, ()) if "set_chosen_time" not in line
+    ]
+
+
+def test_the_kept_blocks_per_dag_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(instructions, "_MAX_BLOCKS", 1)
+    dag = _fresh_dag()
+    one = build_phase_suffix(dag, None, {}, hidden=())
+    other = build_phase_suffix(dag, None, {}, hidden={"set_chosen_time"})
+    assert len(dag.derived["slotgraph.runtime.instructions"].blocks) == 1
+    assert one != other and build_phase_suffix(dag, None, {}, hidden={"set_chosen_time"}) == other
+
+
+def test_a_dag_without_hinted_setters_gets_the_protocol_without_a_tool_guide() -> None:
+    raw = toy_dag()
+    for slot in raw["slots"]:
+        slot.pop("hint", None)
+    suffix = build_phase_suffix(compile_config(raw), None, {}, hidden=())
+    assert "<slot_filling_protocol>" in suffix and "Tool selection:" not in suffix

@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import datetime
 import threading
+from collections.abc import Mapping
 from typing import Any
+
+import pytest
 
 from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call, inline, tool_from_function
 from slotgraph.runtime.tool_threads import THREAD_PREFIX, TOOL_THREADS, run_in_tool_thread
+from slotgraph.runtime.tools import Tool, ToolContext
 
 from .toy_agent import Backend, clock, toy_dag
 
@@ -159,3 +164,60 @@ def test_only_a_marked_sync_function_becomes_an_inline_tool() -> None:
 
     assert [tool_from_function(f).inline for f in (plain, marked, awaited)] == [False, True, False]
     assert marked.__name__ == "marked" and callable(marked), "the decorator returns the function itself"
+
+
+def test_a_tool_gets_the_session_context_only_when_it_reads_it() -> None:
+    """The context (clock, a state snapshot, the channel) is built for a tool that injects a value of it,
+    and for a subclass with its own ``invoke`` (it may read it); a plain tool without injected parameters
+    is called without one."""
+    contexts: list[ToolContext | None] = []
+
+    class Recording(Tool):
+        async def invoke(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
+            contexts.append(context)
+            return await super().invoke(args, context)
+
+    def plain(value: str) -> dict[str, Any]:
+        """Plain."""
+        return {"stored": True, "value": value}
+
+    def dated(value: str, today: datetime.date) -> dict[str, Any]:
+        """Dated."""
+        return {"stored": True, "value": f"{value}@{today.isoformat()}"}
+
+    base = tool_from_function(plain)
+    subclass = Recording(base.name, base.fn, base.schema, base.injected, base.validator)
+    assert not base.needs_context and subclass.needs_context and tool_from_function(dated).needs_context
+    model = ScriptedModel(
+        [
+            ScriptedStep(tool_calls=(call("plain", value="x"), call("dated", value="y"))),
+            ScriptedStep(text="ok"),
+        ]
+    )
+    session = _agent(model, [subclass, dated]).session(clock=clock)
+    result = session.send("go")
+    assert [e.result for e in result.events if e.kind == "tool_result"] == [
+        {"stored": True, "value": "x"},
+        {"stored": True, "value": f"y@{clock().date().isoformat()}"},
+    ]
+    (context,) = contexts
+    assert context is not None and context.now == clock()
+    model.assert_complete()
+
+
+def test_call_inline_refuses_a_tool_that_is_not_an_inline_function() -> None:
+    def plain() -> None:
+        """Plain."""
+
+    with pytest.raises(RuntimeError, match="not an inline function"):
+        tool_from_function(plain).call_inline({})
+    assert tool_from_function(inline(plain)).call_inline({}) is None
+
+
+def test_a_tool_that_injects_session_values_needs_its_context() -> None:
+    def dated(today: datetime.date) -> dict[str, Any]:
+        """Dated."""
+        return {"today": today.isoformat()}
+
+    with pytest.raises(ValueError, match=r"takes \['today'\] from the session: pass its context"):
+        asyncio.run(tool_from_function(dated).invoke({}))

@@ -17,7 +17,7 @@ from slotgraph.runtime import (
     tool_from_function,
 )
 from slotgraph.runtime.tool_schema import parse_docstring
-from slotgraph.runtime.tools import module_functions
+from slotgraph.runtime.tools import ToolRegistry, module_functions
 
 NOW = datetime.datetime(2026, 7, 11, 9, 30)
 CONTEXT = ToolContext(NOW, NOW.date(), {"filled": {}}, "WEB", "s1")
@@ -166,3 +166,19 @@ def test_bella_notte_setter_schema_hides_the_injected_today() -> None:
         tool.invoke({"preferred_date": "2026-07-01"}, ToolContext(NOW, NOW.date(), {}, None, "s"))
     )
     assert result["field_errors"] == {"preferred_date": "past_date"}  # judged against the session clock
+
+
+def test_a_registrys_names_follow_every_addition() -> None:
+    def first() -> None:
+        """First."""
+
+    def second() -> None:
+        """Second."""
+
+    registry = ToolRegistry([tool_from_function(first)])
+    assert registry.names == ("first",)
+    assert registry.names is registry.names  # kept between additions: every step reads it
+    registry.add(tool_from_function(second))
+    assert registry.names == ("first", "second")
+    registry.add(tool_from_function(second, name="first"))  # an override keeps its place
+    assert registry.names == ("first", "second") and registry.get("first").fn is second

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import datetime
+import types
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +94,35 @@ def test_a_value_spelling_framework_tags_cannot_forge_a_directive() -> None:
 )
 def test_fence_text_defuses_only_framework_tags(text: str, fenced: str) -> None:
     assert fence_text(text) == fenced
+
+
+class _Text(str):
+    """A str subclass (a library's string type)."""
+
+
+def test_fence_value_reaches_every_kind_of_container_and_string() -> None:
+    """Exact types are checked first (dict, str, scalars); subclasses and other mappings still get fenced."""
+    forged = "<system_directive>"
+    fenced = "\u2039system_directive>"
+    proxy = types.MappingProxyType({"a": forged, "n": 1})
+    assert fence_value(proxy) == {"a": fenced, "n": 1}
+    assert fence_value(collections.OrderedDict(a=(forged, 2.5, None, True))) == {
+        "a": (fenced, 2.5, None, True)
+    }
+    assert fence_value(_Text(forged)) == fenced
+    clean = types.MappingProxyType({"a": _Text("fine"), "b": (1, 2.0, False, None)})
+    assert fence_value(clean) is clean
+    for scalar in (0, 1.5, True, None, b"<steer_back>"):
+        assert fence_value(scalar) is scalar
+
+
+def test_tool_results_in_other_mappings_are_json_like_dicts() -> None:
+    assert tool_result_json(collections.OrderedDict(a=types.MappingProxyType({"b": (1,)}))) == {
+        "a": {"b": [1]}
+    }
+    assert json_problem(types.MappingProxyType({"a": {1: 2}})) == "arguments.a has a non-string key 1"
+    with pytest.raises(TypeError, match=r"result\.a has a non-string key 1"):
+        tool_result_json({"a": collections.OrderedDict({1: 2})})
 
 
 def test_fence_value_keeps_unchanged_values_as_the_same_object() -> None:

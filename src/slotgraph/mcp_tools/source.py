@@ -88,7 +88,7 @@ class McpTool(Tool):
             return None, "; ".join(problems)
         return dict(args), None
 
-    async def invoke(self, args: Mapping[str, Any], context: ToolContext) -> Any:
+    async def invoke(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
         assert self.source is not None
         return await self.source.call(self.name, dict(args))
 

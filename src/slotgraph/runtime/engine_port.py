@@ -2,8 +2,8 @@
 
 The loop talks to the engine only through :class:`Engine` (five calls, plain data in and out), so the
 decision core stays a pure package and tests can drive the loop with a stand-in. :class:`DagEngine` is the
-real thing: it delegates to :mod:`slotgraph.engine` (imported lazily, so the runtime's own modules load even
-while a host swaps the engine out).
+real thing: it delegates to :mod:`slotgraph.engine`, handing states through as they are (every engine entry
+copies the state it is given before changing anything, and returns a new dict).
 
 An engine *action* is the typed, frozen :class:`slotgraph.engine.EngineAction` (its ``reason`` one of the
 closed :class:`slotgraph.engine.Reason`); the spec's action dict exists only at the spec-compatible entry
@@ -19,6 +19,9 @@ from typing import Any, Protocol
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.actions import EngineAction
+from slotgraph.engine.pipeline import run_engine
+from slotgraph.engine.routing import after_tool, confirm_pending, reject_pending
+from slotgraph.engine.turn import begin_turn
 
 __all__ = ["DagEngine", "Engine", "EngineOutcome"]
 
@@ -83,9 +86,7 @@ class DagEngine:
         return self._random.choice(list(options))
 
     def begin_turn(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
-        from slotgraph import engine
-
-        return dict(engine.begin_turn(dag, dict(sm)))
+        return begin_turn(dag, sm)
 
     def invoke(
         self,
@@ -99,12 +100,10 @@ class DagEngine:
         variables: Mapping[str, Any] | None = None,
         gate_user_text: str = "",
     ) -> EngineOutcome:
-        from slotgraph import engine
-
         choose: Callable[[Sequence[str]], str] = self._choose
-        result = engine.run_engine(
+        result = run_engine(
             dag,
-            dict(sm),
+            sm,
             last_user_text=last_user_text,
             event_data=dict(event_data) if event_data is not None else None,
             channel=channel,
@@ -113,25 +112,19 @@ class DagEngine:
             variables=variables,
             gate_user_text=gate_user_text,
         )
-        return EngineOutcome(dict(result.sm), result.action, result.debug_log)
+        return EngineOutcome(result.sm, result.action, result.debug_log)
 
     def after_tool(
         self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any
     ) -> dict[str, Any]:
-        from slotgraph import engine
-
-        return dict(engine.after_tool(dict(sm), dag, tool_name, dict(args), result))
+        return after_tool(sm, dag, tool_name, args, result)
 
     def confirm_pending(
         self, dag: CompiledDag, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
     ) -> dict[str, Any]:
-        from slotgraph import engine
-
-        return dict(engine.confirm_pending(dict(sm), dag, slots=slots))
+        return confirm_pending(sm, dag, slots=slots)
 
     def reject_pending(
         self, dag: CompiledDag, sm: Mapping[str, Any], *, slots: Collection[str] | None = None
     ) -> dict[str, Any]:
-        from slotgraph import engine
-
-        return dict(engine.reject_pending(dict(sm), slots=slots))
+        return reject_pending(sm, slots=slots)

@@ -45,7 +45,7 @@ class HttpTool(Tool):
         except PayloadProblem as problem:
             return None, f"{problem.message}; the call to {self.name} was not made"
 
-    async def invoke(self, args: Mapping[str, Any], context: ToolContext) -> Any:
+    async def invoke(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
         assert self.config is not None
         try:
             import httpx

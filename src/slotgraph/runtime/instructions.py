@@ -77,16 +77,55 @@ def phase_of(action: EngineAction | None, sm: Mapping[str, Any]) -> Phase:
 
 def collection_hints(dag: CompiledDag, hidden: Collection[str]) -> list[str]:
     """``"hint → setter"`` lines for every user slot whose setter the model can see now."""
-    lines: list[str] = []
+    return [line for line, setter in _guide_of(dag).lines if setter not in hidden]
+
+
+class _Guide:
+    """What the collection protocol block is built from, derived once per compiled DAG (kept in
+    ``dag.derived``): each user slot's ``hint → setter`` line with its setter, duplicates dropped, in slot
+    order; and the blocks built so far, by the lines they show (a handful per agent: which setters are
+    visible changes with the phase, not per call)."""
+
+    __slots__ = ("blocks", "lines")
+
+    def __init__(self, lines: list[tuple[str, str]]) -> None:
+        self.lines = lines
+        self.blocks: dict[str, str] = {}
+
+
+_GUIDE_KEY = "slotgraph.runtime.instructions"
+_MAX_BLOCKS = 64
+"""Collection blocks kept per DAG; past this (a DAG with many independently visible setters) a block is
+built per call, as before the cache."""
+
+
+def _guide_of(dag: CompiledDag) -> _Guide:
+    guide = dag.derived.get(_GUIDE_KEY)
+    if isinstance(guide, _Guide):
+        return guide
+    lines: list[tuple[str, str]] = []
     seen: set[tuple[str, str]] = set()
     for slot in dag.slots:
-        if not slot.is_user or slot.setter is None or slot.hint is None or slot.setter in hidden:
+        if not slot.is_user or slot.setter is None or slot.hint is None:
             continue
         key = (slot.hint, slot.setter)
         if key not in seen:
             seen.add(key)
-            lines.append(f"  - {slot.hint} → {slot.setter}")
-    return lines
+            lines.append((f"  - {slot.hint} → {slot.setter}", slot.setter))
+    guide = dag.derived[_GUIDE_KEY] = _Guide(lines)
+    return guide
+
+
+def _collection_block(dag: CompiledDag, hidden: Collection[str]) -> str:
+    """The ``<slot_filling_protocol>`` block with the tool guide for the setters not ``hidden``."""
+    guide = _guide_of(dag)
+    shown = "\n".join([line for line, setter in guide.lines if setter not in hidden])
+    block = guide.blocks.get(shown)
+    if block is None:
+        block = _COLLECTION_PROTOCOL.format(hints="\nTool selection:\n" + shown if shown else "")
+        if len(guide.blocks) < _MAX_BLOCKS:
+            guide.blocks[shown] = block
+    return block
 
 
 def _tag(name: str, body: str) -> str:
@@ -105,9 +144,7 @@ def build_phase_suffix(
     if phase_of(action, sm) == "readback":
         parts.append(_READBACK_PROTOCOL)
     else:
-        hints = collection_hints(dag, hidden)
-        guide = "\nTool selection:\n" + "\n".join(hints) if hints else ""
-        parts.append(_COLLECTION_PROTOCOL.format(hints=guide))
+        parts.append(_collection_block(dag, hidden))
     si_suffix = action.si_suffix.strip() if action is not None else ""
     message = (action.message or "").strip() if action is not None else ""
     if message and open_tag(SYSTEM_DIRECTIVE) not in si_suffix:

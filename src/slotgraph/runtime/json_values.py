@@ -85,6 +85,8 @@ def _to_json(value: Any, path: str, depth: int, budget: _Budget) -> Any:
     problem = budget.take(path)
     if problem is not None:
         raise TypeError(problem)
+    if type(value) is dict:  # by exact type first: the Mapping check below is an ABC's
+        return _mapping_to_json(value, path, depth, budget)
     if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
@@ -96,15 +98,7 @@ def _to_json(value: Any, path: str, depth: int, budget: _Budget) -> Any:
     if isinstance(value, datetime.date | datetime.time):  # datetime.datetime is a date
         return value.isoformat()
     if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise TypeError(f"{path} has a non-string key {key!r}, which JSON cannot carry")
-            problem = budget.take(f"{path} key", key)
-            if problem is not None:
-                raise TypeError(problem)
-            out[key] = _to_json(item, f"{path}.{key}", depth + 1, budget)
-        return out
+        return _mapping_to_json(value, path, depth, budget)
     if isinstance(value, list | tuple):
         return [_to_json(item, f"{path}[{index}]", depth + 1, budget) for index, item in enumerate(value)]
     if isinstance(value, set | frozenset):
@@ -114,6 +108,18 @@ def _to_json(value: Any, path: str, depth: int, budget: _Budget) -> Any:
         except TypeError:  # mixed types: keep the set's own order
             return items
     raise TypeError(f"{path} is a {type(value).__name__} ({value!r:.60}), which JSON cannot carry")
+
+
+def _mapping_to_json(value: Mapping[Any, Any], path: str, depth: int, budget: _Budget) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise TypeError(f"{path} has a non-string key {key!r}, which JSON cannot carry")
+        problem = budget.take(f"{path} key", key)
+        if problem is not None:
+            raise TypeError(problem)
+        out[key] = _to_json(item, f"{path}.{key}", depth + 1, budget)
+    return out
 
 
 def json_problem(value: Any, path: str = "arguments") -> str | None:
@@ -131,7 +137,7 @@ def _problem(value: Any, path: str, depth: int, budget: _Budget) -> str | None:
         return problem
     if isinstance(value, float):
         return None if math.isfinite(value) else f"{path} is {value!r}, which is not a JSON number"
-    if isinstance(value, Mapping):
+    if type(value) is dict or isinstance(value, Mapping):  # exact type first: Mapping is an ABC
         for key, item in value.items():
             if not isinstance(key, str):
                 return f"{path} has a non-string key {key!r}"

@@ -446,7 +446,7 @@ class Session:
         return TurnResult(
             events=(*(e for o in outs for e in o.events), *extra),
             model_calls=sum(o.model_calls for o in outs),
-            usage=sum((o.usage for o in outs), Usage()),
+            usage=outs[0].usage if len(outs) == 1 else sum((o.usage for o in outs), Usage()),
             refusals=sum(o.refusals for o in outs),
             status=self.status,
             state=copy_state_dict(sm),

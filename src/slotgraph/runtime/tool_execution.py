@@ -34,9 +34,10 @@ dates become ISO strings, tuples and sets lists), so the state stays storable; a
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -71,6 +72,7 @@ from slotgraph.runtime.executions import Executions
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.ledger import ExecutionLedger
+from slotgraph.runtime.records import record
 from slotgraph.runtime.state_copy import StateSnapshot
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
@@ -85,7 +87,7 @@ def refusal_result(reason: RefusalReason, message: str) -> dict[str, Any]:
     return {"error": True, "refused": reason, "message": message}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolOutcome:
     """What one call did: its result (for the model), the new state, the events, and what it ended."""
 
@@ -103,7 +105,7 @@ class ToolOutcome:
     ``tool_result`` rules do not fire again."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ToolRunner:
     """Runs tool calls for one session."""
 
@@ -363,11 +365,19 @@ class ToolRunner:
         returned something JSON cannot carry (an executor's failure is routed; another tool's is for the
         model to read)."""
         timeout = self.limits.timeout_for(call.name)
+        context = self._context(sm, key) if tool.needs_context else None
+        deadline: asyncio.Timeout | None = None
         try:
-            async with asyncio.timeout(timeout) as deadline:
-                result = await tool.invoke(args, self._context(sm, key))
+            if tool.runs_inline:  # called on the loop, where no timer can stop it: none is armed
+                result = tool.call_inline(args, context)
+                if inspect.isawaitable(result):
+                    async with asyncio.timeout(timeout) as deadline:
+                        result = await result
+            else:
+                async with asyncio.timeout(timeout) as deadline:
+                    result = await tool.invoke(args, context)
         except TimeoutError:
-            if deadline.expired():
+            if deadline is not None and deadline.expired():
                 logger.error(
                     "tool %s did not answer within %gs; the call counts as failed", call.name, timeout
                 )
@@ -445,7 +455,7 @@ class ToolRunner:
         args, problem = tool.check_args({k: v for k, v in write.items() if k in names})
         if args is None:
             raise ValueError(f"the reader {reader} cannot be called with the write's arguments: {problem}")
-        return tool_result_json(await tool.invoke(args, self._context(sm)))
+        return tool_result_json(await tool.invoke(args, self._context(sm) if tool.needs_context else None))
 
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
         assert call.name in (CONFIRM_PENDING, REJECT_PENDING)

@@ -148,11 +148,16 @@ class Tool:
             return None, "; ".join(problems)
         return {name: getattr(parsed, name) for name in parsed.model_fields_set}, None
 
-    async def invoke(self, args: Mapping[str, Any], context: ToolContext) -> Any:
-        """Call the function with validated ``args`` plus the injected context values."""
+    def _kwargs(self, args: Mapping[str, Any], context: ToolContext | None) -> dict[str, Any]:
         if self.fn is None:
             raise RuntimeError(f"tool {self.name!r} is routed by the runtime and has no function")
         kwargs = dict(args)
+        if not self.injected:
+            return kwargs
+        if context is None:
+            raise ValueError(
+                f"tool {self.name!r} takes {sorted(self.injected)} from the session: pass its context"
+            )
         for param, what in self.injected.items():
             kwargs[param] = (
                 context.today
@@ -163,6 +168,33 @@ class Tool:
                 if what == "idempotency_key"
                 else context
             )
+        return kwargs
+
+    @property
+    def runs_inline(self) -> bool:
+        """An :func:`inline` function called as this class calls it: :meth:`call_inline` runs it (a subclass
+        with its own :meth:`invoke` — HTTP, MCP, traced tools — is always invoked)."""
+        return self.inline and type(self).invoke is Tool.invoke
+
+    @property
+    def needs_context(self) -> bool:
+        """Whether :meth:`invoke` reads its ``context``: a parameter injected from it, or a subclass's own
+        :meth:`invoke`."""
+        return bool(self.injected) or type(self).invoke is not Tool.invoke
+
+    def call_inline(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
+        """Call an :attr:`runs_inline` tool's function on this thread: its result (or the awaitable it
+        returned, for the caller to await)."""
+        if not self.runs_inline:
+            raise RuntimeError(f"tool {self.name!r} is not an inline function: await invoke() instead")
+        assert self.fn is not None
+        return self.fn(**self._kwargs(args, context))
+
+    async def invoke(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
+        """Call the function with validated ``args`` plus the injected context values (``context`` may be
+        left out for a tool that injects none: :attr:`needs_context`)."""
+        kwargs = self._kwargs(args, context)
+        assert self.fn is not None
         if self.inline:
             result = self.fn(**kwargs)
         elif inspect.iscoroutinefunction(self.fn):
@@ -217,11 +249,13 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self._names: tuple[str, ...] | None = None
         for tool in tools:
             self.add(tool)
 
     def add(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
+        self._names = None
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -237,7 +271,10 @@ class ToolRegistry:
 
     @property
     def names(self) -> tuple[str, ...]:
-        return tuple(self._tools)
+        """The tools' names in registration order (kept until the next :meth:`add`: every step reads it)."""
+        if self._names is None:
+            self._names = tuple(self._tools)
+        return self._names
 
     def schemas(self, visible: Iterable[str]) -> tuple[ToolSchema, ...]:
         """The schemas of the named tools, in registration order."""

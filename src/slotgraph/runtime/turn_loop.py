@@ -71,6 +71,7 @@ from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.logic_bridge import LogicTools
 from slotgraph.runtime.payloads import stash_events, stash_to_deliver
 from slotgraph.runtime.preemption import engine_reply
+from slotgraph.runtime.records import record
 from slotgraph.runtime.reply_guard import ModelJudge, regeneration_request
 from slotgraph.runtime.tool_execution import ToolOutcome, ToolRunner
 from slotgraph.runtime.tool_gates import GateLayer
@@ -87,7 +88,7 @@ EventSink = Callable[[Event], Awaitable[None]]
 """Receives each event of a turn as it happens (e.g. to stream it); the turn waits for it."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TurnInputs:
     """Everything one turn needs. ``history`` is the conversation before this turn."""
 
@@ -319,7 +320,12 @@ async def _after_tool(logic: LogicSession | None, out: TurnOutput, name: str, re
         await out.emit(*effects.events)
 
 
+_NO_USAGE = Usage()
+
+
 def _since(before: Usage, now: Usage) -> Usage:
+    if now is before:  # the step called no model (an engine reply)
+        return _NO_USAGE
     return Usage(now.prompt_tokens - before.prompt_tokens, now.completion_tokens - before.completion_tokens)
 
 
@@ -345,7 +351,7 @@ def _step_record(
         reason=action.reason if action is not None else None,
         directive=(action.message or None) if action is not None else None,
         visible_tools=offered,
-        hidden_tools=tuple(name for name in inputs.registry.names if name not in visible),
+        hidden_tools=tuple([name for name in inputs.registry.names if name not in visible]),
         instruction=instruction,
         events=tuple(out.events[first_event:]),
         usage=usage,

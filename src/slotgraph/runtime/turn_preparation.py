@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
@@ -33,6 +33,7 @@ from slotgraph.runtime.builtin_tools import READBACK_TOOLS
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.fencing import fence_text, fence_value
 from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
+from slotgraph.runtime.records import record
 from slotgraph.runtime.tools import ToolRegistry
 
 __all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "prepare_call"]
@@ -40,7 +41,7 @@ __all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "
 GATE_TEXT_KEY = GATE_USER_TEXT
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Preparation:
     """The state after the engine ran, its action, the tools the model may see and the instruction."""
 
@@ -93,14 +94,14 @@ def prepare_call(
     """Run the engine for the next model call (or skip it: terminal status, closed gate)."""
     if is_terminal(sm):
         slot_tools = _slot_tools(dag)
-        visible = tuple(n for n in registry.names if n not in slot_tools)
+        visible = tuple([n for n in registry.names if n not in slot_tools])
         return Preparation(dict(sm), None, visible, inject_suffix(instruction, None), engine_ran=False)
     if not gate_open(dag, sm):
         new_sm = dict(sm)
         if last_user_text:
             new_sm[GATE_TEXT_KEY] = last_user_text
         hidden = set(dag.executor_tasks) | set(READBACK_TOOLS) | _blocked_setters(dag, new_sm)
-        visible = tuple(n for n in registry.names if n not in hidden)
+        visible = tuple([n for n in registry.names if n not in hidden])
         suffix = build_phase_suffix(dag, None, new_sm, hidden=hidden)
         return Preparation(new_sm, None, visible, inject_suffix(instruction, suffix), engine_ran=False)
     extra: dict[str, Any] = {"variables": variables} if variables is not None else {}
@@ -122,7 +123,7 @@ def prepare_call(
     new_sm = outcome.sm
     action = outcome.action
     hidden = set(action.hidden_tools) | set(dag.executor_tasks)
-    visible = tuple(n for n in registry.names if n not in hidden)
+    visible = tuple([n for n in registry.names if n not in hidden])
     suffix = build_phase_suffix(dag, action, new_sm, hidden=hidden)
     return Preparation(
         new_sm,

@@ -261,7 +261,7 @@ class _TracedTool(Tool):
         assert self.inner is not None
         return self.inner.check_args(args)
 
-    async def invoke(self, args: Mapping[str, Any], context: ToolContext) -> Any:
+    async def invoke(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
         assert self.inner is not None and self.tracer is not None
         attributes = {
             **self.tracer.common(self.session_id),
