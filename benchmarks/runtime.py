@@ -28,6 +28,9 @@ Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the reposit
    ``asend`` in this thread. The compiled core's functions are invisible to :mod:`cProfile`, so with the
    compiled core the count is taken in a child process on the pure-Python sources (the same code, the same
    calls; ``SLOTGRAPH_PURE_PYTHON=1``). Before issue 13's record work: 23 copies, 34 validations.
+4. **Starting a session** — the median CPU time of ``agent.session()`` for the agent as loaded (its model
+   from ``agent.yaml``, resolved for each session). It was ~2.2 ms until the model plugins' entry points
+   were listed once per process (docs/performance.md, section 3, "Starting a session").
 
 Goal (issue 23): runtime overhead per turn <= 150 µs median.
 """
@@ -268,6 +271,17 @@ def counted_per_booking(agent: Agent) -> tuple[int, int, str]:
     return copies, validations, "a child process on the pure-Python sources"
 
 
+def session_start_us(agent: Agent, runs: int = 200) -> float:
+    """Median CPU time of ``agent.session()`` with no model given: the agent's ``model:`` spec is resolved
+    for each session (a new model per session), as a host that starts a session per conversation does."""
+    times = []
+    for _ in range(runs):
+        cpu = time.process_time()
+        agent.session()
+        times.append(time.process_time() - cpu)
+    return statistics.median(times) * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--bookings", type=int, default=200)
@@ -303,6 +317,8 @@ def main() -> None:
     )
     copies, validations, where = counted_per_booking(agent)
     print(f"  per booking: {copies} state deep-copies, {validations} state validations (counted in {where})")
+    start = session_start_us(agent)
+    print(f"  starting a session (`agent.session()`, its model from agent.yaml): {start:.0f} µs CPU")
 
     baseline = Agent(
         name="prompt_only",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -18,11 +19,12 @@ from slotgraph.models import (
     default_registry,
     resolve,
 )
+from slotgraph.models import registry as registry_module
 from slotgraph.models.offline import OfflineModel
 from slotgraph.models.openai import OpenAIChatModel
 from slotgraph.models.protocol import Model, ModelRequest, ModelResponse
 from slotgraph.models.providers import BUILTIN_PROVIDERS, http_settings
-from slotgraph.runtime import ModelNotAvailableError, ScriptedModel, resolve_model
+from slotgraph.runtime import Agent, ModelNotAvailableError, ScriptedModel, resolve_model
 
 
 class EchoModel:
@@ -202,6 +204,40 @@ class FakeEntryPoint:
         return self._register
 
 
+def _listing_plugins(monkeypatch: pytest.MonkeyPatch, fake: Callable[..., list[FakeEntryPoint]]) -> None:
+    """Plugins listed by ``fake`` from now until the test ends (the process's kept listing is set aside)."""
+    monkeypatch.setattr(registry_module, "entry_points", fake)
+    registry_module._plugin_entries.cache_clear()
+    monkeypatch.setattr(
+        registry_module, "_plugin_entries", functools.cache(registry_module._plugin_entries.__wrapped__)
+    )
+
+
+def test_the_installed_plugins_are_listed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listing entry points reads every installed distribution's metadata (~2 ms here): an agent whose
+    model is a spec resolved it for every session, so every ``agent.session()`` paid it."""
+    calls: list[str] = []
+
+    def fake_entry_points(*, group: str) -> list[FakeEntryPoint]:
+        calls.append(group)
+        return [FakeEntryPoint("echo", lambda registry: registry.register("echo", _echo, description="echo"))]
+
+    _listing_plugins(monkeypatch, fake_entry_points)
+    agent = Agent.from_config(
+        {"slots": [{"name": "x", "source": "user", "setter": "set_x", "ask": "X?"}]},
+        tools=[],
+        instruction="Ask.",
+        model="offline",
+    )
+    sessions = [agent.session() for _ in range(3)]
+    assert calls == ["slotgraph.models"]
+    assert all(isinstance(session.model, OfflineModel) for session in sessions)
+    assert sessions[0].model is not sessions[1].model  # each session still gets its own model
+    assert isinstance(default_registry().resolve("echo:hi", env={}), EchoModel) and calls == [
+        "slotgraph.models"
+    ]
+
+
 def test_entry_point_plugins_register_and_a_broken_one_is_skipped(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -218,7 +254,7 @@ def test_entry_point_plugins_register_and_a_broken_one_is_skipped(
         seen.append(group)
         return plugins
 
-    monkeypatch.setattr("slotgraph.models.registry.entry_points", fake_entry_points)
+    _listing_plugins(monkeypatch, fake_entry_points)
     registry = default_registry()
     assert seen == ["slotgraph.models"]
     assert isinstance(registry.resolve("echo:hi", env={}), EchoModel)
