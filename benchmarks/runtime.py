@@ -28,7 +28,11 @@ Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the reposit
    ``asend`` in this thread. The compiled core's functions are invisible to :mod:`cProfile`, so with the
    compiled core the count is taken in a child process on the pure-Python sources (the same code, the same
    calls; ``SLOTGRAPH_PURE_PYTHON=1``). Before issue 13's record work: 23 copies, 34 validations.
-4. **Starting a session** — the median CPU time of ``agent.session()`` for the agent as loaded (its model
+4. **An agent with logic** — the median runtime overhead per turn (CPU minus the offline model's) of the
+   clinic example (variables, rules, a gated tool) over its ``full_booking`` scenario's user turns, through
+   ``asend``; printed for reference, without a goal of its own (docs/performance.md, section 3, "An agent
+   with logic").
+5. **Starting a session** — the median CPU time of ``agent.session()`` for the agent as loaded (its model
    from ``agent.yaml``, resolved for each session). It was ~2.2 ms until the model plugins' entry points
    were listed once per process (docs/performance.md, section 3, "Starting a session").
 
@@ -52,6 +56,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from slotgraph._native import status
@@ -60,6 +66,7 @@ from slotgraph.engine import EngineAction, Reason
 from slotgraph.runtime import (
     Agent,
     EngineOutcome,
+    Model,
     ModelRequest,
     ModelResponse,
     ScriptedModel,
@@ -78,7 +85,7 @@ USER_TURNS = ["Hi", "A table for 4 on July 17th", "yes", "7:30 please", "yes", "
 class TimedModel:
     """Wraps a model and accumulates the wall and CPU time spent inside ``generate``."""
 
-    def __init__(self, inner: ScriptedModel) -> None:
+    def __init__(self, inner: Model) -> None:
         self.inner = inner
         self.seconds = 0.0
         self.cpu_seconds = 0.0
@@ -271,6 +278,40 @@ def counted_per_booking(agent: Agent) -> tuple[int, int, str]:
     return copies, validations, "a child process on the pure-Python sources"
 
 
+CLINIC_DIR = Path(__file__).resolve().parents[1] / "examples" / "clinic"
+CLINIC_SCENARIO = CLINIC_DIR / "scenarios" / "full_booking.yaml"
+
+
+async def play_logic(agent: Agent, turns: list[str], now: datetime.datetime) -> list[float]:
+    """One conversation of an agent with logic through ``asend`` with its own (offline) model: each turn's
+    CPU minus the model's."""
+    timed = TimedModel(agent.session().model)
+    session = agent.session(model=timed, clock=lambda: now, seed=0)
+    overheads = []
+    for text in turns:
+        timed.cpu_seconds = 0.0
+        cpu = time.process_time()
+        await session.asend(text)
+        overheads.append(time.process_time() - cpu - timed.cpu_seconds)
+    return overheads
+
+
+def logic_turn_us(conversations: int) -> tuple[float, int]:
+    """The median runtime overhead per turn of the clinic example (variables, rules, a gated tool, the
+    offline model) over its ``full_booking`` scenario's user turns; and the number of turns per
+    conversation."""
+    scenario = yaml.safe_load(CLINIC_SCENARIO.read_text(encoding="utf-8"))
+    turns = [str(turn["user"]) for turn in scenario["turns"]]
+    now = datetime.datetime.fromisoformat(str(scenario["now"]))
+    agent = Agent.load(CLINIC_DIR)
+    overheads: list[float] = []
+    with asyncio.Runner() as runner:
+        runner.run(play_logic(agent, turns, now))  # warm-up
+        for _ in range(conversations):
+            overheads.extend(runner.run(play_logic(agent, turns, now)))
+    return statistics.median(overheads) * 1e6, len(turns)
+
+
 def session_start_us(agent: Agent, runs: int = 200) -> float:
     """Median CPU time of ``agent.session()`` with no model given: the agent's ``model:`` spec is resolved
     for each session (a new model per session), as a host that starts a session per conversation does."""
@@ -319,6 +360,8 @@ def main() -> None:
     print(f"  per booking: {copies} state deep-copies, {validations} state validations (counted in {where})")
     start = session_start_us(agent)
     print(f"  starting a session (`agent.session()`, its model from agent.yaml): {start:.0f} µs CPU")
+    logic, per = logic_turn_us(max(3, args.bookings // 4))
+    print(f"  an agent with logic (examples/clinic, {per} turns, `asend`, model excluded): {logic:.0f} µs")
 
     baseline = Agent(
         name="prompt_only",

@@ -4,6 +4,7 @@ refusal an ordinary tool result plus a typed RefusalEvent naming who refused."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -379,3 +380,49 @@ def test_writes_by_set_variables_and_captures_fire_variable_changed_rules() -> N
     assert fired == ["verified_now", "refunded"]
     assert session.variables["order_id"] == "refunded R-1"
     model.assert_complete()
+
+
+def test_what_the_model_is_offered_never_changes_the_tools_own_schemas() -> None:
+    """A tool's schema is shared by every call: the gate layer offers it as it is when nothing of it is
+    bound (it was deep-copied for every tool of every model call), and builds a new top-level mapping when
+    parameters are bound — the tool's own schema stays as declared."""
+    seen: list[dict[str, Any]] = []
+
+    def offered(request: Any) -> bool:
+        seen.append({t.name: t.parameters for t in request.tools})
+        return True
+
+    steps = [
+        ScriptedStep(tool_calls=(call("refund", order_id="O-1", amount=5.0),), check=offered),
+        ScriptedStep(text="Done.", check=offered),
+    ]
+    agent, model = _agent(steps, Backend())
+    own = {tool.name: tool.schema.parameters for tool in agent.tools}
+    declared = copy.deepcopy({name: dict(parameters) for name, parameters in own.items()})
+    agent.session(variables={"order_id": "O-1", "verified": True}).send("refund my order")
+    model.assert_complete()
+    assert {name: dict(parameters) for name, parameters in own.items()} == declared
+    first = seen[0]
+    unbound = [name for name in first if name != "refund"]
+    assert unbound and all(first[name] is own[name] for name in unbound)  # offered as they are
+    refund = first["refund"]
+    assert refund is not own["refund"] and "order_id" not in refund["properties"]
+    assert refund["properties"]["amount"] is own["refund"]["properties"]["amount"]  # nested parts shared
+
+
+def test_requiring_a_summary_leaves_end_sessions_own_schema_as_declared() -> None:
+    def summary_is_required(request: Any) -> bool:
+        [tool] = [t for t in request.tools if t.name == "end_session"]
+        return tool.parameters["required"][0] == "summary"
+
+    steps = [ScriptedStep(text="Hello.", check=summary_is_required)]
+    model = ScriptedModel(steps)
+    agent = Agent.from_config(
+        DAG, tools=Backend().tools(), model=model, builtin_tools={"end_session": {"require_summary": True}}
+    )
+    tool = agent.tools.get("end_session")
+    assert tool is not None
+    declared = copy.deepcopy(dict(tool.schema.parameters))
+    agent.session().send("hi")
+    model.assert_complete()
+    assert dict(tool.schema.parameters) == declared and "summary" not in declared.get("required", [])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from slotgraph.config.logic import VariableDeclaration, type_problem
 from slotgraph.logic.errors import VariableWriteError
@@ -87,6 +87,16 @@ class _Context(Mapping[str, Any]):
         return len(dict.fromkeys([*self._extra, *self._store.names()]))
 
 
+_SHARED: Final = frozenset({str, int, float, bool, type(None)})
+"""Values that are immutable and shared as they are (by exact type: a subclass may carry mutable state)."""
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of ``value``, which only containers need: most variables hold text, numbers or flags, and
+    ``copy.deepcopy`` costs ~1 µs even for those (the memo it sets up), several per call of the store."""
+    return value if type(value) in _SHARED else copy.deepcopy(value)
+
+
 class VariableStore:
     """The variables of one session (see the module docstring). Not thread-safe: one turn at a time."""
 
@@ -125,10 +135,10 @@ class VariableStore:
             if problem is not None:
                 refused.append(f"{name}: {problem}")
                 continue
-            self._values.setdefault(name, copy.deepcopy(value))
+            self._values.setdefault(name, _copied(value))
         for declaration in self.declarations.values():
-            if declaration.mutable:
-                self._values.setdefault(declaration.name, copy.deepcopy(declaration.default))
+            if declaration.mutable and declaration.name not in self._values:
+                self._values[declaration.name] = _copied(declaration.default)
         return refused
 
     # --- reads ----------------------------------------------------------------------------------------
@@ -179,11 +189,11 @@ class VariableStore:
         """Every variable's value (declared, linked, and undeclared ones that were set), a deep copy."""
         out = {name: self.get(name) for name in self.declarations}
         out.update(self._values)
-        return copy.deepcopy(out)
+        return {name: _copied(value) for name, value in out.items()}
 
     def values(self) -> dict[str, Any]:
-        """The stored (mutable) values only — what is persisted with the session."""
-        return copy.deepcopy(self._values)
+        """The stored (mutable) values only — what is persisted with the session (a deep copy)."""
+        return {name: _copied(value) for name, value in self._values.items()}
 
     def context(self, extra: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
         """The live mapping expressions evaluate against (reads through this store); ``extra`` names (a
@@ -222,8 +232,8 @@ class VariableStore:
         present = name in self._values
         if present and old == value and type(old) is type(value):
             return None
-        self._values[name] = copy.deepcopy(value)
-        change = VariableChange(name, old, copy.deepcopy(value), source)
+        self._values[name] = _copied(value)
+        change = VariableChange(name, old, _copied(value), source)
         for subscriber in list(self._subscribers):
             subscriber(change)
         return change

@@ -87,7 +87,7 @@ class GateLayer:
         parameters = self.gates.advertised(tool.name, tool.schema.parameters)
         if tool.name == END_SESSION and self.require_summary:
             required = [str(r) for r in parameters.get("required", []) if r != "summary"]
-            parameters["required"] = ["summary", *required]
+            parameters = {**parameters, "required": ["summary", *required]}
         return ToolSchema(tool.name, tool.schema.description, parameters)
 
     def schemas(self, registry: ToolRegistry, visible: tuple[str, ...]) -> tuple[ToolSchema, ...]:

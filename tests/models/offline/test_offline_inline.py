@@ -84,6 +84,30 @@ def test_a_tool_object_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     assert reads == ["set_party"]
 
 
+def test_the_same_parameters_in_a_new_schema_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host may wrap a tool's parameters in a new :class:`ToolSchema` per call (the gate layer of an agent
+    with logic does): the parameters object is what is kept, so they are read once; another name, another
+    description or other parameters are read afresh."""
+    reads: list[str] = []
+    real = offline_schema._read_setter
+
+    def counting(schema: Any) -> Any:
+        reads.append(str(schema["name"]))
+        return real(schema)
+
+    monkeypatch.setattr(offline_schema, "_read_setter", counting)
+    monkeypatch.setattr(offline_schema, "_SETTERS", {})
+    views: dict[Any, Any] = {}
+    monkeypatch.setattr(offline_model, "_VIEWS", views)
+    tool = _basics()
+    first_json, (first,) = tool_views([tool])
+    again_json, (again,) = tool_views([ToolSchema(tool.name, tool.description, tool.parameters)])
+    assert again is first and again_json[0] is first_json[0] and reads == ["set_party"] and len(views) == 1
+    _, (renamed,) = tool_views([ToolSchema("set_size", tool.description, tool.parameters)])
+    tool_views([ToolSchema(tool.name, tool.description, dict(tool.parameters))])
+    assert renamed.name == "set_size" and reads == ["set_party", "set_size"] and len(views) == 3
+
+
 def test_a_tool_whose_parameters_changed_in_place_is_read_again() -> None:
     tool = _basics()
     _, (before,) = tool_views([tool])

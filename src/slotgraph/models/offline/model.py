@@ -58,23 +58,26 @@ __all__ = ["INLINE_PLAN_CHARS", "OfflineModel", "tool_views"]
 INLINE_PLAN_CHARS: Final = 200
 """Messages up to this many characters are planned on the event loop; longer ones in a worker thread."""
 
-_VIEWS: dict[int, tuple[ToolSchema, Any, dict[str, Any], Setter]] = {}
-"""Per tool object (by ``id``, the object kept so the id is not reused): a copy of its parameters when it was
-read, its JSON and its setter."""
+_VIEWS: dict[tuple[str, str, int], tuple[ToolSchema, Any, dict[str, Any], Setter]] = {}
+"""Per tool — its name, description and parameters object (by ``id``; the schema that was read is kept, so
+the id is not reused) —: a copy of its parameters when it was read, its JSON and its setter. Keyed by the
+parameters object rather than the :class:`ToolSchema`, so a host that wraps the same parameters in a new
+schema per call (the gate layer of an agent with logic does) reads them once too."""
 _VIEWS_KEPT: Final = 4096
 
 
 def tool_views(tools: Sequence[ToolSchema]) -> tuple[list[dict[str, Any]], tuple[Setter, ...]]:
     """The tools as JSON (what :func:`plan_turn` reads) and as setters, read once per tool object.
 
-    An agent offers the same tool objects on every call; a tool seen before is reused while its parameters
-    are equal to what was read (a C-speed comparison, so a mapping changed in place is read afresh). The
-    JSON is shared between calls: the planner only reads it."""
+    An agent offers the same tools on every call; a tool seen before is reused while its parameters are
+    equal to what was read (a C-speed comparison, so a mapping changed in place is read afresh). The JSON is
+    shared between calls: the planner only reads it."""
     jsons: list[dict[str, Any]] = []
     setters: list[Setter] = []
     for tool in tools:
-        kept = _VIEWS.get(id(tool))
-        if kept is None or kept[0] is not tool or kept[1] != tool.parameters:
+        key = (tool.name, tool.description, id(tool.parameters))
+        kept = _VIEWS.get(key)
+        if kept is None or kept[0].parameters is not tool.parameters or kept[1] != tool.parameters:
             as_json = tool.as_json()
             (setter,) = read_setters([as_json])
             try:
@@ -85,7 +88,7 @@ def tool_views(tools: Sequence[ToolSchema]) -> tuple[list[dict[str, Any]], tuple
                 continue
             if len(_VIEWS) >= _VIEWS_KEPT:
                 _VIEWS.clear()
-            kept = _VIEWS[id(tool)] = (tool, snapshot, as_json, setter)
+            kept = _VIEWS[key] = (tool, snapshot, as_json, setter)
         jsons.append(kept[2])
         setters.append(kept[3])
     return jsons, tuple(setters)
