@@ -66,8 +66,8 @@ def test_a_long_message_is_planned_in_a_worker_thread(monkeypatch: pytest.Monkey
     assert [(c.name, dict(c.args)) for c in response.tool_calls] == [("set_party", {"party_size": 4})]
 
 
-def test_a_tool_object_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    tool = _basics()
+def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the tools the offline model reads from now on (nothing read before is kept)."""
     reads: list[str] = []
     real = offline_schema._read_setter
 
@@ -77,6 +77,12 @@ def test_a_tool_object_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(offline_schema, "_read_setter", counting)
     monkeypatch.setattr(offline_schema, "_SETTERS", {})
+    return reads
+
+
+def test_a_tool_object_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    tool = _basics()
+    reads = _counted_reads(monkeypatch)
     first_json, (first,) = tool_views([tool])
     again_json, (again,) = tool_views([tool])
     assert again is first and again_json[0] is first_json[0]
@@ -88,15 +94,7 @@ def test_the_same_parameters_in_a_new_schema_are_read_once(monkeypatch: pytest.M
     """A host may wrap a tool's parameters in a new :class:`ToolSchema` per call (the gate layer of an agent
     with logic does): the parameters object is what is kept, so they are read once; another name, another
     description or other parameters are read afresh."""
-    reads: list[str] = []
-    real = offline_schema._read_setter
-
-    def counting(schema: Any) -> Any:
-        reads.append(str(schema["name"]))
-        return real(schema)
-
-    monkeypatch.setattr(offline_schema, "_read_setter", counting)
-    monkeypatch.setattr(offline_schema, "_SETTERS", {})
+    reads = _counted_reads(monkeypatch)
     views: dict[Any, Any] = {}
     monkeypatch.setattr(offline_model, "_VIEWS", views)
     tool = _basics()
