@@ -221,3 +221,13 @@ def test_a_tool_that_injects_session_values_needs_its_context() -> None:
 
     with pytest.raises(ValueError, match=r"takes \['today'\] from the session: pass its context"):
         asyncio.run(tool_from_function(dated).invoke({}))
+
+
+def test_an_inline_tool_without_a_function_says_so() -> None:
+    def marked() -> None:
+        """Marked."""
+
+    tool = tool_from_function(inline(marked))
+    routed = Tool(tool.name, None, tool.schema, tool.injected, tool.validator, inline=True)
+    with pytest.raises(RuntimeError, match="is routed by the runtime and has no function"):
+        routed.call_inline({})

@@ -187,8 +187,10 @@ class Tool:
         returned, for the caller to await)."""
         if not self.runs_inline:
             raise RuntimeError(f"tool {self.name!r} is not an inline function: await invoke() instead")
-        assert self.fn is not None
-        return self.fn(**self._kwargs(args, context))
+        kwargs = self._kwargs(args, context)  # raises for a tool without a function
+        fn = self.fn
+        assert fn is not None
+        return fn(**kwargs)
 
     async def invoke(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
         """Call the function with validated ``args`` plus the injected context values (``context`` may be
