@@ -38,7 +38,6 @@ model. Needs ``google-adk`` (``pip install 'slotgraph[adk]'``).
 
 from __future__ import annotations
 
-import copy
 import itertools
 import os
 from collections.abc import AsyncGenerator, Callable, Collection, Mapping
@@ -63,6 +62,7 @@ from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
 from slotgraph.runtime.errors import SlotgraphRuntimeError
 from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply, should_preempt
+from slotgraph.runtime.state_copy import copy_state_dict
 from slotgraph.runtime.tool_execution import ToolRunner
 from slotgraph.runtime.tools import Tool
 from slotgraph.runtime.turn_preparation import is_terminal, prepare_call
@@ -190,7 +190,7 @@ class SlotgraphCallbacks:
     @staticmethod
     def state_of(context: Any) -> dict[str, Any]:
         """The engine state kept in the ADK session (a copy)."""
-        return copy.deepcopy(dict(context.state.get(STATE_KEY) or {}))
+        return copy_state_dict(context.state.get(STATE_KEY) or {})
 
     def _state(self, context: Any) -> dict[str, Any]:
         """The engine state as this turn last wrote it (a copy), else as the ADK session holds it.
@@ -203,15 +203,15 @@ class SlotgraphCallbacks:
         """
         turn = self._turns.get(str(getattr(context, "invocation_id", "")))
         if turn is not None and turn.sm is not None:
-            return copy.deepcopy(turn.sm)
+            return copy_state_dict(turn.sm)
         return self.state_of(context)
 
     def _save(self, context: Any, sm: Mapping[str, Any]) -> None:
-        saved = copy.deepcopy(dict(sm))
+        saved = copy_state_dict(sm)
         context.state[STATE_KEY] = saved
         turn = self._turns.get(str(getattr(context, "invocation_id", "")))
         if turn is not None:
-            turn.sm = copy.deepcopy(saved)
+            turn.sm = copy_state_dict(saved)
 
     def _turn(self, context: Any) -> _Turn:
         turn = self._turns.get(context.invocation_id)

@@ -19,7 +19,6 @@ changes through tool results). ``slotgraph import`` reports every app tool whose
 from __future__ import annotations
 
 import contextvars
-import copy
 import importlib.util
 import sys
 import threading
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from slotgraph.errors import SlotgraphError
+from slotgraph.runtime.state_copy import copy_state_dict
 
 __all__ = ["PlatformFunction", "PlatformToolError", "as_platform_numbers"]
 
@@ -109,7 +109,7 @@ class PlatformFunction:
 
     def state_for(self, sm: Mapping[str, Any]) -> dict[str, Any]:
         """The platform's ``context.state`` for a session state: app variables, then ``sm``."""
-        return {**copy.deepcopy(self.variables), "sm": copy.deepcopy(dict(sm))}
+        return {**copy_state_dict(self.variables), "sm": copy_state_dict(sm)}
 
     def call_with_state(self, state: Mapping[str, Any], **kwargs: Any) -> Any:
         """Call with an explicit ``context.state`` (tool tests give one); returns the function's result."""
