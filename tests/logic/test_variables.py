@@ -115,3 +115,21 @@ def test_declarations_check_their_default_and_reserved_names() -> None:
         _decl("sid", "string", linked_to="session_id", default="x")
     with pytest.raises(ValueError):
         VariableDeclaration.model_validate({"name": "x", "type": "string"})  # description is required
+
+
+def test_containers_are_copied_at_every_edge_and_scalars_shared() -> None:
+    """Values go in and out as copies: a list or dict given, read or seeded is never the store's own (text,
+    numbers and flags are immutable, so they are shared as they are)."""
+    store = VariableStore([_decl("items", "list", default=["a"]), _decl("name", "string", default="Ada")])
+    store.seed({"prefs": {"seat": "aisle"}})
+    declared = store.declarations["items"].default
+    assert store.get("items") == ["a"] and store.get("items") is not declared
+    given = ["x", {"n": 1}]
+    store.set("items", given)
+    given[1]["n"] = 2
+    assert store.get("items") == ["x", {"n": 1}]
+    snapshot, values = store.snapshot(), store.values()
+    snapshot["items"][1]["n"] = 3
+    values["prefs"]["seat"] = "window"
+    assert store.get("items") == ["x", {"n": 1}] and store.get("prefs") == {"seat": "aisle"}
+    assert snapshot["name"] == "Ada" and values["name"] is store.get("name")
