@@ -119,7 +119,7 @@ def _guide_of(dag: CompiledDag) -> _Guide:
 def _collection_block(dag: CompiledDag, hidden: Collection[str]) -> str:
     """The ``<slot_filling_protocol>`` block with the tool guide for the setters not ``hidden``."""
     guide = _guide_of(dag)
-    shown = "\n".join([line for line, setter in guide.lines if setter not in hidden])
+    shown = "\n".join(collection_hints(dag, hidden))
     block = guide.blocks.get(shown)
     if block is None:
         block = _COLLECTION_PROTOCOL.format(hints="\nTool selection:\n" + shown if shown else "")

@@ -144,6 +144,13 @@ class ToolRunner:
         """What a tool may know of the session (a read-only copy of ``sm``)."""
         return self._context(sm)
 
+    def _context_for(
+        self, tool: Tool, sm: Mapping[str, Any], idempotency_key: str | None = None
+    ) -> ToolContext | None:
+        """The context ``tool`` is called with: None for one that reads none (:attr:`Tool.needs_context`;
+        building it costs a :class:`ToolContext` and a state snapshot per call)."""
+        return self._context(sm, idempotency_key) if tool.needs_context else None
+
     def _context(self, sm: Mapping[str, Any], idempotency_key: str | None = None) -> ToolContext:
         return ToolContext(
             self.clock_now,
@@ -365,7 +372,7 @@ class ToolRunner:
         returned something JSON cannot carry (an executor's failure is routed; another tool's is for the
         model to read)."""
         timeout = self.limits.timeout_for(call.name)
-        context = self._context(sm, key) if tool.needs_context else None
+        context = self._context_for(tool, sm, key)
         deadline: asyncio.Timeout | None = None
         try:
             if tool.runs_inline:  # called on the loop, where no timer can stop it: none is armed
@@ -455,7 +462,7 @@ class ToolRunner:
         args, problem = tool.check_args({k: v for k, v in write.items() if k in names})
         if args is None:
             raise ValueError(f"the reader {reader} cannot be called with the write's arguments: {problem}")
-        return tool_result_json(await tool.invoke(args, self._context(sm) if tool.needs_context else None))
+        return tool_result_json(await tool.invoke(args, self._context_for(tool, sm)))
 
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
         assert call.name in (CONFIRM_PENDING, REJECT_PENDING)

@@ -88,6 +88,8 @@ class GateLayer:
         if tool.name == END_SESSION and self.require_summary:
             required = [str(r) for r in parameters.get("required", []) if r != "summary"]
             parameters = {**parameters, "required": ["summary", *required]}
+        if parameters is tool.schema.parameters:
+            return tool.schema  # nothing bound or required: the tool's own schema, shared by every call
         return ToolSchema(tool.name, tool.schema.description, parameters)
 
     def schemas(self, registry: ToolRegistry, visible: tuple[str, ...]) -> tuple[ToolSchema, ...]:
