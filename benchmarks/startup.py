@@ -5,9 +5,10 @@ Run: ``.venv/bin/python benchmarks/startup.py [--runs N]`` (from the repository 
 Each command runs N times as ``python -m slotgraph ...`` in a new interpreter; the figure is the median CPU
 time (user + system) of the child process, so waiting for a core on a shared machine is not counted. A bare
 ``python -c pass`` is measured interleaved as the interpreter's own start-up, for reference, and so is
-``validate``'s tool probe alone (the child process ``validate`` starts to import the agent's ``tools.py``; its
-CPU is part of the ``validate`` figure), with the environment ``validate`` gives it
-(:func:`slotgraph.cli.tool_checks.probe_env`).
+``validate``'s tool probe alone as a fresh interpreter (the child ``validate`` starts to import the agent's
+``tools.py`` where it cannot fork itself: macOS, Windows, a process with threads), with the environment
+``validate`` gives it (:func:`slotgraph.cli.tool_checks.probe_env`). On Linux ``validate`` forks its probe,
+whose CPU is part of the ``validate`` figure.
 
 ``validate`` is measured three times: the first validation (its cache emptied before every run, so each run
 validates and stores the result), an unchanged app validated again (answered from the cache that the warm-up
@@ -44,7 +45,7 @@ from slotgraph.config.loader import read_mapping  # noqa: E402
 
 GOAL_MS = 150.0
 BELLA = ROOT / "examples" / "bella_notte"
-PROBE = "  its tool probe"
+PROBE = "  a spawned tool probe"
 FIRST = "slotgraph validate"
 UNCHANGED = "  again, unchanged"
 EDITED = "  after a config edit"
@@ -54,7 +55,7 @@ COMMANDS: dict[str, list[str]] = {
     "python -c pass": ["-c", "pass"],
     "slotgraph --help": ["-m", "slotgraph", "--help"],
     FIRST: ["-m", "slotgraph", "validate", str(BELLA)],
-    # the child validate starts (already inside the figure above), alone, as validate runs it
+    # the child validate starts where it cannot fork (a fork's CPU is inside the figure above), alone
     PROBE: ["-m", "slotgraph.cli.tool_probe", str(BELLA / "tools.py")],
     # the same app validated again, nothing changed: answered from the cache
     UNCHANGED: ["-m", "slotgraph", "validate", str(BELLA)],

@@ -35,6 +35,7 @@ __all__ = [
     "STEER_BACK_ARMED",
     "STEER_BACK_SOFT",
     "SYSTEM_DIRECTIVE",
+    "TOOLS_MODULE_PREFIX",
     "TRANSITION_TOPIC",
     "USER_CONTEXT",
     "close_tag",
@@ -91,6 +92,10 @@ replies briefly without asking; the engine asks after the model's step."""
 USER_CONTEXT: Final = "user_context"
 READBACK_SCOPE: Final = "readback_scope"
 DEFERRED_COLLECTION: Final = "deferred_collection"
+
+TOOLS_MODULE_PREFIX: Final = "_slotgraph_tools_"
+"""The start of the module name an agent's tools file is imported under (``<prefix><stem>_<digest>``): the
+runtime names it, ``validate``'s probe recognises it in messages and in ``sys.modules``."""
 
 
 def open_tag(name: str) -> str:

@@ -1,8 +1,9 @@
 """The child side of ``slotgraph validate``'s tool check: import a tools module and build every tool.
 
-Run as ``python -m slotgraph.cli.tool_probe TOOLS.py`` by :mod:`slotgraph.cli.tool_checks`, in a fresh
-process, so the module's import-time side effects, a crash or a hang never reach the validating process.
-It prints one JSON document on stdout::
+Run by :mod:`slotgraph.cli.tool_checks` in a child process, so the module's import-time side effects, a
+crash or a hang never reach the validating process: a fork of the validator where that is safe
+(:func:`run_forked`), else a fresh ``python -m slotgraph.cli.tool_probe TOOLS.py``. Either way the child
+prints one JSON document on stdout::
 
     {"import_error": null | {"message", "line", "column"},
      "tools": [{"name", "line", "error": null | "message", "fix"}],
@@ -15,18 +16,22 @@ public functions defined in the module), each built with the runtime's own schem
 from __future__ import annotations
 
 import ast
+import faulthandler
+import io
 import json
+import os
 import re
 import sys
 import traceback
 from pathlib import Path
 from typing import Any
 
-from slotgraph.cli.validate_cache import recording
+from slotgraph.cli.validate_cache import forget_inherited_recordings, recording
+from slotgraph.names import TOOLS_MODULE_PREFIX
 from slotgraph.runtime.errors import AgentLoadError, ToolDefinitionError
 from slotgraph.runtime.tools import load_tools_module, module_functions, tool_from_function
 
-__all__ = ["probe", "probe_with_dependencies"]
+__all__ = ["probe", "probe_with_dependencies", "run_forked"]
 
 
 def _parameter_lines(source: str) -> dict[tuple[str, str], tuple[int, int]]:
@@ -59,7 +64,7 @@ def _import_error(file: Path, err: BaseException) -> dict[str, Any]:
     return {"message": f"{type(cause).__name__}: {cause}", "line": line, "column": None}
 
 
-_LOADED_MODULE = re.compile(r"_slotgraph_tools_\w+?_[0-9a-f]{12}\.")
+_LOADED_MODULE = re.compile(rf"{TOOLS_MODULE_PREFIX}\w+?_[0-9a-f]{{12}}\.")
 
 
 def _split(message: str) -> tuple[str, str]:
@@ -108,6 +113,53 @@ def probe_with_dependencies(path: str) -> dict[str, Any]:
     with recording() as deps:
         result = probe(path)
     return {**result, "dependencies": deps.as_json()}
+
+
+def run_forked(path: str) -> int:
+    """The probe in a child just forked from the validator (``os.fork``): set up what a fresh
+    ``python -m slotgraph.cli.tool_probe`` would see, probe, print the JSON document; the exit status.
+
+    File descriptor 1 (and 2) are the parent's pipes already; ``sys.stdout``/``sys.stderr`` are replaced by
+    fresh streams on them (the validator's may be a test runner's capture). The working directory and
+    ``sys.path[0]`` become the module's directory, ``sys.argv`` the probe's, a crash's dump (``faulthandler``)
+    goes to the child's stderr, no bytecode is written and
+    pydantic plugins stay undiscovered unless the user asked for them (as in
+    :func:`slotgraph.cli.tool_checks.probe_env`); the validator's own recordings are dropped. An exception
+    escaping the probe is printed to stderr (status 1), a ``SystemExit`` raised by the module exits as
+    Python would exit with it.
+    """
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8")
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace"
+    )
+    if faulthandler.is_enabled():  # a crash's dump goes to the child's stderr, not the validator's
+        faulthandler.enable(file=sys.stderr)
+    status = 0
+    try:
+        forget_inherited_recordings()
+        folder = str(Path(path).parent)
+        os.chdir(folder)
+        sys.path[0:1] = [folder]
+        sys.argv = [__file__, path]
+        sys.dont_write_bytecode = True
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+        json.dump(probe_with_dependencies(path), sys.stdout)
+    except SystemExit as err:
+        if err.code is None or isinstance(err.code, int):
+            status = err.code or 0
+        else:
+            print(err.code, file=sys.stderr)
+            status = 1
+    except BaseException:  # whatever the module raised ends the child; the parent reports it
+        traceback.print_exc()
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 1
+    return status
 
 
 if __name__ == "__main__":  # pragma: no cover - run in a child process by slotgraph.cli.tool_checks

@@ -57,6 +57,7 @@ __all__ = [
     "answer_from_cache",
     "cache_dir",
     "cache_enabled",
+    "forget_inherited_recordings",
     "record_dependencies",
     "recording",
     "store",
@@ -223,6 +224,13 @@ def recording() -> Iterator[Dependencies]:
         for file in _loaded_module_files():
             if file not in deps.modules:
                 deps.modules[file] = _stat_digest(file)
+
+
+def forget_inherited_recordings() -> None:
+    """In a child forked inside a recording (the tools probe, :func:`slotgraph.cli.tool_probe.run_forked`):
+    drop the parent's recordings, which the child's copy of this module still holds; the child records for
+    itself and sends what it read back to the parent."""
+    _active.clear()
 
 
 def record_dependencies(found: Any) -> None:

@@ -3,7 +3,7 @@
 The config nodes document each field with a string literal on the line below it. Pydantic can turn those
 into field descriptions itself (``use_attribute_docstrings``), but it does so while each class is *created*,
 by walking the import's call stack and re-reading the module's source for every class: it made importing the
-config layer (and so ``slotgraph validate``, which imports it twice: itself and its tool probe) slower by
+config layer (and so ``slotgraph validate``) slower by
 ~50–100 ms CPU each time. The descriptions are only needed when a JSON Schema is generated
 (``slotgraph schema``, editors), so they are read there instead, once per class:
 :class:`DocumentedJsonSchema` is the schema generator that fills each property's ``description`` from its

@@ -33,6 +33,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from slotgraph.models.protocol import ToolSchema
+from slotgraph.names import TOOLS_MODULE_PREFIX
 from slotgraph.runtime.errors import AgentLoadError, ToolDefinitionError
 from slotgraph.runtime.tool_schema import parse_docstring, parse_signature
 
@@ -320,7 +321,7 @@ def load_tools_module(path: str | Path) -> types.ModuleType:
     if not file.is_file():
         raise AgentLoadError(f"{file}: tools module not found — fix: check the `tools` path of the agent")
     digest = hashlib.sha256(file.read_bytes()).hexdigest()[:12]
-    module_name = f"_slotgraph_tools_{file.stem}_{digest}"
+    module_name = f"{TOOLS_MODULE_PREFIX}{file.stem}_{digest}"
     if module_name in sys.modules:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, file)
