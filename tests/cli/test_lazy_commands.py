@@ -121,6 +121,21 @@ def test_validate_answered_from_its_cache_loads_no_framework_and_starts_no_probe
     assert "slotgraph.cli.validate" not in loaded
 
 
+def test_a_first_validation_loads_no_cli_framework(tmp_path: Path) -> None:
+    """Plain ``validate`` arguments are validated by ``slotgraph.cli.validate_fast`` before typer loads (it
+    builds a pydantic ``TypeAdapter`` per parameter); ``--help`` and mistakes still go to typer."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "SLOTGRAPH_NO_CACHE": "1"}
+    bella = str(ROOT / "examples" / "bella_notte")
+    for args in ((bella,), (bella, "--json"), ("--no-cache", bella)):
+        loaded = _modules_after("validate", *args, env=env, prefixes=("typer", "click"))
+        assert "slotgraph.cli.validate" in loaded
+        assert not {name for name in loaded if name.startswith(("typer", "click"))}, args
+        assert "slotgraph.cli.validate_command" not in loaded
+    for args in (("--help",), (bella, "--strict"), ()):
+        loaded = _modules_after("validate", *args, env=env, prefixes=("typer",))
+        assert "typer" in loaded and "slotgraph.cli.validate_command" in loaded, args
+
+
 @pytest.mark.parametrize("command", COMMANDS, ids=[command.name for command in COMMANDS])
 def test_each_summary_is_the_commands_own_help(command: object) -> None:
     from slotgraph.cli.main import LazyCommand

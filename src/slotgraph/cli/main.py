@@ -39,8 +39,9 @@ class LazyCommand:
     """A command registered by name: ``target`` is ``"module:attribute"`` (a function, or a Typer group).
 
     ``fast``, when set, is another ``"module:attribute"``: a :data:`FastPath` that :func:`main` tries before
-    importing typer (``validate`` answers an unchanged config from its cache there, see
-    :mod:`slotgraph.cli.validate_cache`). It must print exactly what the command would print.
+    importing typer (``validate`` answers an unchanged config from its cache there, and validates the plain
+    forms of its arguments without typer: :mod:`slotgraph.cli.validate_fast`). It must print exactly what
+    the command would print.
     """
 
     name: str
@@ -73,9 +74,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
     ),
     LazyCommand(
         "validate",
-        "slotgraph.cli.validate:validate_command",
+        "slotgraph.cli.validate_command:validate_command",
         "Check agent and DAG configs: every problem with its location and a fix.",
-        fast="slotgraph.cli.validate_cache:answer_from_cache",
+        fast="slotgraph.cli.validate_fast:validate_fast",
     ),
     LazyCommand(
         "chat",

@@ -7,29 +7,35 @@ then its warnings or every issue with location, message and fix. ``--json`` prin
 Exit code: 2 if any path is unusable (missing, directory without agent.yaml), else 1 if any config is
 invalid, else 0. A passing path is remembered with what it depended on, so validating it again unchanged is
 answered before this module is even imported (:mod:`slotgraph.cli.validate_cache`; ``--no-cache`` skips it).
+
+This module does not import typer: :func:`run_validate` is the whole command, called by the typer command
+(:mod:`slotgraph.cli.validate_command`) and, for the plain forms of the arguments, by ``validate``'s fast
+path before typer loads (:mod:`slotgraph.cli.validate_fast`), so a first validation does not pay for
+the CLI framework.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-import typer
 from rich.markup import escape
 
 from slotgraph.cli import validate_cache
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import issue_as_dict, issue_lines, plain_text, stdout_console
-from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, load_path
+from slotgraph.cli.paths import InvalidConfig, PathUsageError, load_path
 from slotgraph.cli.tool_checks import tool_issues
 from slotgraph.cli.workflow_paths import is_workflow_file, validate_workflow_file
 from slotgraph.config import ConfigIssue
 from slotgraph.config.agent import APP_FILE
 
-__all__ = ["PathResult", "check_path", "result_lines", "validate_command"]
+__all__ = ["PathResult", "check_path", "result_lines", "run_validate"]
 
 Status = Literal["valid", "invalid", "unusable"]
 
@@ -220,24 +226,8 @@ def _validate(path: Path, *, use_cache: bool) -> PathResult:
     return result
 
 
-def validate_command(
-    paths: Annotated[
-        list[Path],
-        typer.Argument(help=f"One or more paths: {PATH_HELP}.", show_default=False, metavar="PATH"),
-    ],
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one machine-readable JSON document instead of text.")
-    ] = False,
-    no_cache: Annotated[
-        bool,
-        typer.Option(
-            "--no-cache",
-            help="Validate again even if nothing changed since the last pass, and store nothing "
-            f"(also: {validate_cache.DISABLE_ENV}=1).",
-        ),
-    ] = False,
-) -> None:
-    """Check agent and DAG configs: every problem with its location and a fix.
+def run_validate(paths: Sequence[Path], *, json_output: bool = False, no_cache: bool = False) -> ExitCode:
+    """Validate every path and print the results (one JSON document with ``json_output``); the exit code.
 
     Exit code 0 when all are valid (warnings allowed), 1 when any config is invalid, 2 when a path is
     missing or is a directory without agent.yaml.
@@ -251,10 +241,11 @@ def validate_command(
             "exit_code": int(code),
             "results": [r.as_dict() for r in results],
         }
-        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
     else:
         console = stdout_console()
         for result in results:
             for line in result_lines(result):
                 console.print(line)
-    raise typer.Exit(code)
+    return code

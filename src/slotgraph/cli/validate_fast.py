@@ -1,0 +1,73 @@
+"""``slotgraph validate``'s fast path (:data:`slotgraph.cli.main.FastPath`): the command before typer loads.
+
+For the plain forms of its arguments — paths, ``--json``, ``--no-cache`` — ``validate`` needs nothing of the
+CLI framework: an unchanged passing config is answered from the cache
+(:func:`slotgraph.cli.validate_cache.answer_from_cache`, standard library only), anything else is validated
+by :func:`slotgraph.cli.validate.run_validate` directly. That is what the typer command runs too, so the
+output and the exit code are the same; typer's own handling of an interrupt (exit 130) and of a closed
+pipe on stdout (exit 1, nothing more printed) is kept. Typer (~20 ms of CPU: it builds a pydantic
+``TypeAdapter`` per parameter) then loads only for ``--help``, a mistyped option or a missing path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from slotgraph.cli.validate_cache import answer_from_cache
+
+__all__ = ["validate_fast"]
+
+_FLAGS = frozenset({"--json", "--no-cache"})
+
+
+def _plain_arguments(args: Sequence[str]) -> tuple[list[str], set[str]] | None:
+    """``(paths, flags)`` for paths and ``_FLAGS`` only, at least one path; else ``None``."""
+    paths: list[str] = []
+    flags: set[str] = set()
+    for arg in args:
+        if arg in _FLAGS:
+            flags.add(arg)
+        elif not arg or arg.startswith("-"):  # --help, --, an option typer reports
+            return None
+        else:
+            paths.append(arg)
+    return (paths, flags) if paths else None
+
+
+def validate_fast(args: Sequence[str]) -> int | None:
+    """``validate``'s answer for plain arguments (exit code), or ``None`` for typer to parse them."""
+    parsed = _plain_arguments(args)
+    if parsed is None:
+        return None
+    paths, flags = parsed
+    try:
+        code = answer_from_cache(args)
+        if code is not None:
+            return code
+        from slotgraph.cli.validate import run_validate
+
+        return int(
+            run_validate(
+                [Path(path) for path in paths], json_output="--json" in flags, no_cache="--no-cache" in flags
+            )
+        )
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        _silence_stdout()
+        return 1
+
+
+def _silence_stdout() -> None:
+    """After stdout's reader went away: send what is left to ``os.devnull``, so the interpreter's final
+    flush does not fail again (typer does the same)."""
+    try:
+        target = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture): nothing will flush to it
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, target)
+    os.close(devnull)
