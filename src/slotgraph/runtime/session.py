@@ -47,7 +47,7 @@ from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.json_values import json_problem
 from slotgraph.runtime.ledger import ExecutionLedger, keeps_ledger
 from slotgraph.runtime.state_copy import copy_state_dict
-from slotgraph.runtime.store import InMemoryStore, SessionStore
+from slotgraph.runtime.store import InMemoryStore, SessionStore, saves_and_unlocks
 from slotgraph.runtime.sync_loop import run_sync
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.tracing_port import TurnTracer
@@ -117,6 +117,8 @@ class Session:
         self._owned_store = store is None
         """Without a store the session's own fields are the record: no load, no save, no copies."""
         self.store: SessionStore = store if store is not None else InMemoryStore()
+        self._unlocking = self.store if saves_and_unlocks(self.store) else None
+        """The store, when its save can free the session's lock in the same write (the turn's last)."""
         self.engine: Engine = engine if engine is not None else DagEngine(seed=seed)
         self.debug = debug
         self.step_cap = step_cap
@@ -441,7 +443,10 @@ class Session:
         )
         if not self._owned_store:
             stored = record.to_stored(with_logic=agent.logic is not None)
-            self._version = await self.store.save(self.id, stored, self._version)
+            if self._unlocking is not None:  # the turn's last write under the lock frees it (one trip)
+                self._version = await self._unlocking.save_and_unlock(self.id, stored, self._version)
+            else:
+                self._version = await self.store.save(self.id, stored, self._version)
         self.agent, self._record = agent, record
         return TurnResult(
             events=(*(e for o in outs for e in o.events), *extra),

@@ -35,6 +35,7 @@ from slotgraph.runtime.errors import (
 )
 from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation, keeps_ledger
 from slotgraph.runtime.session import Clock
+from slotgraph.runtime.store import saves_and_unlocks
 from slotgraph.server.errors import (
     ModelFailedError,
     ModelUnavailableError,
@@ -61,6 +62,7 @@ class _BoundStore:
     def __init__(self, inner: SessionStore, meta: Mapping[str, Any]) -> None:
         self._inner = inner
         self._meta = dict(meta)
+        self._unlocking = inner if saves_and_unlocks(inner) else None
 
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
         found = await self._inner.load(session_id)
@@ -70,6 +72,13 @@ class _BoundStore:
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
         return await self._inner.save(session_id, {**record, META_KEY: self._meta}, expected_version)
+
+    async def save_and_unlock(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        """The shared store's :class:`~slotgraph.runtime.store.UnlockingSave` when it has one, else a save."""
+        stored = {**record, META_KEY: self._meta}
+        if self._unlocking is not None:
+            return await self._unlocking.save_and_unlock(session_id, stored, expected_version)
+        return await self._inner.save(session_id, stored, expected_version)
 
     async def delete(self, session_id: str) -> bool:
         return bool(await self._inner.delete(session_id))

@@ -17,7 +17,7 @@ from slotgraph.runtime.errors import (
     StoreLockTimeoutError,
     StorePayloadError,
 )
-from slotgraph.runtime.store import InMemoryStore, SessionStore
+from slotgraph.runtime.store import InMemoryStore, SessionStore, UnlockingSave
 from slotgraph.stores.codec import decode_payload, encode_payload, message_from_json, message_to_json
 from slotgraph.stores.migrations import CURRENT_SCHEMA, MIGRATIONS, upgrade
 from slotgraph.stores.postgres_store import PostgresStore
@@ -41,6 +41,7 @@ __all__ = [
     "StoreError",
     "StoreLockTimeoutError",
     "StorePayloadError",
+    "UnlockingSave",
     "decode_payload",
     "encode_payload",
     "message_from_json",

@@ -9,6 +9,11 @@ Waiting polls the store with a short exponential backoff (5 ms doubling to 100 m
 raises :class:`~slotgraph.runtime.errors.StoreLockTimeoutError`. A holder whose lease lapsed anyway (a
 process paused for longer than the TTL) is still safe: the save is a compare-and-set on the version, so it
 gets a conflict instead of overwriting the newer turn.
+
+A store whose last write of a hold can also free the lease (Redis: the save's script deletes the lock key
+when it still carries the token) does so through the :class:`HeldLease` the hold yields: it stops the
+renewal first (:meth:`HeldLease.before_final_write`), then marks the lease released, and the block's exit
+makes no release round trip of its own.
 """
 
 from __future__ import annotations
@@ -23,7 +28,14 @@ from typing import Any
 from slotgraph.runtime.errors import StoreLockTimeoutError
 from slotgraph.runtime.store import LocalLocks
 
-__all__ = ["DEFAULT_LOCK_TTL", "finish_in_background", "hold_lease", "hold_session_lease", "new_token"]
+__all__ = [
+    "DEFAULT_LOCK_TTL",
+    "HeldLease",
+    "finish_in_background",
+    "hold_lease",
+    "hold_session_lease",
+    "new_token",
+]
 
 DEFAULT_LOCK_TTL = 30.0
 """Seconds a lease lives without renewal: how long a crashed holder blocks its session at most."""
@@ -45,7 +57,7 @@ async def _renew_forever(renew: Callable[[], Awaitable[bool]], ttl: float, what:
         except Exception as problem:  # the next renewal may succeed; the lease has ttl/3*2 left
             _LOG.warning("renewing the lock of %s failed: %s", what, problem)
         else:
-            if not still_ours:
+            if not still_ours and not stop.stopped:
                 _LOG.warning(
                     "the lock of %s lapsed while held; the versioned save still guards the record", what
                 )
@@ -81,6 +93,31 @@ class _Renewal:
         return self.task
 
 
+class HeldLease:
+    """One held lease, for the store that holds it: its last write may release the lease itself.
+
+    ``released`` is set by the store (:meth:`mark_released`) once a write freed the lease; the hold's exit
+    then stops there instead of releasing it again.
+    """
+
+    __slots__ = ("_renewal", "released")
+
+    def __init__(self, renewal: _Renewal) -> None:
+        self._renewal = renewal
+        self.released = False
+
+    async def before_final_write(self) -> None:
+        """Stop renewing, and wait for a renewal in flight: none may follow the write that frees the lease
+        (it would find the lease gone and report it lapsed)."""
+        renewer = self._renewal.stop()
+        if renewer is not None:
+            await asyncio.wait({renewer})
+
+    def mark_released(self) -> None:
+        """The lease was freed by the store's last write; the hold's exit makes no release."""
+        self.released = True
+
+
 @asynccontextmanager
 async def hold_lease(
     *,
@@ -92,8 +129,9 @@ async def hold_lease(
     timeout: float,
     deadline: float | None = None,
     release_now: Callable[[], bool] | None = None,
-) -> AsyncIterator[None]:
-    """Hold a lease for the ``async with`` block. ``what`` names the session and store for messages.
+) -> AsyncIterator[HeldLease]:
+    """Hold a lease for the ``async with`` block (it gets the :class:`HeldLease`). ``what`` names the session
+    and store for messages.
 
     ``deadline`` (event-loop time) ends the wait; by default ``timeout`` seconds from now. A store passes the
     deadline it set before queueing on its process-local lock, so the whole wait is bounded by ``timeout``.
@@ -114,11 +152,15 @@ async def hold_lease(
         await asyncio.sleep(min(delay, left))
         delay = min(delay * 2, 0.1)
     renewal = _Renewal(renew, ttl, what)
+    held = HeldLease(renewal)
     try:
-        yield
+        yield held
     finally:
         renewer = renewal.stop()
-        if renewer is not None or release_now is None or not _released_now(release_now, what, ttl):
+        # a lease freed by the store's last write (its renewal stopped before that write) is not released
+        if not held.released and (
+            renewer is not None or release_now is None or not _released_now(release_now, what, ttl)
+        ):
             await finish_in_background(_stop_and_release(renewer, release, what, ttl))
 
 
@@ -144,7 +186,7 @@ async def hold_session_lease(
     timeout: float,
     on_exit: Callable[[], object],
     release_now: Callable[[], bool] | None = None,
-) -> AsyncIterator[None]:
+) -> AsyncIterator[HeldLease]:
     """A store's session lock: the process-local lock of ``session_id`` (turns of this process queue there),
     then the store's lease (:func:`hold_lease`), the whole wait bounded by ``timeout`` from now. ``on_exit``
     runs however the block ends, the wait included (a store forgets what ``try_acquire`` prefetched)."""
@@ -160,8 +202,8 @@ async def hold_session_lease(
                 timeout=timeout,
                 deadline=deadline,
                 release_now=release_now,
-            ):
-                yield
+            ) as held:
+                yield held
         finally:
             on_exit()
 

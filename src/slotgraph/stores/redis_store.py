@@ -13,6 +13,9 @@ Keys (``prefix`` defaults to ``slotgraph:``): ``{prefix}session:{id}`` is a hash
   is renewed (``PEXPIRE`` if the token still matches) every
   ``ttl / 3`` while held and released by a script that deletes it only if the token matches; a crashed
   holder's lock expires after ``lock_ttl`` seconds (see :mod:`slotgraph.stores.leases`).
+* A turn's save frees the lock in the same script (:meth:`RedisStore.save_and_unlock`, the runtime's
+  :class:`~slotgraph.runtime.store.UnlockingSave`): the lock is deleted, if it still carries the token,
+  atomically with the write, so a turn is two round trips (lock and read, save and unlock), not three.
 
 The client connects lazily on first use. Like every asyncio network client it belongs to the event loop it
 first connected on: use one store per event loop (a server has one loop; ``Session.send`` runs turns on its
@@ -42,7 +45,7 @@ from slotgraph.runtime.ledger import (
 )
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
-from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_session_lease, new_token
+from slotgraph.stores.leases import DEFAULT_LOCK_TTL, HeldLease, hold_session_lease, new_token
 from slotgraph.stores.redaction import redact_url
 
 __all__ = ["RedisStore"]
@@ -52,6 +55,14 @@ local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if current ~= tonumber(ARGV[1]) then return {0, current} end
 redis.call('HSET', KEYS[1], 'version', current + 1, 'payload', ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[3])
+return {1, current + 1}
+"""
+_SAVE_UNLOCK = """
+local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
+if current ~= tonumber(ARGV[1]) then return {0, current} end
+redis.call('HSET', KEYS[1], 'version', current + 1, 'payload', ARGV[2])
+redis.call('SADD', KEYS[2], ARGV[3])
+if redis.call('GET', KEYS[3]) == ARGV[4] then redis.call('DEL', KEYS[3]) end
 return {1, current + 1}
 """
 _DELETE = """
@@ -121,6 +132,9 @@ class RedisStore:
         self._prefetched: dict[str, tuple[str, int] | None] = {}
         """Per session whose lock this store just took: the stored payload and version read by the same
         script (None: no record), handed to the next ``load`` of that session (no second round trip)."""
+        self._held: dict[str, tuple[HeldLease, str, str]] = {}
+        """Per session whose lock this store holds: the lease, the lock's key and token (for
+        :meth:`save_and_unlock`)."""
 
     def __repr__(self) -> str:
         return f"RedisStore({self.where!r}, prefix={self.prefix!r})"
@@ -154,6 +168,7 @@ class RedisStore:
             name: client.register_script(body)
             for name, body in (
                 ("save", _SAVE),
+                ("save_unlock", _SAVE_UNLOCK),
                 ("delete", _DELETE),
                 ("lock", _LOCK),
                 ("renew", _RENEW),
@@ -203,6 +218,26 @@ class RedisStore:
         )
         if not done:
             raise StoreConflictError(conflict_message(session_id, int(version), expected_version))
+        return int(version)
+
+    async def save_and_unlock(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        """:meth:`save`, freeing the session's lock this store holds in the same script
+        (:class:`~slotgraph.runtime.store.UnlockingSave`); a plain save outside a hold."""
+        held = self._held.get(session_id)
+        if held is None:
+            return await self.save(session_id, record, expected_version)
+        lease, key, token = held
+        self._prefetched.pop(session_id, None)
+        payload = encode_payload(session_id, record)
+        await lease.before_final_write()
+        done, version = await self._script(
+            "save_unlock",
+            [self._key(session_id), self._index, key],
+            [expected_version, payload, session_id, token],
+        )
+        if not done:  # nothing written, the lock still ours: the block's exit releases it
+            raise StoreConflictError(conflict_message(session_id, int(version), expected_version))
+        lease.mark_released()
         return int(version)
 
     async def delete(self, session_id: str) -> bool:
@@ -277,8 +312,12 @@ class RedisStore:
             ttl=self.lock_ttl,
             timeout=self.lock_timeout,
             on_exit=lambda: self._prefetched.pop(session_id, None),
-        ):
-            yield
+        ) as lease:
+            self._held[session_id] = (lease, key, token)
+            try:
+                yield
+            finally:
+                self._held.pop(session_id, None)
 
     async def release_loop(self) -> None:
         """Close the client bound to the running loop; the next use connects on whatever loop runs then."""
