@@ -189,3 +189,45 @@ def test_slotgraph_validate_forks_its_probe_on_linux(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     seen = json.loads(marker.read_text(encoding="utf-8"))
     assert seen["validator"] is (sys.platform == "linux")
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the probe forks only on Linux")
+def test_a_refused_fork_falls_back_to_a_fresh_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "forked.json"
+    seen = "'slotgraph.cli.tool_checks' in sys.modules"
+    source = TOOLS + f"\nimport json, sys\njson.dump({seen}, open({str(marker)!r}, 'w'))\n"
+
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    found = tool_checks._forked_probe(_tools(tmp_path, source))
+    assert isinstance(found, dict) and {tool["name"] for tool in found["tools"]} == {"lookup", "set_city"}
+    assert json.loads(marker.read_text(encoding="utf-8")) is False  # a fresh interpreter imported it
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the probe forks only on Linux")
+def test_an_interrupted_validator_takes_its_forked_child_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def recording() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    def interrupted(fd: int, deadline: float) -> tuple[bytes, bool]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fork", recording)
+    monkeypatch.setattr(tool_checks, "_read_until_closed", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tool_checks._forked_probe(_tools(tmp_path, TOOLS + "\nimport threading\nthreading.Event().wait()\n"))
+    (pid,) = forked
+    with pytest.raises(ChildProcessError):  # killed and already reaped: no zombie left behind
+        os.waitpid(pid, os.WNOHANG)

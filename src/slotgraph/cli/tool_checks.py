@@ -131,7 +131,8 @@ def _fork_is_safe() -> bool:
 def _forked_probe(tools_path: Path) -> dict[str, Any] | str:
     """The probe in a forked child (:func:`slotgraph.cli.tool_probe.run_forked`): its stdout read through a
     pipe until the child closes it or the timeout passes (then it is killed), its stderr kept in a
-    temporary file for the failure message."""
+    temporary file for the failure message. A fork the system refuses (no memory, no process slot) falls
+    back to a fresh interpreter; an interrupt of the validator stops the child too."""
     from slotgraph.cli import tool_probe  # imported before the fork, so both sides have it loaded
 
     path = str(tools_path.resolve())
@@ -139,7 +140,12 @@ def _forked_probe(tools_path: Path) -> dict[str, Any] | str:
         readable, writable = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(readable)
+            os.close(writable)
+            return _spawned_probe(tools_path)
         if pid == 0:  # pragma: no cover - the child; measured by the tests through its output
             status = 1
             try:
@@ -151,14 +157,15 @@ def _forked_probe(tools_path: Path) -> dict[str, Any] | str:
             finally:
                 os._exit(status)
         os.close(writable)
+        finished = False
         try:
             stdout, finished = _read_until_closed(readable, time.monotonic() + PROBE_TIMEOUT_SECONDS)
         finally:
             os.close(readable)
-        if not finished:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        _, wait_status = os.waitpid(pid, 0)
+            if not finished:  # timed out, or the validator was interrupted: the child goes too
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            _, wait_status = os.waitpid(pid, 0)
         if not finished:
             return _timed_out()
         stderr.seek(0)
