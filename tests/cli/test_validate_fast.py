@@ -4,6 +4,7 @@ goes to typer. ``tests/cli/test_lazy_commands.py`` checks that such a run import
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,15 @@ def test_the_cache_still_answers_first(
     monkeypatch.setattr(validate_module, "run_validate", not_again)
     assert validate_fast([BELLA]) == 0
     assert capsys.readouterr().out == first
+
+
+def test_pydantic_plugins_are_not_looked_for_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The validator's models are its own config nodes: no plugin look-up (it reads the metadata of every
+    installed distribution) unless the user set ``PYDANTIC_DISABLE_PLUGINS`` themselves."""
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "placeholder")  # restored after the test
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS")
+    assert validate_fast([BELLA]) == 0
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == "__all__"
+    monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "logfire")
+    assert validate_fast([BELLA]) == 0
+    assert os.environ["PYDANTIC_DISABLE_PLUGINS"] == "logfire"

@@ -7,6 +7,11 @@ by :func:`slotgraph.cli.validate.run_validate` directly. That is what the typer 
 output and the exit code are the same; typer's own handling of an interrupt (exit 130) and of a closed
 pipe on stdout (exit 1, nothing more printed) is kept. Typer (~20 ms of CPU: it builds a pydantic
 ``TypeAdapter`` per parameter) then loads only for ``--help``, a mistyped option or a missing path.
+
+Pydantic plugins are not looked for (``PYDANTIC_DISABLE_PLUGINS=__all__`` unless the variable is set): the
+validator's pydantic models are its own config nodes, which no plugin needs to observe, and the look-up
+reads the metadata of every installed distribution (~6 ms). The tools probe, the one place user code runs,
+already starts without them (:func:`slotgraph.cli.tool_checks.probe_env`).
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ def validate_fast(args: Sequence[str]) -> int | None:
         code = answer_from_cache(args)
         if code is not None:
             return code
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
         from slotgraph.cli.validate import run_validate
 
         return int(
