@@ -1,7 +1,7 @@
-"""A turn's save frees the session's lock in the same write where the store can (Redis: one script), so a turn
-is two trips to the store (lock and read, save and unlock) instead of three; what that must not change: a
-conflict writes nothing and keeps the lock, a renewal never follows the freeing write, the server's stored
-metadata, and every other store keeps saving then releasing."""
+"""A turn's save frees the session's lock in the same write where the store can (Redis: one script;
+PostgreSQL: one statement on the lock's connection), so a turn makes one trip to the store fewer; what that
+must not change: a conflict writes nothing and keeps the lock, a renewal never follows the freeing write, a
+waiting holder sees the write, the server's stored metadata, and SQLite keeps saving then releasing."""
 
 from __future__ import annotations
 
@@ -15,7 +15,13 @@ import pytest
 from slotgraph.runtime import ScriptedModel, ScriptedStep
 from slotgraph.runtime.store import InMemoryStore, UnlockingSave, saves_and_unlocks
 from slotgraph.server.sessions import META_KEY, _BoundStore
-from slotgraph.stores import RedisStore, SQLiteStore, StoreConflictError, StoreLockTimeoutError
+from slotgraph.stores import (
+    PostgresStore,
+    RedisStore,
+    SQLiteStore,
+    StoreConflictError,
+    StoreLockTimeoutError,
+)
 from slotgraph.stores.leases import hold_lease
 
 from . import agent_kit
@@ -27,19 +33,35 @@ def record(text: str = "hello", *, turns: int = 1) -> dict[str, Any]:
 
 
 def _counting(store: Any) -> list[str]:
-    """The store's round trips from now on, by script name (``call:<op>`` for plain commands)."""
+    """The store's round trips from now on: Redis by script name (``call:<op>`` for plain commands);
+    PostgreSQL its pooled statements (``fetch``) and lock releases (``release``)."""
     trips: list[str] = []
-    script, call = store._script, store._call
+    if isinstance(store, RedisStore):
+        script, call = store._script, store._call
 
-    async def counted_script(name: str, *args: Any, **kwargs: Any) -> Any:
-        trips.append(name)
-        return await script(name, *args, **kwargs)
+        async def counted_script(name: str, *args: Any, **kwargs: Any) -> Any:
+            trips.append(name)
+            return await script(name, *args, **kwargs)
 
-    async def counted_call(op: str, *args: Any, **kwargs: Any) -> Any:
-        trips.append(f"call:{op}")
-        return await call(op, *args, **kwargs)
+        async def counted_call(op: str, *args: Any, **kwargs: Any) -> Any:
+            trips.append(f"call:{op}")
+            return await call(op, *args, **kwargs)
 
-    store._script, store._call = counted_script, counted_call
+        store._script, store._call = counted_script, counted_call  # type: ignore[method-assign]
+        return trips
+    assert isinstance(store, PostgresStore)
+    fetch, release = store._fetch, store._release
+
+    async def counted_fetch(*args: Any) -> Any:
+        trips.append("fetch")
+        return await fetch(*args)
+
+    async def counted_release(*args: Any) -> Any:
+        trips.append("release")
+        return await release(*args)
+
+    store._fetch = counted_fetch  # type: ignore[method-assign,assignment]
+    store._release = counted_release  # type: ignore[method-assign,assignment]
     return trips
 
 
@@ -52,10 +74,11 @@ async def _free(other: Any, session_id: str) -> bool:
         return False
 
 
-def test_only_the_redis_store_saves_and_unlocks_in_one_write(tmp_path: Path) -> None:
+def test_redis_and_postgres_save_and_unlock_in_one_write(tmp_path: Path) -> None:
     redis, memory = RedisStore("redis://localhost:1/0"), InMemoryStore()
     sqlite = SQLiteStore(tmp_path / "s.db")
     assert isinstance(redis, UnlockingSave) and saves_and_unlocks(redis)
+    assert saves_and_unlocks(PostgresStore("postgresql://localhost:1/x"))
     for store in (sqlite, memory):  # SQLite's lease is freed after the save's sync, not with its commit
         assert not isinstance(store, UnlockingSave) and not saves_and_unlocks(store)
     for _ in range(2):  # decided once per class, the same answer from then on
@@ -65,10 +88,14 @@ def test_only_the_redis_store_saves_and_unlocks_in_one_write(tmp_path: Path) -> 
     assert saves_and_unlocks(overriding)
 
 
-def test_a_redis_turn_is_two_trips_and_leaves_the_lock_free(
-    request: pytest.FixtureRequest, tmp_path: Path
+UNLOCKING = ["redis", "postgresql"]
+
+
+@pytest.mark.parametrize("kind", UNLOCKING)
+def test_a_turn_s_save_frees_the_lock_with_no_trip_of_its_own(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    backend = make_backend("redis", request, tmp_path, lock_ttl=600)  # no renewal during the test
+    backend = make_backend(kind, request, tmp_path, lock_ttl=600)  # no renewal during the test
 
     async def scenario() -> None:
         store, other = backend.open(), backend.open(lock_timeout=0.05)
@@ -78,7 +105,8 @@ def test_a_redis_turn_is_two_trips_and_leaves_the_lock_free(
             assert await store.load("s1") == (record("one"), 1)
             assert await store.save_and_unlock("s1", record("two", turns=2), 1) == 2  # type: ignore[attr-defined]
             assert await _free(other, "s1")  # freed by the save, before the block ends
-        assert trips == ["lock", "save_unlock"]  # no release of its own
+        # Redis: the lock script (with the read), the save script; PostgreSQL: the load, no release
+        assert trips == (["lock", "save_unlock"] if kind == "redis" else ["fetch"])
         assert await store.load("s1") == (record("two", turns=2), 2)
         async with store.lock("s1"):  # and taken again at once
             pass
@@ -86,10 +114,11 @@ def test_a_redis_turn_is_two_trips_and_leaves_the_lock_free(
     backend.run(scenario)
 
 
+@pytest.mark.parametrize("kind", UNLOCKING)
 def test_a_conflicting_save_writes_nothing_and_keeps_the_lock(
-    request: pytest.FixtureRequest, tmp_path: Path
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    backend = make_backend("redis", request, tmp_path, lock_ttl=600)
+    backend = make_backend(kind, request, tmp_path, lock_ttl=600)
 
     async def scenario() -> None:
         store, other = backend.open(), backend.open(lock_timeout=0.05)
@@ -97,6 +126,8 @@ def test_a_conflicting_save_writes_nothing_and_keeps_the_lock(
         async with store.lock("s1"):
             with pytest.raises(StoreConflictError, match="stored version is 1"):
                 await store.save_and_unlock("s1", record("stale"), 5)  # type: ignore[attr-defined]
+            with pytest.raises(StoreConflictError, match="stored version is 1"):  # a new session's form
+                await store.save_and_unlock("s1", record("stale"), 0)  # type: ignore[attr-defined]
             assert not await _free(other, "s1")  # still held until the block ends
         assert await _free(other, "s1")
         assert await store.load("s1") == (record("one"), 1)
@@ -104,8 +135,9 @@ def test_a_conflicting_save_writes_nothing_and_keeps_the_lock(
     backend.run(scenario)
 
 
-def test_outside_a_hold_it_is_a_plain_save(request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    backend = make_backend("redis", request, tmp_path)
+@pytest.mark.parametrize("kind", UNLOCKING)
+def test_outside_a_hold_it_is_a_plain_save(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    backend = make_backend(kind, request, tmp_path)
 
     async def scenario() -> None:
         store = backend.open()
@@ -151,10 +183,11 @@ def test_no_renewal_follows_the_write_that_frees_the_lock(
     assert "lapsed" not in caplog.text
 
 
-def test_a_session_turn_on_redis_saves_and_unlocks_once(
-    request: pytest.FixtureRequest, tmp_path: Path
+@pytest.mark.parametrize("kind", UNLOCKING)
+def test_a_session_turn_saves_and_unlocks_once(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    backend = make_backend("redis", request, tmp_path, lock_ttl=600)
+    backend = make_backend(kind, request, tmp_path, lock_ttl=600)
 
     async def scenario() -> list[str]:
         store = backend.open()
@@ -168,7 +201,38 @@ def test_a_session_turn_on_redis_saves_and_unlocks_once(
         assert version == 2 and agent_kit.user_texts(stored) == ["first", "second"]
         return trips
 
-    assert backend.run(scenario)[:2] == ["lock", "save_unlock"]
+    trips = backend.run(scenario)
+    if kind == "redis":  # the turn's two scripts, then the test's own load
+        assert trips == ["lock", "save_unlock", "call:hmget"]
+    else:  # the turn's load, the save on the lock's connection (no release), the test's own load
+        assert trips == ["fetch", "fetch"]
+
+
+@pytest.mark.parametrize("kind", UNLOCKING)
+def test_a_holder_waiting_for_the_lock_reads_the_freeing_write(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The lock is free only once the save is visible: PostgreSQL holds the key at transaction level until
+    the statement commits, Redis runs the write and the unlock in one script."""
+    backend = make_backend(kind, request, tmp_path, lock_ttl=600)
+
+    async def scenario() -> None:
+        store, other = backend.open(), backend.open()
+        await store.save("s1", record("one"), 0)
+        waiting = asyncio.Event()
+
+        async def second_holder() -> tuple[dict[str, Any], int] | None:
+            waiting.set()
+            async with other.lock("s1"):
+                return await other.load("s1")
+
+        async with store.lock("s1"):
+            second = asyncio.create_task(second_holder())
+            await waiting.wait()
+            await store.save_and_unlock("s1", record("two", turns=2), 1)  # type: ignore[attr-defined]
+            assert await second == (record("two", turns=2), 2)
+
+    backend.run(scenario)
 
 
 class _Unlocking(InMemoryStore):

@@ -17,6 +17,12 @@ The payload is kept as ``text`` — the exact JSON the codec wrote, checked by t
 * The per-session lock is ``pg_advisory_lock`` on a 64-bit hash of the session id, held on a dedicated
   connection for the duration of the turn (``lock_timeout`` bounds the wait). The server releases it when the
   connection ends — on release, or at once when a crashed holder's socket closes: no TTL to wait out.
+* A turn's save frees the lock in the same statement (:meth:`PostgresStore.save_and_unlock`, the runtime's
+  :class:`~slotgraph.runtime.store.UnlockingSave`), run on the lock's own connection: it takes the same
+  key at transaction level (``pg_advisory_xact_lock``: the holder's second request succeeds at once), writes,
+  and drops the session-level hold only when the write matched. The transaction-level hold ends with the
+  statement's commit, so another process waiting for the session gets it only once the save is visible; a
+  conflict writes nothing and keeps the lock. A turn is one round trip and one pooled connection fewer.
 
 Connections come from two ``psycopg_pool`` pools, so a burst of turns *waits* for a connection instead of
 opening one each (and failing at the server's ``max_connections``): ``pool_size`` (10) connections for
@@ -72,6 +78,25 @@ CREATE TABLE IF NOT EXISTS slotgraph_ledger (
     PRIMARY KEY (scope, key)
 )
 """
+_SAVE_UNLOCK_NEW = """
+WITH held AS (SELECT pg_advisory_xact_lock(%(key)s)),
+saved AS (
+    INSERT INTO slotgraph_sessions (id, version, payload) VALUES (%(id)s, 1, %(payload)s)
+    ON CONFLICT (id) DO NOTHING RETURNING version
+)
+SELECT saved.version, pg_advisory_unlock(%(key)s) FROM saved, held
+"""
+_SAVE_UNLOCK = """
+WITH held AS (SELECT pg_advisory_xact_lock(%(key)s)),
+saved AS (
+    UPDATE slotgraph_sessions SET version = version + 1, payload = %(payload)s, updated_at = now()
+    WHERE id = %(id)s AND version = %(expected)s RETURNING version
+)
+SELECT saved.version, pg_advisory_unlock(%(key)s) FROM saved, held
+"""
+"""A turn's save on the connection that holds the session's advisory lock: the same key taken at transaction
+level first, so the lock stays held until the write commits; the session-level hold is dropped only for a
+row written (no row back: a conflict, the lock still held)."""
 _DDL_LOCK = 0x51_07_67_72  # any constant: serialises CREATE TABLE between processes starting together
 DEFAULT_POOL_SIZE = 10
 """Connections for loads, saves and ledger writes (each held for one statement)."""
@@ -79,6 +104,16 @@ DEFAULT_LOCK_POOL_SIZE = 50
 """Connections holding session locks (each held for one turn): how many turns run at once per process."""
 DEFAULT_POOL_TIMEOUT = 30.0
 """Seconds an operation waits for a pooled connection before it fails."""
+
+
+class _HeldLock:
+    """A session lock this store holds: the pooled connection holding it, its key, whether the turn's save
+    freed it already."""
+
+    __slots__ = ("conn", "key", "released")
+
+    def __init__(self, conn: Any, key: int) -> None:
+        self.conn, self.key, self.released = conn, key, False
 
 
 def advisory_key(session_id: str) -> int:
@@ -111,6 +146,8 @@ class PostgresStore:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._opening: asyncio.Lock | None = None
         self._closed = False
+        self._held: dict[str, _HeldLock] = {}
+        """Per session whose lock this store holds: its connection and key (for :meth:`save_and_unlock`)."""
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.where!r})"
@@ -206,10 +243,33 @@ class PostgresStore:
             )
         if rows:
             return int(rows[0][0])
+        raise await self._conflict(session_id, expected_version)
+
+    async def _conflict(self, session_id: str, expected_version: int) -> StoreConflictError:
         current = await self._fetch("SELECT version FROM slotgraph_sessions WHERE id = %s", (session_id,))
-        raise StoreConflictError(
+        return StoreConflictError(
             conflict_message(session_id, int(current[0][0]) if current else 0, expected_version)
         )
+
+    async def save_and_unlock(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        """:meth:`save` on the connection holding the session's lock, freeing the lock with the write
+        (:class:`~slotgraph.runtime.store.UnlockingSave`); a plain save outside a hold."""
+        held = self._held.get(session_id)
+        if held is None:
+            return await self.save(session_id, record, expected_version)
+        payload = encode_payload(session_id, record)
+        params = {"key": held.key, "id": session_id, "payload": payload, "expected": expected_version}
+        try:
+            cursor = await held.conn.execute(
+                _SAVE_UNLOCK_NEW if expected_version == 0 else _SAVE_UNLOCK, params
+            )
+            rows = await cursor.fetchall()
+        except Exception as problem:
+            raise _unavailable(self.where, problem) from problem
+        if not rows:  # nothing written, the lock still held: the block's exit releases it
+            raise await self._conflict(session_id, expected_version)
+        held.released = True
+        return int(rows[0][0])
 
     async def delete(self, session_id: str) -> bool:
         await self._fetch("DELETE FROM slotgraph_ledger WHERE scope = %s", (session_id,))
@@ -311,10 +371,15 @@ class PostgresStore:
                 if isinstance(problem, Exception):
                     raise _unavailable(self.where, problem) from problem
                 raise
+            held = self._held[session_id] = _HeldLock(conn, key)
             try:
                 yield
             finally:
-                await finish_in_background(self._release(locks, conn, key))
+                del self._held[session_id]
+                if held.released:  # freed by the turn's save: the connection goes back as it is
+                    await finish_in_background(locks.putconn(conn))
+                else:
+                    await finish_in_background(self._release(locks, conn, key))
 
     def _busy(self, session_id: str) -> StoreLockTimeoutError:
         return StoreLockTimeoutError(
