@@ -105,8 +105,9 @@ def test_a_turn_s_save_frees_the_lock_with_no_trip_of_its_own(
             assert await store.load("s1") == (record("one"), 1)
             assert await store.save_and_unlock("s1", record("two", turns=2), 1) == 2  # type: ignore[attr-defined]
             assert await _free(other, "s1")  # freed by the save, before the block ends
-        # Redis: the lock script (with the read), the save script; PostgreSQL: the load, no release
-        assert trips == (["lock", "save_unlock"] if kind == "redis" else ["fetch"])
+        # Redis: the lock script (with the read), the save script; PostgreSQL: everything on the lock's
+        # connection (the read with the lock, the save with the unlock), nothing through the pool, no release
+        assert trips == (["lock", "save_unlock"] if kind == "redis" else [])
         assert await store.load("s1") == (record("two", turns=2), 2)
         async with store.lock("s1"):  # and taken again at once
             pass
@@ -204,8 +205,8 @@ def test_a_session_turn_saves_and_unlocks_once(
     trips = backend.run(scenario)
     if kind == "redis":  # the turn's two scripts, then the test's own load
         assert trips == ["lock", "save_unlock", "call:hmget"]
-    else:  # the turn's load, the save on the lock's connection (no release), the test's own load
-        assert trips == ["fetch", "fetch"]
+    else:  # the turn on the lock's connection (read with the lock, save with the unlock); the test's load
+        assert trips == ["fetch"]
 
 
 @pytest.mark.parametrize("kind", UNLOCKING)
@@ -291,3 +292,37 @@ def test_a_lease_freed_by_the_store_is_not_released_again_and_errors_still_propa
         return released
 
     assert asyncio.run(scenario()) == ["released"]
+
+
+def test_postgres_reads_the_session_with_its_lock(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taking the lock reads the session in the same pipeline; the turn's first load is served from it, a
+    later one reads again. Without libpq's pipeline mode the lock is taken alone and the load reads."""
+    import psycopg
+
+    backend = make_backend("postgresql", request, tmp_path)
+
+    async def scenario() -> list[str]:
+        store = backend.open()
+        await store.save("s1", record("one"), 0)
+        trips = _counting(store)
+
+        def reads() -> int:
+            return trips.count("fetch")
+
+        async with store.lock("s1"):
+            assert await store.load("s1") == (record("one"), 1)
+            assert reads() == 0  # read with the lock
+            assert await store.load("s1") == (record("one"), 1)
+            assert reads() == 1
+        async with store.lock("new"):
+            assert await store.load("new") is None
+            assert reads() == 1  # "no record" was read with the lock too
+        monkeypatch.setattr(psycopg.Pipeline, "is_supported", classmethod(lambda cls: False))
+        async with store.lock("s1"):
+            assert await store.load("s1") == (record("one"), 1)
+            assert reads() == 2  # the lock alone, then the load
+        return trips
+
+    assert backend.run(scenario) == ["fetch", "release", "release", "fetch", "release"]

@@ -93,8 +93,8 @@ class SessionStore(Protocol):
 @runtime_checkable
 class UnlockingSave(Protocol):
     """A store whose save can also free the session's lock it holds, in the same atomic write: a turn ends
-    with one round trip instead of two (the Redis store). The runtime uses it for a turn's save, the last
-    write under the lock; a store without it gets ``save`` and then the lock's release."""
+    with one round trip instead of two (the Redis and PostgreSQL stores). The runtime uses it for a turn's
+    save, the last write under the lock; a store without it gets ``save`` and then the lock's release."""
 
     async def save_and_unlock(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
         """:meth:`SessionStore.save` as the last write under ``lock(session_id)`` held by this store: when the

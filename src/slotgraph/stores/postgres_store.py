@@ -17,12 +17,16 @@ The payload is kept as ``text`` — the exact JSON the codec wrote, checked by t
 * The per-session lock is ``pg_advisory_lock`` on a 64-bit hash of the session id, held on a dedicated
   connection for the duration of the turn (``lock_timeout`` bounds the wait). The server releases it when the
   connection ends — on release, or at once when a crashed holder's socket closes: no TTL to wait out.
+* Taking the lock reads the session in the same round trip (a pipeline: the lock's timeout, the lock, the
+  read, which the server runs in that order), handed to the turn's ``load``, as the SQLite and Redis stores
+  do.
 * A turn's save frees the lock in the same statement (:meth:`PostgresStore.save_and_unlock`, the runtime's
   :class:`~slotgraph.runtime.store.UnlockingSave`), run on the lock's own connection: it takes the same
   key at transaction level (``pg_advisory_xact_lock``: the holder's second request succeeds at once), writes,
   and drops the session-level hold only when the write matched. The transaction-level hold ends with the
   statement's commit, so another process waiting for the session gets it only once the save is visible; a
-  conflict writes nothing and keeps the lock. A turn is one round trip and one pooled connection fewer.
+  conflict writes nothing and keeps the lock. A turn is two round trips (lock and read, save and unlock), all
+  on the lock's connection.
 
 Connections come from two ``psycopg_pool`` pools, so a burst of turns *waits* for a connection instead of
 opening one each (and failing at the server's ``max_connections``): ``pool_size`` (10) connections for
@@ -147,6 +151,9 @@ class PostgresStore:
         self._opening: asyncio.Lock | None = None
         self._closed = False
         self._held: dict[str, _HeldLock] = {}
+        self._prefetched: dict[str, tuple[str, int] | None] = {}
+        """Per session whose lock this store just took: the stored payload and version read in the same
+        round trip (None: no record), handed to the next ``load`` of that session."""
         """Per session whose lock this store holds: its connection and key (for :meth:`save_and_unlock`)."""
 
     def __repr__(self) -> str:
@@ -219,15 +226,22 @@ class PostgresStore:
             raise _unavailable(self.where, problem) from problem
 
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
-        rows = await self._fetch(
-            "SELECT version, payload FROM slotgraph_sessions WHERE id = %s", (session_id,)
-        )
-        if not rows:
-            return None
-        version, payload = rows[0]
+        if session_id in self._prefetched:  # read when this store took the session's lock (see lock)
+            found = self._prefetched.pop(session_id)
+            if found is None:
+                return None
+            payload, version = found
+        else:
+            rows = await self._fetch(
+                "SELECT version, payload FROM slotgraph_sessions WHERE id = %s", (session_id,)
+            )
+            if not rows:
+                return None
+            version, payload = rows[0]
         return decode_payload(payload, session_id=session_id, where=self.where), int(version)
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        self._prefetched.pop(session_id, None)
         payload = encode_payload(session_id, record)
         if expected_version == 0:
             rows = await self._fetch(
@@ -257,6 +271,7 @@ class PostgresStore:
         held = self._held.get(session_id)
         if held is None:
             return await self.save(session_id, record, expected_version)
+        self._prefetched.pop(session_id, None)
         payload = encode_payload(session_id, record)
         params = {"key": held.key, "id": session_id, "payload": payload, "expected": expected_version}
         try:
@@ -272,6 +287,7 @@ class PostgresStore:
         return int(rows[0][0])
 
     async def delete(self, session_id: str) -> bool:
+        self._prefetched.pop(session_id, None)
         await self._fetch("DELETE FROM slotgraph_ledger WHERE scope = %s", (session_id,))
         return bool(
             await self._fetch("DELETE FROM slotgraph_sessions WHERE id = %s RETURNING id", (session_id,))
@@ -362,8 +378,7 @@ class PostgresStore:
                 1, int((deadline - loop.time()) * 1000)
             )  # 0 would mean "wait forever" to PostgreSQL
             try:
-                await conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{wait_ms}ms",))
-                await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+                read, found = await self._lock_and_read(conn, session_id, key, wait_ms)
             except BaseException as problem:
                 await finish_in_background(self._discard(locks, conn))
                 if _is_lock_timeout(problem):
@@ -372,14 +387,44 @@ class PostgresStore:
                     raise _unavailable(self.where, problem) from problem
                 raise
             held = self._held[session_id] = _HeldLock(conn, key)
+            if read:
+                self._prefetched[session_id] = found
             try:
                 yield
             finally:
                 del self._held[session_id]
+                self._prefetched.pop(session_id, None)
                 if held.released:  # freed by the turn's save: the connection goes back as it is
                     await finish_in_background(locks.putconn(conn))
                 else:
                     await finish_in_background(self._release(locks, conn, key))
+
+    async def _lock_and_read(
+        self, conn: Any, session_id: str, key: int, wait_ms: int
+    ) -> tuple[bool, tuple[str, int] | None]:
+        """Take the session's advisory lock on ``conn`` (waiting at most ``wait_ms``) and read the session in
+        the same round trip — one pipeline: the lock's timeout, the lock, then the read, run in that order by
+        the server, so the read sees what the previous holder saved. ``(True, (payload, version))``, ``(True,
+        None)`` for no record, ``(False, None)`` where libpq has no pipeline mode (then two round trips, and
+        the turn's load reads through the statement pool)."""
+        import psycopg
+
+        timeout = (f"{wait_ms}ms",)
+        if not psycopg.Pipeline.is_supported():
+            await conn.execute("SELECT set_config('lock_timeout', %s, false)", timeout)
+            await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            return False, None
+        async with conn.pipeline():
+            await conn.execute("SELECT set_config('lock_timeout', %s, false)", timeout)
+            await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            read = await conn.execute(
+                "SELECT version, payload FROM slotgraph_sessions WHERE id = %s", (session_id,)
+            )
+        rows = await read.fetchall()
+        if not rows:
+            return True, None
+        version, payload = rows[0]
+        return True, (str(payload), int(version))
 
     def _busy(self, session_id: str) -> StoreLockTimeoutError:
         return StoreLockTimeoutError(
