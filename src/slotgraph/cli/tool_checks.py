@@ -210,11 +210,24 @@ def _timed_out() -> str:
     return f"importing the tools module took longer than {PROBE_TIMEOUT_SECONDS:g} s"
 
 
+def _ending(status: int) -> str:
+    """How a process ended: a negative status is the signal that killed it (a crash dump on its stderr says
+    less), a positive one an exit status with nothing on stderr."""
+    if status >= 0:
+        return f"exit status {status}, nothing on stderr"
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"
+
+
 def _probe_output(status: int, stdout: str, stderr: str) -> dict[str, Any] | str:
-    """The probe's document, or why there is none (its exit status, the last line it printed to stderr)."""
+    """The probe's document, or why there is none: the signal that killed the process, else the last line it
+    printed to stderr, else its exit status."""
     if status != 0:
-        last = (stderr.strip().splitlines() or ["no output"])[-1]
-        return f"the tools check process failed ({last})"
+        lines = stderr.strip().splitlines()
+        why = lines[-1] if lines and status > 0 else _ending(status)
+        return f"the tools check process failed ({why})"
     try:
         result: dict[str, Any] = json.loads(stdout)
     except json.JSONDecodeError:
