@@ -26,11 +26,13 @@ Run from the repository root: ``.venv/bin/python benchmarks/service.py [--sessio
    file's growth, Redis's ``used_memory`` growth, and the process's RSS growth for the in-memory store.
 3. **Where a turn's CPU goes** — the same app called in process through ASGI (no sockets, no uvicorn, no
    client: a few microseconds of driver per request), one turn at a time, ``--parts-rounds`` batches of
-   ``--parts-sessions`` sessions, memory, SQLite and Redis batches alternated: CPU per turn of the whole
-   turn, of the offline model inside it (its ``generate`` timed), of ``SessionService.turn`` inside the
-   request (the runtime, the model and the store), what is left (FastAPI, the middleware, the reply's JSON
-   view), and a bare echo request called the same way. What the throughput table's server CPU adds on top is
-   uvicorn's HTTP and the sockets, which the echo endpoint pays too.
+   ``--parts-sessions`` sessions, memory, SQLite, Redis and PostgreSQL batches alternated (PostgreSQL when
+   its server binaries and ``psycopg`` are installed: a throwaway server on a loopback port, started as the
+   store tests start theirs, ``tests/stores/local_servers.py``; it has no goal of its own): CPU per turn of
+   the whole turn, of the offline model inside it (its ``generate`` timed), of ``SessionService.turn``
+   inside the request (the runtime, the model and the store), what is left (FastAPI, the middleware, the
+   reply's JSON view), and a bare echo request called the same way. What the throughput table's server CPU
+   adds on top is uvicorn's HTTP and the sockets, which the echo endpoint pays too.
 
 Everything listens on 127.0.0.1; every phase has a fixed number of requests, so the run stops by itself.
 """
@@ -219,6 +221,26 @@ def _redis() -> Iterator[str | None]:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+@contextlib.contextmanager
+def _postgres(tmp: str) -> Iterator[str | None]:
+    """A throwaway PostgreSQL server for part 3 (its admin URL), or None without binaries, driver or the
+    checkout's ``tests/stores/local_servers.py``."""
+    launcher = ROOT / "tests" / "stores" / "local_servers.py"
+    if importlib.util.find_spec("psycopg") is None or not launcher.is_file():
+        yield None
+        return
+    spec = importlib.util.spec_from_file_location("slotgraph_bench_local_servers", launcher)
+    assert spec is not None and spec.loader is not None
+    servers = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = servers  # its dataclass looks its module up there
+    spec.loader.exec_module(servers)
+    try:
+        with servers.running_postgres(Path(tmp)) as url:
+            yield url
+    except (LookupError, RuntimeError):  # no binaries, or none could start
+        yield None
 
 
 # --- load -----------------------------------------------------------------------------------------------
@@ -695,11 +717,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             _memory_per_idle_session(tmp, redis_url, args.idle)
         if args.parts_rounds > 0 and (not only or "parts" in only):
             stores = {"memory": "memory://"}
-            if durable:
-                stores["sqlite"] = f"sqlite:///{tmp}/parts.db"
-                if redis_url is not None:
-                    stores["redis"] = redis_url.replace("/0", "/10")
-            asyncio.run(_where_the_cpu_goes(stores, args.parts_rounds, args.parts_sessions))
+            with _postgres(tmp) if durable else contextlib.nullcontext() as postgres_url:
+                if durable:
+                    stores["sqlite"] = f"sqlite:///{tmp}/parts.db"
+                    if redis_url is not None:
+                        stores["redis"] = redis_url.replace("/0", "/10")
+                    if postgres_url is not None:
+                        stores["postgresql"] = postgres_url
+                asyncio.run(_where_the_cpu_goes(stores, args.parts_rounds, args.parts_sessions))
+                if durable and postgres_url is None:
+                    print("| postgresql | skipped: no PostgreSQL server binaries or psycopg |")
     for line in goals:
         print(line)
     return 0

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import _postgres_bin_dirs, need
+from .conftest import need
+from .local_servers import postgres_bin_dirs
 
 
 def test_a_missing_server_skips_with_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -24,6 +25,6 @@ def test_under_ci_a_missing_server_fails(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_postgres_binary_candidates_are_distinct_directories_with_a_server() -> None:
-    found = _postgres_bin_dirs()
+    found = postgres_bin_dirs()
     assert len(found) == len(set(found))
     assert all((d / "postgres").exists() and (d / "initdb").exists() for d in found)
