@@ -155,7 +155,7 @@ def test_no_renewal_follows_the_write_that_frees_the_lock(
 ) -> None:
     """A turn longer than ``lock_ttl / 3`` has a renewing task; the save stops it (and waits for a renewal in
     flight) before freeing the lock, so nothing renews or reports the lock lapsed afterwards."""
-    backend = make_backend("redis", request, tmp_path, lock_ttl=0.06)
+    backend = make_backend("redis", request, tmp_path, lock_ttl=0.3)  # a renewal every 0.1 s
 
     async def scenario() -> list[str]:
         store = backend.open()
