@@ -47,17 +47,19 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from slotgraph import __version__
 
 __all__ = [
     "DISABLE_ENV",
+    "VALIDATE_FLAGS",
     "Dependencies",
     "answer_from_cache",
     "cache_dir",
     "cache_enabled",
     "forget_inherited_recordings",
+    "plain_arguments",
     "record_dependencies",
     "recording",
     "store",
@@ -358,18 +360,33 @@ def _utf8_stdout() -> bool:
     return encoding.lower().replace("-", "").replace("_", "") == "utf8"
 
 
-def _parse(args: Sequence[str]) -> tuple[list[str], bool] | None:
-    """``(paths, --json)`` for the plain forms of ``validate``'s arguments, else ``None`` (typer parses)."""
+VALIDATE_FLAGS: Final = frozenset({"--json", NO_CACHE_FLAG})
+"""The flags of ``validate``'s plain argument forms (:func:`plain_arguments`)."""
+
+
+def plain_arguments(args: Sequence[str]) -> tuple[list[str], set[str]] | None:
+    """``(paths, flags)`` when ``validate``'s arguments are paths and :data:`VALIDATE_FLAGS` only, with at
+    least one path; else ``None`` (``--help``, ``--``, an option typer reports, no path: typer parses)."""
     paths: list[str] = []
-    json_output = False
+    flags: set[str] = set()
     for arg in args:
-        if arg == "--json":
-            json_output = True
-        elif not arg or arg.startswith("-"):  # --no-cache, --help, --, an option typer reports
+        if arg in VALIDATE_FLAGS:
+            flags.add(arg)
+        elif not arg or arg.startswith("-"):
             return None
         else:
             paths.append(arg)
-    return (paths, json_output) if paths else None
+    return (paths, flags) if paths else None
+
+
+def _parse(args: Sequence[str]) -> tuple[list[str], bool] | None:
+    """``(paths, --json)`` for the plain forms of ``validate``'s arguments without ``--no-cache``, else
+    ``None``."""
+    parsed = plain_arguments(args)
+    if parsed is None or NO_CACHE_FLAG in parsed[1]:
+        return None
+    paths, flags = parsed
+    return paths, "--json" in flags
 
 
 def answer_from_cache(args: Sequence[str]) -> int | None:

@@ -10,7 +10,7 @@ pipe on stdout (exit 1, nothing more printed) is kept. Typer (~20 ms of CPU: it 
 
 Pydantic plugins are not looked for (``PYDANTIC_DISABLE_PLUGINS=__all__`` unless the variable is set): the
 validator's pydantic models are its own config nodes, which no plugin needs to observe, and the look-up
-reads the metadata of every installed distribution (~6 ms). The tools probe, the one place user code runs,
+reads the metadata of every installed distribution (~5 ms). The tools probe, the one place user code runs,
 already starts without them (:func:`slotgraph.cli.tool_checks.probe_env`).
 """
 
@@ -21,30 +21,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from slotgraph.cli.validate_cache import answer_from_cache
+from slotgraph.cli.validate_cache import NO_CACHE_FLAG, answer_from_cache, plain_arguments
 
 __all__ = ["validate_fast"]
-
-_FLAGS = frozenset({"--json", "--no-cache"})
-
-
-def _plain_arguments(args: Sequence[str]) -> tuple[list[str], set[str]] | None:
-    """``(paths, flags)`` for paths and ``_FLAGS`` only, at least one path; else ``None``."""
-    paths: list[str] = []
-    flags: set[str] = set()
-    for arg in args:
-        if arg in _FLAGS:
-            flags.add(arg)
-        elif not arg or arg.startswith("-"):  # --help, --, an option typer reports
-            return None
-        else:
-            paths.append(arg)
-    return (paths, flags) if paths else None
 
 
 def validate_fast(args: Sequence[str]) -> int | None:
     """``validate``'s answer for plain arguments (exit code), or ``None`` for typer to parse them."""
-    parsed = _plain_arguments(args)
+    parsed = plain_arguments(args)
     if parsed is None:
         return None
     paths, flags = parsed
@@ -57,7 +41,7 @@ def validate_fast(args: Sequence[str]) -> int | None:
 
         return int(
             run_validate(
-                [Path(path) for path in paths], json_output="--json" in flags, no_cache="--no-cache" in flags
+                [Path(path) for path in paths], json_output="--json" in flags, no_cache=NO_CACHE_FLAG in flags
             )
         )
     except KeyboardInterrupt:

@@ -44,8 +44,8 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
 from slotgraph.runtime.errors import (
@@ -82,25 +82,26 @@ CREATE TABLE IF NOT EXISTS slotgraph_ledger (
     PRIMARY KEY (scope, key)
 )
 """
-_SAVE_UNLOCK_NEW = """
-WITH held AS (SELECT pg_advisory_xact_lock(%(key)s)),
-saved AS (
-    INSERT INTO slotgraph_sessions (id, version, payload) VALUES (%(id)s, 1, %(payload)s)
-    ON CONFLICT (id) DO NOTHING RETURNING version
+_READ = "SELECT version, payload FROM slotgraph_sessions WHERE id = %(id)s"
+_INSERT = (
+    "INSERT INTO slotgraph_sessions (id, version, payload) VALUES (%(id)s, 1, %(payload)s) "
+    "ON CONFLICT (id) DO NOTHING RETURNING version"
 )
-SELECT saved.version, pg_advisory_unlock(%(key)s) FROM saved, held
-"""
-_SAVE_UNLOCK = """
-WITH held AS (SELECT pg_advisory_xact_lock(%(key)s)),
-saved AS (
-    UPDATE slotgraph_sessions SET version = version + 1, payload = %(payload)s, updated_at = now()
-    WHERE id = %(id)s AND version = %(expected)s RETURNING version
+"""A new session's save: no row back when the session exists (a conflict)."""
+_UPDATE = (
+    "UPDATE slotgraph_sessions SET version = version + 1, payload = %(payload)s, updated_at = now() "
+    "WHERE id = %(id)s AND version = %(expected)s RETURNING version"
 )
-SELECT saved.version, pg_advisory_unlock(%(key)s) FROM saved, held
-"""
-"""A turn's save on the connection that holds the session's advisory lock: the same key taken at transaction
-level first, so the lock stays held until the write commits; the session-level hold is dropped only for a
-row written (no row back: a conflict, the lock still held)."""
+"""A later save, only from the expected version: no row back on a conflict."""
+_AND_UNLOCK = (
+    "WITH held AS (SELECT pg_advisory_xact_lock(%(key)s)), saved AS ({write}) "
+    "SELECT saved.version, pg_advisory_unlock(%(key)s) FROM saved, held"
+)
+"""A save (``write``: :data:`_INSERT` or :data:`_UPDATE`) on the connection that holds the session's advisory
+lock: the same key taken at transaction level first, so the lock stays held until the write commits; the
+session-level hold is dropped only for a row written (no row back: a conflict, the lock still held)."""
+_INSERT_AND_UNLOCK = _AND_UNLOCK.format(write=_INSERT)
+_UPDATE_AND_UNLOCK = _AND_UNLOCK.format(write=_UPDATE)
 _DDL_LOCK = 0x51_07_67_72  # any constant: serialises CREATE TABLE between processes starting together
 DEFAULT_POOL_SIZE = 10
 """Connections for loads, saves and ledger writes (each held for one statement)."""
@@ -151,10 +152,10 @@ class PostgresStore:
         self._opening: asyncio.Lock | None = None
         self._closed = False
         self._held: dict[str, _HeldLock] = {}
+        """Per session whose lock this store holds: its connection and key (for :meth:`save_and_unlock`)."""
         self._prefetched: dict[str, tuple[str, int] | None] = {}
         """Per session whose lock this store just took: the stored payload and version read in the same
         round trip (None: no record), handed to the next ``load`` of that session."""
-        """Per session whose lock this store holds: its connection and key (for :meth:`save_and_unlock`)."""
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.where!r})"
@@ -216,7 +217,7 @@ class PostgresStore:
                 self._loop = loop
         return self._pools
 
-    async def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    async def _fetch(self, sql: str, params: tuple[Any, ...] | Mapping[str, Any]) -> list[tuple[Any, ...]]:
         queries, _ = await self._pool_pair()
         try:
             async with queries.connection() as conn:  # waits (up to pool_timeout) when all are busy
@@ -232,9 +233,7 @@ class PostgresStore:
                 return None
             payload, version = found
         else:
-            rows = await self._fetch(
-                "SELECT version, payload FROM slotgraph_sessions WHERE id = %s", (session_id,)
-            )
+            rows = await self._fetch(_READ, {"id": session_id})
             if not rows:
                 return None
             version, payload = rows[0]
@@ -243,18 +242,8 @@ class PostgresStore:
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
         self._prefetched.pop(session_id, None)
         payload = encode_payload(session_id, record)
-        if expected_version == 0:
-            rows = await self._fetch(
-                "INSERT INTO slotgraph_sessions (id, version, payload) VALUES (%s, 1, %s) "
-                "ON CONFLICT (id) DO NOTHING RETURNING version",
-                (session_id, payload),
-            )
-        else:
-            rows = await self._fetch(
-                "UPDATE slotgraph_sessions SET version = version + 1, payload = %s, updated_at = now() "
-                "WHERE id = %s AND version = %s RETURNING version",
-                (payload, session_id, expected_version),
-            )
+        params = {"id": session_id, "payload": payload, "expected": expected_version}
+        rows = await self._fetch(_INSERT if expected_version == 0 else _UPDATE, params)
         if rows:
             return int(rows[0][0])
         raise await self._conflict(session_id, expected_version)
@@ -274,10 +263,9 @@ class PostgresStore:
         self._prefetched.pop(session_id, None)
         payload = encode_payload(session_id, record)
         params = {"key": held.key, "id": session_id, "payload": payload, "expected": expected_version}
+        statement = _INSERT_AND_UNLOCK if expected_version == 0 else _UPDATE_AND_UNLOCK
         try:
-            cursor = await held.conn.execute(
-                _SAVE_UNLOCK_NEW if expected_version == 0 else _SAVE_UNLOCK, params
-            )
+            cursor = await held.conn.execute(statement, params)
             rows = await cursor.fetchall()
         except Exception as problem:
             raise _unavailable(self.where, problem) from problem
@@ -409,17 +397,13 @@ class PostgresStore:
         the turn's load reads through the statement pool)."""
         import psycopg
 
-        timeout = (f"{wait_ms}ms",)
-        if not psycopg.Pipeline.is_supported():
-            await conn.execute("SELECT set_config('lock_timeout', %s, false)", timeout)
+        pipelined = psycopg.Pipeline.is_supported()
+        async with conn.pipeline() if pipelined else nullcontext():
+            await conn.execute("SELECT set_config('lock_timeout', %s, false)", (f"{wait_ms}ms",))
             await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            read = await conn.execute(_READ, {"id": session_id}) if pipelined else None
+        if read is None:
             return False, None
-        async with conn.pipeline():
-            await conn.execute("SELECT set_config('lock_timeout', %s, false)", timeout)
-            await conn.execute("SELECT pg_advisory_lock(%s)", (key,))
-            read = await conn.execute(
-                "SELECT version, payload FROM slotgraph_sessions WHERE id = %s", (session_id,)
-            )
         rows = await read.fetchall()
         if not rows:
             return True, None

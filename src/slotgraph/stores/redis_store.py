@@ -50,21 +50,17 @@ from slotgraph.stores.redaction import redact_url
 
 __all__ = ["RedisStore"]
 
-_SAVE = """
+_WRITE = """
 local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
 if current ~= tonumber(ARGV[1]) then return {0, current} end
 redis.call('HSET', KEYS[1], 'version', current + 1, 'payload', ARGV[2])
 redis.call('SADD', KEYS[2], ARGV[3])
-return {1, current + 1}
 """
-_SAVE_UNLOCK = """
-local current = tonumber(redis.call('HGET', KEYS[1], 'version') or '0')
-if current ~= tonumber(ARGV[1]) then return {0, current} end
-redis.call('HSET', KEYS[1], 'version', current + 1, 'payload', ARGV[2])
-redis.call('SADD', KEYS[2], ARGV[3])
-if redis.call('GET', KEYS[3]) == ARGV[4] then redis.call('DEL', KEYS[3]) end
-return {1, current + 1}
-"""
+_SAVE = _WRITE + "return {1, current + 1}\n"
+_SAVE_UNLOCK = (  # the save, then the lock (KEYS[3]) deleted if it still carries the holder's token (ARGV[4])
+    _WRITE + "if redis.call('GET', KEYS[3]) == ARGV[4] then redis.call('DEL', KEYS[3]) end\n"
+    "return {1, current + 1}\n"
+)
 _DELETE = """
 local gone = redis.call('DEL', KEYS[1])
 redis.call('SREM', KEYS[2], ARGV[1])
