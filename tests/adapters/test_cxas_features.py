@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.compiled_core import pure_python_only
 
 from slotgraph.adapters import cxas
 from slotgraph.adapters.cxas import clear_config_memo, confirm_pending, fill_slots, slot_filling_engine
@@ -103,7 +102,6 @@ def test_the_config_memo_notices_a_config_changed_in_place(raw: dict[str, Any]) 
     assert third["action"] == second["action"]
 
 
-@pure_python_only  # patches compile_config, which the (compiled) entry calls directly
 def test_a_new_but_equal_config_dict_is_not_compiled_again(
     raw: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
