@@ -62,7 +62,7 @@ from slotgraph.config import CompiledDag, compile_config
 from slotgraph.engine import EngineAction, Reason
 from slotgraph.runtime import (
     Agent,
-    EngineOutcome,
+    EngineResult,
     Model,
     ModelRequest,
     ModelResponse,
@@ -102,8 +102,8 @@ class NoEngine:
     def begin_turn(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
         return {"status": "in_progress", **sm}
 
-    def invoke(self, dag: CompiledDag, sm: Mapping[str, Any], **_: Any) -> EngineOutcome:
-        return EngineOutcome(dict(sm), EngineAction(reason=Reason.NEXT_QUESTION))
+    def invoke(self, dag: CompiledDag, sm: Mapping[str, Any], **_: Any) -> EngineResult:
+        return EngineResult(dict(sm), EngineAction(reason=Reason.NEXT_QUESTION))
 
     def after_tool(self, dag: CompiledDag, sm: Mapping[str, Any], *_: Any) -> dict[str, Any]:
         return dict(sm)
