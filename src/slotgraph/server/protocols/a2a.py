@@ -158,6 +158,8 @@ def _a2a_error(err: Exception) -> A2AError:
     if isinstance(err, A2AError):
         return err
     body = problem_for(err)
+    if isinstance(err, SessionNotFoundError | SessionEndedError):
+        body["fix"] = "send the message without taskId to start a new task (keep the contextId)"
     data = {"code": str(body["code"])} | ({"fix": str(body["fix"])} if body.get("fix") else {})
     message = str(body["detail"]) + (f"; fix: {body['fix']}" if body.get("fix") else "")
     if isinstance(err, SessionNotFoundError):

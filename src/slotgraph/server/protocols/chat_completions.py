@@ -32,6 +32,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from slotgraph.server.errors import SessionEndedError, SessionNotFoundError
 from slotgraph.server.problems import problem_for
 from slotgraph.server.protocols.conversations import Conversations, Exchange, Snapshot
 
@@ -104,6 +105,8 @@ class ChatError(Exception):
 
 def _from_problem(err: Exception) -> ChatError:
     body = problem_for(err)
+    if isinstance(err, SessionNotFoundError | SessionEndedError):
+        body["fix"] = "send the new message without metadata.session_id to start a new conversation"
     message = str(body["detail"]) + (f"; fix: {body['fix']}" if body.get("fix") else "")
     headers = {"Retry-After": str(body["retry_after"])} if "retry_after" in body else {}
     return ChatError(int(body["status"]), message, code=str(body["code"]), headers=headers)

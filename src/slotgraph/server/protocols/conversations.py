@@ -18,12 +18,23 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from slotgraph.runtime import Event
-from slotgraph.server.errors import SessionNotFoundError
+from slotgraph.server.errors import SessionEndedError, SessionNotFoundError
 from slotgraph.server.hosting import HostedAgent
 from slotgraph.server.sessions import META_KEY, SessionRecord, SessionService
 from slotgraph.server.views import dag_in_play, public_event, public_state, session_view, transcript
 
-__all__ = ["Conversations", "EventListener", "Exchange", "Outcome", "Snapshot", "Utterance"]
+__all__ = [
+    "NEW_CONVERSATION",
+    "Conversations",
+    "EventListener",
+    "Exchange",
+    "Outcome",
+    "Snapshot",
+    "Utterance",
+]
+
+NEW_CONVERSATION = "start a new conversation"
+"""The fix of a session not found or ended, as this module words it (each protocol says how to start)."""
 
 EventListener = Callable[[Mapping[str, Any]], Awaitable[None]]
 """Sees each event of a turn as it happens, in its wire form (``{"kind": ..., ...}``, as the SSE stream of
@@ -122,7 +133,10 @@ class Conversations:
             async def sink(event: Event) -> None:
                 await listener(public_event(event))
 
-        result = (await self.service.turn(session_id, text, on_event=sink)).result
+        try:
+            result = (await self.service.turn(session_id, text, on_event=sink)).result
+        except (SessionNotFoundError, SessionEndedError) as err:
+            raise _neutral(err) from None
         usage = {
             "prompt_tokens": result.usage.prompt_tokens,
             "completion_tokens": result.usage.completion_tokens,
@@ -137,11 +151,14 @@ class Conversations:
     async def read(self, session_id: str, *, agent: str | None = None) -> Snapshot:
         """The stored session; with ``agent``, a session of another agent is not found either (one agent's
         endpoint never reveals another's sessions)."""
-        stored = await self.service.read(session_id)
+        try:
+            stored = await self.service.read(session_id)
+        except SessionNotFoundError as err:
+            raise _neutral(err) from None
         if agent is not None and stored.hosted.name != agent:
             raise SessionNotFoundError(
                 f"no session {session_id!r} with agent {agent!r}",
-                fix="use an id this agent's endpoint returned, or start a new conversation",
+                fix=NEW_CONVERSATION,
             )
         return self._stored(stored)
 
@@ -152,10 +169,13 @@ class Conversations:
         await self.read(session_id, agent=agent)
         store = self.service.store
         async with store.lock(session_id):
-            await self.service.ensure_open(session_id)
+            try:
+                await self.service.ensure_open(session_id)
+            except SessionEndedError as err:
+                raise _neutral(err) from None
             found = await store.load(session_id)
             if found is None:
-                raise SessionNotFoundError(f"no session {session_id!r}", fix="start a new conversation")
+                raise SessionNotFoundError(f"no session {session_id!r}", fix=NEW_CONVERSATION)
             record, version = found
             await store.save(session_id, {**record, "ended": True}, version)
         return await self.read(session_id)
@@ -178,6 +198,11 @@ class Conversations:
             metadata=dict(metadata) if isinstance(metadata, Mapping) else {},
             utterances=_utterances(transcript(stored.history)),
         )
+
+
+def _neutral(err: SessionNotFoundError | SessionEndedError) -> SessionNotFoundError | SessionEndedError:
+    """The error without the ``/v1/sessions`` advice of its fix: each protocol says how it starts anew."""
+    return type(err)(err.message, fix=NEW_CONVERSATION)
 
 
 def _utterances(entries: Sequence[Mapping[str, Any]]) -> tuple[Utterance, ...]:

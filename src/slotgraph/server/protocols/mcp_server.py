@@ -30,6 +30,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, Field
 from starlette.routing import BaseRoute
 
+from slotgraph.server.errors import SessionEndedError, SessionNotFoundError
 from slotgraph.server.hosting import HostedAgent
 from slotgraph.server.problems import problem_for
 from slotgraph.server.protocols.conversations import Conversations, Exchange, Snapshot
@@ -97,6 +98,8 @@ def _collected(snap: Snapshot) -> CollectedSlots:
 def _tool_error(err: Exception) -> ToolError:
     """A tool error carrying the session problem's detail and fix (internals never: see problem_for)."""
     body = problem_for(err)
+    if isinstance(err, SessionNotFoundError | SessionEndedError):
+        body["fix"] = "call start_conversation to start a new conversation"
     fix = f" Fix: {body['fix']}." if body.get("fix") else ""
     return ToolError(f"{body['detail']} ({body['code']}).{fix}")
 
