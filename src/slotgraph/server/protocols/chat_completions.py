@@ -73,7 +73,7 @@ class ChatCompletionRequest(BaseModel):
     n: int | None = Field(default=None, ge=1, le=1, description="Only one choice: an agent has one reply.")
 
 
-class ChatError(Exception):
+class _ChatError(Exception):
     """A request refused, as OpenAI's error body."""
 
     def __init__(
@@ -103,13 +103,13 @@ class ChatError(Exception):
         return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
 
 
-def _from_problem(err: Exception) -> ChatError:
+def _from_problem(err: Exception) -> _ChatError:
     body = problem_for(err)
     if isinstance(err, SessionNotFoundError | SessionEndedError):
         body["fix"] = "send the new message without metadata.session_id to start a new conversation"
     message = str(body["detail"]) + (f"; fix: {body['fix']}" if body.get("fix") else "")
     headers = {"Retry-After": str(body["retry_after"])} if "retry_after" in body else {}
-    return ChatError(int(body["status"]), message, code=str(body["code"]), headers=headers)
+    return _ChatError(int(body["status"]), message, code=str(body["code"]), headers=headers)
 
 
 def _text(message: ChatMessage, index: int) -> str:
@@ -120,7 +120,7 @@ def _text(message: ChatMessage, index: int) -> str:
     texts: list[str] = []
     for part in message.content:
         if part.type != "text" or part.text is None:
-            raise ChatError(
+            raise _ChatError(
                 400,
                 f"messages[{index}] has a {part.type!r} content part: a Slotgraph agent reads text only",
                 code="unsupported_content",
@@ -144,7 +144,7 @@ class _Turn:
         self.request = request
         named = (request.metadata or {}).get("session_id")
         if named and header and named != header:
-            raise ChatError(
+            raise _ChatError(
                 400,
                 f"metadata.session_id {named!r} and the {SESSION_HEADER} header {header!r} name different "
                 "sessions",
@@ -157,7 +157,7 @@ class _Turn:
             if message.role in _IGNORED_ROLES:
                 continue
             if message.role not in ("user", "assistant"):
-                raise ChatError(
+                raise _ChatError(
                     400,
                     f"messages[{index}] has role {message.role!r}: a Slotgraph agent runs its own tools, so "
                     "only system, developer, user and assistant messages are accepted",
@@ -166,7 +166,7 @@ class _Turn:
                 )
             talk.append((index, message.role, _text(message, index)))
         if not talk or talk[-1][1] != "user":
-            raise ChatError(
+            raise _ChatError(
                 400,
                 "the last user or assistant message must be the user's new message",
                 code="no_user_message",
@@ -174,7 +174,7 @@ class _Turn:
             )
         self.text = talk[-1][2]
         if not self.text.strip():
-            raise ChatError(400, "the user's message is empty", code="empty_message", param="messages")
+            raise _ChatError(400, "the user's message is empty", code="empty_message", param="messages")
         self.earlier = talk[:-1]
 
     async def open(self) -> str:
@@ -183,7 +183,7 @@ class _Turn:
         if self.session_id is None:
             if self.earlier:
                 index = self.earlier[0][0]
-                raise ChatError(
+                raise _ChatError(
                     400,
                     f"messages[{index}] is part of an earlier conversation, but the request names no "
                     "session: a Slotgraph conversation cannot be rebuilt from resent history (its tools "
@@ -196,7 +196,7 @@ class _Turn:
             return await self.conversations.start(agent)
         snapshot = await self.conversations.read(self.session_id, agent=agent)
         if snapshot.finished:
-            raise ChatError(
+            raise _ChatError(
                 409,
                 f"session {self.session_id!r} is {snapshot.outcome}: it takes no more messages; start a new "
                 "conversation (send the new message without metadata.session_id)",
@@ -223,8 +223,8 @@ class _Turn:
                 f"{snapshot.session_id!r} holds {len(stored)}"
             )
 
-    def _mismatch(self, what: str) -> ChatError:
-        return ChatError(
+    def _mismatch(self, what: str) -> _ChatError:
+        return _ChatError(
             409,
             f"{what}: the history contradicts the session, which is never rewound or forked (its tools may "
             "already have acted); resend the stored history unchanged, send only the new user message, or "
@@ -372,12 +372,12 @@ def chat_completions_router(conversations: Conversations) -> APIRouter:
             try:
                 body = json.loads(await request.body())
             except ValueError as err:
-                raise ChatError(400, f"the body is not JSON: {err}", code="invalid_json") from None
+                raise _ChatError(400, f"the body is not JSON: {err}", code="invalid_json") from None
             try:
                 parsed = ChatCompletionRequest.model_validate(body)
             except ValidationError as err:
                 first = err.errors()[0]
-                raise ChatError(
+                raise _ChatError(
                     400,
                     f"invalid request at {_where(err.errors()) or 'the body'}: {first['msg']}",
                     code="invalid_request",
@@ -394,7 +394,7 @@ def chat_completions_router(conversations: Conversations) -> APIRouter:
                 return StreamingResponse(chunks, media_type="text/event-stream", headers=stream_headers)
             exchange = await conversations.say(session_id, turn.text)
             return JSONResponse(_completion(parsed.model, exchange), headers=headers)
-        except ChatError as err:
+        except _ChatError as err:
             return err.response()
         except Exception as err:
             return _from_problem(err).response()
@@ -402,8 +402,8 @@ def chat_completions_router(conversations: Conversations) -> APIRouter:
     return router
 
 
-def _unknown_model(model: str) -> ChatError:
-    return ChatError(
+def _unknown_model(model: str) -> _ChatError:
+    return _ChatError(
         404,
         f"The model {model!r} does not exist: this server hosts agents, each a model named after it "
         "(see GET /v1/models)",
