@@ -20,6 +20,7 @@ saying what to do.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal
@@ -108,13 +109,22 @@ def agent_mcp_server(conversations: Conversations, hosted: HostedAgent) -> MCPSe
     """The MCP server exposing ``hosted`` (see the module docstring)."""
     name = hosted.name
     description = hosted.description or f"the Slotgraph agent {name}"
-    server: MCPServer = MCPServer(
-        name=name,
-        title=name,
-        description=description,
-        instructions=_INSTRUCTIONS.format(name=name, description=description),
-        log_level="WARNING",
-    )
+    # The SDK's constructor configures the root logger (logging.basicConfig with a rich handler), which
+    # would reformat and wrap every log line of the server; basicConfig does nothing while the root logger
+    # has a handler, so one is lent for the construction.
+    root = logging.getLogger()
+    lent = logging.NullHandler()
+    root.addHandler(lent)
+    try:
+        server: MCPServer = MCPServer(
+            name=name,
+            title=name,
+            description=description,
+            instructions=_INSTRUCTIONS.format(name=name, description=description),
+            log_level="WARNING",
+        )
+    finally:
+        root.removeHandler(lent)
 
     async def start_conversation(message: str) -> AgentReply:
         try:
