@@ -38,7 +38,6 @@ _RUNTIME_EXPORTS = (
     "ScriptedStep",
     "ToolContext",
     "call",
-    "inline",
 )
 
 __all__ = ["__version__", *_RUNTIME_EXPORTS]
@@ -56,7 +55,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         TurnResult,
         TurnStep,
         call,
-        inline,
     )
 
 

@@ -25,9 +25,6 @@ from slotgraph.runtime import (
     InMemoryStore,
     RefusalEvent,
     ToolResultEvent,
-    inline,
-    tool_execution,
-    tool_from_function,
 )
 from slotgraph.runtime.errors import AgentLoadError
 from slotgraph.runtime.history import bounded_history
@@ -126,64 +123,7 @@ def test_per_tool_timeouts_override_the_default_and_a_hung_async_tool_fails_for_
     assert result.text == "ok"
 
 
-def test_an_inline_tool_arms_no_timer_and_a_thread_tool_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An inline function runs on the loop, where a timer cannot stop it: none is armed for it (~3 µs a
-    call); a tool run in a worker thread still gets its ``tool_timeout``."""
-    armed: list[float | None] = []
-    real_timeout = asyncio.timeout
-
-    def counting_timeout(delay: float | None) -> asyncio.Timeout:
-        armed.append(delay)
-        return real_timeout(delay)
-
-    monkeypatch.setattr(tool_execution.asyncio, "timeout", counting_timeout)
-
-    @inline
-    def set_topic_on_loop(topic: str) -> dict[str, Any]:
-        """Record the topic."""
-        return {"stored": True, "value": topic}
-
-    on_loop = tool_from_function(set_topic_on_loop, name="set_topic")
-    agent = Agent.from_config(NOTES, tools=[on_loop], model=Calls(1), limits={"tool_timeout": 7})
-    result = asyncio.run(agent.session(session_id="s", clock=clock).asend("cats"))
-    assert [e.result for e in result.events if isinstance(e, ToolResultEvent)] == [
-        {"stored": True, "value": "t0"}
-    ]
-    assert armed == []
-
-    def set_topic_in_thread(topic: str) -> dict[str, Any]:
-        """Record the topic."""
-        return {"stored": True, "value": topic}
-
-    threaded = tool_from_function(set_topic_in_thread, name="set_topic")
-    agent = Agent.from_config(NOTES, tools=[threaded], model=Calls(1), limits={"tool_timeout": 7})
-    asyncio.run(agent.session(session_id="s", clock=clock).asend("cats"))
-    assert armed == [7]
-
-
-def test_an_inline_function_returning_an_awaitable_still_times_out() -> None:
-    """What an inline function returns is awaited under the tool's timeout: a coroutine it hands back (an
-    odd use of ``@inline``, but a legal one) cannot hang the turn."""
-
-    async def hang() -> dict[str, Any]:
-        await asyncio.Event().wait()
-        return {}
-
-    @inline
-    def set_topic(topic: str) -> Any:
-        """Record the topic (returns a coroutine that hangs)."""
-        return hang()
-
-    agent = Agent.from_config(
-        NOTES, tools=[set_topic], model=Calls(1), limits={"tool_timeouts": {"set_topic": 0.1}}
-    )
-    result = asyncio.run(agent.session(session_id="s", clock=clock).asend("cats"))
-    (failed,) = [e for e in result.events if isinstance(e, ToolResultEvent)]
-    assert failed.failed and "Timeout: set_topic did not answer within 0.1s" in failed.result["message"]
-
-
-def test_an_inline_tool_that_raises_timeout_error_is_a_failed_call_not_a_timeout() -> None:
-    @inline
+def test_a_tool_that_raises_timeout_error_is_a_failed_call_not_a_timeout() -> None:
     def set_topic(topic: str) -> dict[str, Any]:
         """Record the topic (raises)."""
         raise TimeoutError

@@ -34,7 +34,6 @@ dates become ISO strings, tuples and sets lists), so the state stays storable; a
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 from collections.abc import Collection, Mapping
 from dataclasses import field
@@ -375,14 +374,8 @@ class ToolRunner:
         context = self._context_for(tool, sm, key)
         deadline: asyncio.Timeout | None = None
         try:
-            if tool.runs_inline:  # called on the loop, where no timer can stop it: none is armed
-                result = tool.call_inline(args, context)
-                if inspect.isawaitable(result):
-                    async with asyncio.timeout(timeout) as deadline:
-                        result = await result
-            else:
-                async with asyncio.timeout(timeout) as deadline:
-                    result = await tool.invoke(args, context)
+            async with asyncio.timeout(timeout) as deadline:
+                result = await tool.invoke(args, context)
         except TimeoutError:
             if deadline is not None and deadline.expired():
                 logger.error(
