@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Awaitable, Collection, Mapping
 from dataclasses import field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.config.limits import LimitsConfig
@@ -76,9 +76,11 @@ from slotgraph.runtime.state_copy import StateSnapshot
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
 
-__all__ = ["ToolOutcome", "ToolRunner", "refusal_result"]
+__all__ = ["ToolOutcome", "ToolRaised", "ToolRunner", "raised", "refusal_result", "tool_code"]
 
 logger = logging.getLogger("slotgraph.runtime")
+
+_T = TypeVar("_T")
 
 
 def refusal_result(reason: RefusalReason, message: str) -> dict[str, Any]:
@@ -328,10 +330,11 @@ class ToolRunner:
         if tool.status_hook is None:
             return None
         try:
-            found = await asyncio.wait_for(tool.ask_status(key), self.limits.timeout_for(call.name))
+            hook = tool_code(tool.ask_status(key))
+            found = await asyncio.wait_for(hook, self.limits.timeout_for(call.name))
         except Exception as err:
             logger.exception("the status hook of %s raised for %s", call.name, key)
-            return {"success": False, "error": f"{type(err).__name__}: {err}"}, True
+            return {"success": False, "error": raised(err)}, True
         if found is None:
             return None
         try:
@@ -375,7 +378,7 @@ class ToolRunner:
         deadline: asyncio.Timeout | None = None
         try:
             async with asyncio.timeout(timeout) as deadline:
-                result = await tool.invoke(args, context)
+                result = await tool_code(tool.invoke(args, context))
         except TimeoutError:
             if deadline is not None and deadline.expired():
                 logger.error(
@@ -387,7 +390,7 @@ class ToolRunner:
             return _failure(call.name, "TimeoutError: the tool raised TimeoutError", is_executor), True
         except Exception as err:
             logger.exception("tool %s raised", call.name)
-            return _failure(call.name, f"{type(err).__name__}: {err}", is_executor), True
+            return _failure(call.name, raised(err), is_executor), True
         try:
             return tool_result_json(result), False
         except TypeError as problem:
@@ -455,7 +458,7 @@ class ToolRunner:
         args, problem = tool.check_args({k: v for k, v in write.items() if k in names})
         if args is None:
             raise ValueError(f"the reader {reader} cannot be called with the write's arguments: {problem}")
-        return tool_result_json(await tool.invoke(args, self._context_for(tool, sm)))
+        return tool_result_json(await tool_code(tool.invoke(args, self._context_for(tool, sm))))
 
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
         assert call.name in (CONFIRM_PENDING, REJECT_PENDING)
@@ -521,6 +524,42 @@ class ToolRunner:
             events.append(TransferEvent(f"transfer to {target}", {"agent": target, "tool": call.name}))
             ended = True
         return ToolOutcome(result, new_sm, tuple(events), ended=ended, replayed=replayed)
+
+
+class ToolRaised(Exception):
+    """A tool's own code raised a :class:`BaseException` that is not an :class:`Exception` — ``SystemExit``,
+    ``KeyboardInterrupt``, a ``CancelledError`` that is not the turn's own cancellation: carried as an
+    ordinary exception, so it fails the call like any other and never leaves the turn (in the server, it
+    would stop the event loop and the whole process with it)."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__)
+        self.error = error
+
+
+async def tool_code(awaitable: Awaitable[_T]) -> _T:
+    """Await a tool's own code (its function, its status hook, a receipt reader): what it raises is the
+    call's failure and never the process's — a ``BaseException`` that is not an ``Exception`` comes out as
+    :class:`ToolRaised`. Only the turn's own cancellation (its task is being cancelled: a client that left,
+    a stopping server, a timeout) goes through as ``CancelledError``."""
+    try:
+        return await awaitable
+    except Exception:
+        raise
+    except asyncio.CancelledError as err:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        raise ToolRaised(err) from err
+    except BaseException as err:
+        raise ToolRaised(err) from err
+
+
+def raised(err: BaseException) -> str:
+    """What a failed call's result says it raised: ``"<ExceptionType>: message"``."""
+    if isinstance(err, ToolRaised):
+        return str(err)
+    return f"{type(err).__name__}: {err}"
 
 
 def _failure(name: str, error: str, is_executor: bool) -> dict[str, Any]:
