@@ -74,23 +74,66 @@ class Calls:
         return ModelResponse(text="ok")
 
 
-def test_a_hung_sync_executor_times_out_and_retries_then_escalates_as_configured() -> None:
+def test_a_hung_sync_executor_is_pending_not_failed_and_its_late_result_is_routed() -> None:
+    """An executor past its timeout may still book: its attempt is neither failed nor retried with a new key
+    (that booked twice); the person is told it cannot be confirmed yet, the next message in the meantime
+    neither asks nor re-sends anything, and once the call returns its result is routed."""
+    release = threading.Event()
+    calls: list[str] = []
+
+    def book(topic: str) -> dict[str, Any]:
+        """Book it (the backend is slow)."""
+        calls.append(topic)
+        release.wait(30)  # a slow backend, answering when the test says so
+        return {"success": True, "ref": "late"}
+
+    agent = Agent.from_config(DAG, tools=[set_topic, book], model=Calls(1), limits={"tool_timeout": 0.2})
+    store = InMemoryStore()
+
+    async def recorded() -> None:
+        while (entry := await store.lookup("s1", "book:1")) is None or entry.status != "done":
+            await asyncio.sleep(0.01)  # bounded below: wait on the ledger, an observable state
+
+    async def body() -> tuple[Any, Any, Any]:
+        first = await agent.session(session_id="s1", store=store, clock=clock).asend("cats")
+        meanwhile = await agent.session(session_id="s1", store=store, clock=clock).asend("cats")
+        release.set()
+        await asyncio.wait_for(recorded(), 30)
+        last = await agent.session(session_id="s1", store=store, clock=clock).asend("cats")
+        return first, meanwhile, last
+
+    try:
+        first, meanwhile, last = asyncio.run(body())
+    finally:
+        release.set()
+    for turn in (first, meanwhile):
+        (pending,) = [e.result for e in turn.events if isinstance(e, ToolResultEvent) and e.name == "book"]
+        assert pending["pending"] is True and pending["idempotency_key"] == "s1:book:1"
+        assert [e.code for e in turn.events if e.kind == "error"] == ["execution_pending"]
+        assert "can't confirm it yet" in turn.text and "Trying again." not in turn.text
+        assert turn.status != "escalated"
+    assert "did not answer within 0.2s" in first.events[-1].message
+    assert "is still running" in meanwhile.events[-1].message
+    assert calls == ["t0"]  # once: never retried, never re-sent
+    assert "Booked: late." in last.text and calls == ["t0"]
+
+
+def test_an_executor_without_a_ledger_that_times_out_fails_and_retries() -> None:
+    """A store that keeps no ledger gives executors no keys: a timed-out call is a failure like a raise (its
+    on_failure retries and on_exhaust apply), as any tool's."""
     release = threading.Event()
     calls: list[str] = []
 
     def book(topic: str) -> dict[str, Any]:
         """Book it (the backend hangs)."""
         calls.append(topic)
-        release.wait(30)  # a hang, ended when the test is over
+        release.wait(30)
         return {"success": True, "ref": "late"}
 
-    agent = Agent.from_config(
-        DAG, tools=[set_topic, book], model=Calls(1), limits={"tool_timeout": 0.2, "tool_timeouts": {}}
-    )
+    agent = Agent.from_config(DAG, tools=[set_topic, book], model=Calls(1), limits={"tool_timeout": 0.2})
 
     async def body() -> Any:
-        session = agent.session(session_id="s1", store=InMemoryStore(), clock=clock)
-        return await session.asend("cats")
+        return await agent.session(session_id="s1", store=_NoLedger(), clock=clock).asend("cats")
 
     try:
         result = asyncio.run(body())
@@ -101,6 +144,18 @@ def test_a_hung_sync_executor_times_out_and_retries_then_escalates_as_configured
     assert all(f == {"success": False, "error": "Timeout: book did not answer within 0.2s"} for f in failures)
     assert "Trying again." in result.text and "Booking is down." in result.text
     assert result.status == "escalated"
+
+
+class _NoLedger:
+    """A session store that keeps no execution ledger: an in-memory store without its ledger methods."""
+
+    def __init__(self) -> None:
+        self._inner = InMemoryStore()
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("reserve", "complete", "release", "lookup"):
+            raise AttributeError(name)
+        return getattr(self._inner, name)
 
 
 def test_per_tool_timeouts_override_the_default_and_a_hung_async_tool_fails_for_the_model() -> None:

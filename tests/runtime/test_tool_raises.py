@@ -71,12 +71,17 @@ def test_an_executor_raising_system_exit_is_a_task_failure_with_its_retries() ->
     assert "Booking is down." in result.text and result.status == "escalated"
 
 
-def test_a_status_hook_raising_keyboard_interrupt_fails_the_attempt() -> None:
-    """An interrupted attempt's status hook that raises is that attempt's failure, not the process's."""
+def test_a_status_hook_raising_keyboard_interrupt_leaves_the_attempt_pending(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An interrupted attempt's status hook that raises is that hook's failure, not the process's: the attempt
+    cannot be confirmed yet, so it is neither failed nor run again (it is asked again on the next message)."""
     store = InMemoryStore()
+    booked: list[str] = []
 
     def book(topic: str) -> dict[str, Any]:
         """Book it."""
+        booked.append(topic)
         return {"success": True, "ref": "R-1"}
 
     def status(key: str) -> Any:
@@ -90,8 +95,10 @@ def test_a_status_hook_raising_keyboard_interrupt_fails_the_attempt() -> None:
         return await agent.session(session_id="s", store=store, clock=clock).asend("cats")
 
     result = asyncio.run(body())
-    first = next(e.result for e in result.events if isinstance(e, ToolResultEvent) and e.name == "book")
-    assert first == {"success": False, "error": "KeyboardInterrupt"}
+    (first,) = [e.result for e in result.events if isinstance(e, ToolResultEvent) and e.name == "book"]
+    assert first["pending"] is True and not booked
+    assert [e.code for e in result.events if e.kind == "error"] == ["execution_pending"]
+    assert "KeyboardInterrupt" in caplog.text
 
 
 def _fingerprint(topic: str) -> str:

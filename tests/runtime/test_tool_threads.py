@@ -1,9 +1,9 @@
 """A synchronous tool runs in a worker thread: one slow tool never stalls the other sessions of the loop.
 
-Sync tools run on one pool of TOOL_THREADS threads per process, whatever loop runs the turn: the server runs
-turns on its own event loop, whose default executor asyncio sizes ``min(32, cpu_count + 4)`` (six threads on
-a two-core machine), so sync tools of a seventh concurrent turn waited for a thread, and a few tools hanging
-until their timeout stalled every sync tool of the worker.
+Each sync tool has its own threads (``limits.tool_threads``, 32 by default), whatever loop runs the turn: the
+server runs turns on its own event loop, whose default executor asyncio sizes ``min(32, cpu_count + 4)`` (six
+threads on a two-core machine), so sync tools of a seventh concurrent turn would wait for a thread. (Tools
+that hang, and the wait for a thread: tests/runtime/test_tool_limits.py.)
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
+from slotgraph.config.limits import DEFAULT_TOOL_THREADS
 from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call, tool_from_function
-from slotgraph.runtime.tool_threads import THREAD_PREFIX, TOOL_THREADS, run_in_tool_thread
+from slotgraph.runtime.tool_threads import THREAD_PREFIX, ToolThreads
 from slotgraph.runtime.tools import Tool, ToolContext
 
 from .toy_agent import Backend, clock, toy_dag
@@ -84,13 +85,13 @@ REQUEST: contextvars.ContextVar[str] = contextvars.ContextVar("request", default
 
 def test_sync_tools_of_concurrent_turns_on_one_loop_run_side_by_side() -> None:
     """Twelve turns on one loop (as in a server worker), each with a sync tool that waits for all twelve."""
-    assert PARTIES <= TOOL_THREADS
+    assert PARTIES <= DEFAULT_TOOL_THREADS
     barrier = threading.Barrier(PARTIES, timeout=20)
-    threads: set[str] = set()
+    threads: set[tuple[int, str]] = set()
 
     def rendezvous() -> dict[str, Any]:
         """Wait until every turn's tool is running."""
-        threads.add(threading.current_thread().name)
+        threads.add((threading.get_ident(), threading.current_thread().name))
         return {"arrived": barrier.wait()}
 
     async def converse() -> str:
@@ -105,13 +106,13 @@ def test_sync_tools_of_concurrent_turns_on_one_loop_run_side_by_side() -> None:
 
     assert asyncio.run(all_at_once()) == ["met"] * PARTIES
     assert not barrier.broken and len(threads) == PARTIES
-    assert all(name.startswith(THREAD_PREFIX) for name in threads)
+    assert all(name.startswith(THREAD_PREFIX) for _, name in threads)
 
 
 def test_the_callers_context_travels_with_the_call() -> None:
     async def body() -> str:
         REQUEST.set("r-7")
-        return str(await run_in_tool_thread(REQUEST.get))
+        return str(await ToolThreads("lookup").run(REQUEST.get))
 
     assert asyncio.run(body()) == "r-7"
 

@@ -16,9 +16,9 @@ use), and lets the calling thread run that loop itself while no other thread doe
   the next caller that finds the loop idle runs it itself again. Turns of one session therefore still
   queue behind the session's lock (an ``asyncio.Lock``, which works within one loop only);
 * the caller's :mod:`contextvars` travel with the coroutine (a tracing span opened around ``send`` is the
-  parent of the turn's spans, as with ``asyncio.run``); synchronous tools run on the process's tool pool
-  (:mod:`slotgraph.runtime.tool_threads`, :data:`TOOL_THREADS` threads; the loop's default executor, for
-  other blocking work such as the offline model's planning, has as many);
+  parent of the turn's spans, as with ``asyncio.run``); synchronous tools run on their own threads
+  (:mod:`slotgraph.runtime.tool_threads`); the loop's default executor, for other blocking work such as the
+  offline model's planning, has :data:`TOOL_THREADS` threads;
 * **Ctrl-C** cancels the coroutine, never interrupts it between two of its statements: a caller waiting
   for another thread's loop cancels it there; the main thread running the loop itself handles SIGINT as
   ``asyncio.run`` does (the first one cancels the coroutine at its next ``await`` and the loop runs until
@@ -49,7 +49,8 @@ from collections.abc import Coroutine
 from types import FrameType
 from typing import Any, Generic, TypeVar
 
-from slotgraph.runtime.tool_threads import TOOL_THREADS
+TOOL_THREADS = 32
+"""Threads of the loop's default executor (blocking work other than tools: the offline model's planning)."""
 
 __all__ = ["THREAD_NAME", "TOOL_THREADS", "run_sync", "shutdown"]
 

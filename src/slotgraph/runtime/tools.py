@@ -16,6 +16,8 @@ unknown or missing arguments become a refusal, never an exception. Parameters th
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import datetime
 import functools
 import hashlib
@@ -34,6 +36,11 @@ from slotgraph.models.protocol import ToolSchema
 from slotgraph.names import TOOLS_MODULE_PREFIX
 from slotgraph.runtime.errors import AgentLoadError, ToolDefinitionError
 from slotgraph.runtime.tool_schema import parse_docstring, parse_signature
+from slotgraph.runtime.tool_threads import ToolThreads
+
+Abandoned = asyncio.Future[Any] | concurrent.futures.Future[Any]
+"""What runs an abandoned call (its thread's future, or the task of an ``async def`` function): done once the
+call returned."""
 
 __all__ = [
     "Tool",
@@ -49,15 +56,6 @@ ToolKind = Literal["function", "readback"]
 
 """``function``: a Python function is called. ``readback``: ``confirm_pending``/``reject_pending``, which the
 runtime routes to the engine's functions instead of calling anything."""
-
-
-async def _in_thread(fn: Callable[[], Any]) -> Any:
-    """``fn()`` on the process's tool pool (:mod:`slotgraph.runtime.tool_threads`). Imported here, on the
-    first call, not with this module: ``slotgraph validate``'s tool probe imports this module to build
-    tools and never runs one (nor loads :mod:`asyncio`)."""
-    from slotgraph.runtime.tool_threads import run_in_tool_thread
-
-    return await run_in_tool_thread(fn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +81,16 @@ class Tool:
     injected: Mapping[str, str] = field(default_factory=dict)
     validator: type[BaseModel] | None = None
     kind: ToolKind = "function"
+    threads: ToolThreads = field(init=False, repr=False, compare=False)
+    """The worker threads the function runs on when it is synchronous (:mod:`slotgraph.runtime.tool_threads`;
+    ``limits.tool_threads`` sets their number before the first call)."""
+    abandoned: dict[str, Abandoned] = field(init=False, repr=False, compare=False)
+    """Executor attempts of this tool whose caller stopped waiting at their timeout, by idempotency key:
+    they may still be running (:mod:`slotgraph.runtime.executions`)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "threads", ToolThreads(self.name))
+        object.__setattr__(self, "abandoned", {})
 
     @property
     def takes_idempotency_key(self) -> bool:
@@ -104,7 +112,7 @@ class Tool:
         if inspect.iscoroutinefunction(hook):
             found = await hook(key)
         else:
-            found = await _in_thread(functools.partial(hook, key))
+            found = await self.threads.run(functools.partial(hook, key))
         if inspect.isawaitable(found):
             found = await found
         return found
@@ -163,7 +171,7 @@ class Tool:
         if inspect.iscoroutinefunction(self.fn):
             result = await self.fn(**kwargs)
         else:
-            result = await _in_thread(functools.partial(self.fn, **kwargs))
+            result = await self.threads.run(functools.partial(self.fn, **kwargs))
         if inspect.isawaitable(result):
             result = await result
         return result
