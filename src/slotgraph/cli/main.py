@@ -119,7 +119,9 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "Run conversation scenarios and platform goldens; exit 0 when all pass, 1 on a failure, 2 on misuse.",
     ),
     LazyCommand(
-        "version", "slotgraph.cli.version:version_command", "Print the Slotgraph version and which core runs."
+        "version",
+        "slotgraph.cli.version:version_command",
+        "Print the Slotgraph version and the Python that runs it.",
     ),
     LazyCommand(
         "executions",

@@ -72,7 +72,6 @@ from slotgraph.runtime.executions import Attempt, Executions
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.ledger import ExecutionLedger
-from slotgraph.runtime.records import record
 from slotgraph.runtime.state_copy import StateSnapshot
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tool_threads import CallClock, ToolBusy, call_clock, reset_call_clock
@@ -90,7 +89,7 @@ def refusal_result(reason: RefusalReason, message: str) -> dict[str, Any]:
     return {"error": True, "refused": reason, "message": message}
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """What one call did: its result (for the model), the new state, the events, and what it ended."""
 
@@ -108,7 +107,7 @@ class ToolOutcome:
     ``tool_result`` rules do not fire again."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolRunner:
     """Runs tool calls for one session."""
 
