@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
@@ -72,6 +73,7 @@ from slotgraph.runtime.executions import Attempt, Executions
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.ledger import ExecutionLedger
+from slotgraph.runtime.loop_watch import watch_loop
 from slotgraph.runtime.state_copy import StateSnapshot
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tool_threads import CallClock, ToolBusy, call_clock, reset_call_clock
@@ -473,6 +475,8 @@ class ToolRunner:
         anyway) is handed to ``keep`` too; an ``async def`` one is cancelled."""
         timeout = self.limits.timeout_for(call.name)
         context = self._context_for(tool, sm, key)
+        if inspect.iscoroutinefunction(tool.fn):  # it runs on the loop: a watchdog names it if it blocks
+            watch_loop(asyncio.get_running_loop()).note(tool.name, getattr(tool.fn, "__code__", None))
         task: asyncio.Future[Any] | None = None
         clock = CallClock(None, timeout, self.limits.tool_queue_timeout)
         try:
