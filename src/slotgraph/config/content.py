@@ -7,8 +7,8 @@ Two digests, for two jobs:
   keys, compact separators). Equal content gives an equal fingerprint whatever the key order; it is the
   stable, documented identity of a config. Canonical JSON is written by the C encoder but sorting every
   mapping makes it the dearest step of compiling a config that passed validation before.
-* the **content key** (:class:`ConfigContent`): what :func:`~slotgraph.config.compile_config` caches by, and
-  what on-disk validation verdicts are named after. It is the sha256 of the config's ``marshal``
+* the **content key** (:class:`ConfigContent`): what :func:`~slotgraph.config.compile_config` caches by.
+  It is the sha256 of the config's ``marshal``
   serialisation (format version 2), which C writes several times faster, tagged so the two kinds of input
   never meet; a config holding an object ``marshal`` does not know (a host's own class) is keyed by its
   canonical JSON instead, under another tag.
