@@ -40,6 +40,7 @@ import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from time import perf_counter
 from typing import Any, Literal, TypeVar
 
 from slotgraph.config.compiled import CompiledDag
@@ -287,7 +288,9 @@ class ToolRunner:
             return self._finish(call, sm, events, result, failed=True, route=is_executor)
         if is_executor and self.executions is not None:
             return await self._run_attempt(call, tool, args, sm, events, self.executions)
+        started = perf_counter()
         done = await self._invoke(call, tool, args, sm, is_executor, None)
+        took = (perf_counter() - started) * 1000
         assert not isinstance(done, _Overdue)  # only a call with an idempotency key is kept running
         result, failed = done
         if admission is not None and failed and admission.reserved and isinstance(result, dict):
@@ -299,7 +302,8 @@ class ToolRunner:
             await admission.confirm(result)
         if not failed and self.gates is not None and origin != "engine":
             self.gates.capture(call.name, result)
-        return self._finish(call, sm, events, result, failed=failed, route=is_executor or not failed)
+        route = is_executor or not failed
+        return self._finish(call, sm, events, result, failed=failed, route=route, duration_ms=took)
 
     async def _run_attempt(
         self,
@@ -339,6 +343,7 @@ class ToolRunner:
             if tool.status_hook is None and not tool.takes_idempotency_key:
                 return self._unconfirmed(call, sm, events, attempt.key)
             # the hook says the key never took effect, or the executor deduplicates by key: run it
+        started = perf_counter()
         done = await self._invoke(
             call,
             tool,
@@ -348,11 +353,12 @@ class ToolRunner:
             attempt.key,
             keep=lambda work: self._record_late(tool, attempt, executions, work),
         )
+        took = (perf_counter() - started) * 1000
         if isinstance(done, _Overdue):  # the call goes on: its result is recorded when it returns
             return self._pending(call, sm, events, attempt.key, f"did not answer within {done.seconds:g}s")
         result, failed = done
         await executions.finish(attempt, result)
-        return self._finish(call, sm, events, result, failed=failed, route=True)
+        return self._finish(call, sm, events, result, failed=failed, route=True, duration_ms=took)
 
     def _record_late(self, tool: Tool, attempt: Attempt, executions: Executions, work: Abandoned) -> None:
         """Keep an attempt abandoned at its timeout in ``tool.abandoned`` and record its result in the ledger
@@ -611,8 +617,9 @@ class ToolRunner:
         failed: bool,
         route: bool,
         replayed: bool = False,
+        duration_ms: float | None = None,
     ) -> ToolOutcome:
-        events.append(ToolResultEvent(call.id, call.name, result, failed=failed))
+        events.append(ToolResultEvent(call.id, call.name, result, failed=failed, duration_ms=duration_ms))
         new_sm = (  # values from outside are fenced before they can reach an instruction (runtime.fencing)
             self.engine.after_tool(self.dag, sm, call.name, fence_value(dict(call.args)), fence_value(result))
             if route
