@@ -140,5 +140,9 @@ def create_app() -> typer.Typer:
 
 
 def main() -> None:
-    """Console-script entry point (``slotgraph`` and ``python -m slotgraph``)."""
+    """Console-script entry point (``slotgraph`` and ``python -m slotgraph``). Every log record of the
+    process is redacted (:func:`slotgraph.redaction.redact_logs`): no secret reaches a terminal or a log."""
+    from slotgraph.redaction import redact_logs
+
+    redact_logs()
     create_app()(prog_name="slotgraph")

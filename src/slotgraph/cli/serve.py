@@ -25,6 +25,7 @@ from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import stderr_console
+from slotgraph.redaction import redact, redact_url
 from slotgraph.stores import DEFAULT_STORE_URL
 
 __all__ = ["Runner", "serve", "serve_command"]
@@ -44,9 +45,9 @@ def watched_dirs(paths: Sequence[Path]) -> list[str]:
 
 def _fail(message: str, code: ExitCode, fix: str = "") -> int:
     console = stderr_console()
-    console.print(f"[red]error:[/red] {escape(message)}")
+    console.print(f"[red]error:[/red] {escape(redact(message))}")
     if fix:
-        console.print(f"  fix: {escape(fix)}")
+        console.print(f"  fix: {escape(redact(fix))}")
     return int(code)
 
 
@@ -142,7 +143,8 @@ def serve(
         return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
     names = ", ".join([*(a.name for a in agents), *runs.workflows])
     stderr_console().print(f"Serving {escape(names)} on http://{escape(host)}:{port}")
-    stderr_console().print(f"  store {escape(store)}, {workers} worker(s), API key {'on' if key else 'off'}")
+    shown = redact_url(store)
+    stderr_console().print(f"  store {escape(shown)}, {workers} worker(s), API key {'on' if key else 'off'}")
     config = WorkerConfig(
         agent_paths=tuple(str(p) for p in paths),
         store_url=store,

@@ -13,6 +13,7 @@ import os
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
+from slotgraph.redaction import redact_logs
 from slotgraph.server.app import create_app
 from slotgraph.server.errors import ServerConfigError
 from slotgraph.server.hosting import load_hosted_agents
@@ -46,7 +47,9 @@ def app_from_config(config: WorkerConfig, api_key: str | None = None) -> FastAPI
 
 
 def app_from_env() -> FastAPI:
-    """Build the app from ``SLOTGRAPH_SERVER_CONFIG`` (and ``SLOTGRAPH_API_KEY``)."""
+    """Build the app from ``SLOTGRAPH_SERVER_CONFIG`` (and ``SLOTGRAPH_API_KEY``), in a worker process of
+    ``slotgraph serve``: its log records are redacted like the command's (:func:`redact_logs`)."""
+    redact_logs()
     return app_from_config(WorkerConfig.from_env(), os.environ.get(API_KEY_ENV))
 
 
