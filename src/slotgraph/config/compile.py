@@ -32,7 +32,7 @@ from slotgraph.config.compiled import (
     ValidateAgainst,
 )
 from slotgraph.config.conditions import compile_condition
-from slotgraph.config.content import ConfigContent, fingerprint_of
+from slotgraph.config.content import ConfigContent, check_tree, fingerprint_of
 from slotgraph.config.formatters import compile_formatter
 
 if TYPE_CHECKING:  # the typed nodes (pydantic) load only when a config is validated: not from a plan
@@ -394,14 +394,20 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
+    compiled = _validated_build(raw, data, content)
+    _CACHE.put(key, compiled)
+    return compiled
+
+
+def _validated_build(raw: Mapping[str, Any] | DagConfig, data: Any, content: ConfigContent) -> CompiledDag:
+    """A cache miss: check the content's shape, validate it (unless this process did already), build it."""
+    check_tree(data)  # too deep or not a tree: one clear error, before anything walks it
     config = raw if not isinstance(raw, Mapping) else _model_or_none(data)
     # an agent's loader may have validated this very content just before (``note_validated``)
-    if config is None or _VALIDATED.get(key) is None:
+    if config is None or _VALIDATED.get(content.key) is None:
         from slotgraph.config.validation import validate_raw
 
         # errors only: compiling raises them and has no use for the warnings (``validate_dag`` reports those)
         validate_raw(data, warnings=False, _structure_valid=config is not None).raise_for_errors()
     assert config is not None  # a structural problem is an error of the report, raised above
-    compiled = _build(config, content)
-    _CACHE.put(key, compiled)
-    return compiled
+    return _build(config, content)
