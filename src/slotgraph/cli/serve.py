@@ -74,8 +74,12 @@ def serve(
     run: Runner | None = None,
     queue: str | None = None,
     base_url: str | None = None,
+    allowed_hosts: Sequence[str] | None = None,
 ) -> int:
-    """Load the agents and run the server until it is stopped; returns the exit code."""
+    """Load the agents and run the server until it is stopped; returns the exit code.
+
+    ``allowed_hosts`` (the ``Host`` names answered) defaults by ``host``: on loopback only the loopback
+    names, elsewhere any (:func:`slotgraph.server.settings.default_allowed_hosts`)."""
     try:
         import uvicorn
 
@@ -89,7 +93,7 @@ def serve(
         )
         from slotgraph.server.factory import APP_FACTORY, EDITING_APP_FACTORY
         from slotgraph.server.http_protocol import HTTP_PROTOCOL
-        from slotgraph.server.settings import API_KEY_ENV, DEFAULT_MAX_BODY_BYTES
+        from slotgraph.server.settings import API_KEY_ENV, DEFAULT_MAX_BODY_BYTES, default_allowed_hosts
         from slotgraph.server.store_factory import is_memory_url
     except ImportError:
         return _fail(
@@ -119,8 +123,9 @@ def serve(
         )
     key = api_key if api_key is not None else (os.environ.get(API_KEY_ENV) or None)
     limit = max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES
+    hosts = tuple(allowed_hosts) if allowed_hosts else default_allowed_hosts(host)
     try:
-        settings = ServerSettings(api_key=key, max_body_bytes=limit)
+        settings = ServerSettings(api_key=key, max_body_bytes=limit, allowed_hosts=hosts)
     except ServerConfigError as err:
         return _fail(err.message, ExitCode.USAGE, err.fix)
     from slotgraph.cli.workflow_paths import is_workflow_file
@@ -145,6 +150,8 @@ def serve(
     stderr_console().print(f"Serving {escape(names)} on http://{escape(host)}:{port}")
     shown = redact_url(store)
     stderr_console().print(f"  store {escape(shown)}, {workers} worker(s), API key {'on' if key else 'off'}")
+    answered = "any" if "*" in hosts else ", ".join(hosts)
+    stderr_console().print(f"  host names answered: {escape(answered)} (--allowed-hosts)")
     config = WorkerConfig(
         agent_paths=tuple(str(p) for p in paths),
         store_url=store,
@@ -153,6 +160,7 @@ def serve(
         workflow_paths=tuple(str(p) for p in workflow_paths),
         queue_url=queue,
         base_url=base_url,
+        allowed_hosts=hosts,
     )
     if reload:
         dirs = watched_dirs([*paths, *workflow_paths])
@@ -233,6 +241,14 @@ def serve_command(
             "--reload", help="Restart when a file in the agents' directories changes (for editing)."
         ),
     ] = False,
+    allowed_hosts: Annotated[
+        str | None,
+        typer.Option(
+            "--allowed-hosts",
+            help="Host names answered, comma-separated ('*.example.com' for subdomains, '*' for any); others "
+            "get 400. Default: the loopback names on 127.0.0.1, any name on another --host.",
+        ),
+    ] = None,
 ) -> None:
     """Serve agents over HTTP: the /v1 API, server-sent events and the web playground at /."""
     code = serve(
@@ -247,6 +263,7 @@ def serve_command(
         queue=queue,
         base_url=base_url,
         reload=reload,
+        allowed_hosts=[h.strip() for h in allowed_hosts.split(",")] if allowed_hosts is not None else None,
     )
     if code:
         raise typer.Exit(code)

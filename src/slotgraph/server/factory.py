@@ -35,7 +35,9 @@ def app_from_config(config: WorkerConfig, api_key: str | None = None) -> FastAPI
     """Build the app a worker config describes."""
     hosts_agents = bool(config.agent_paths) or not config.workflow_paths
     agents = load_hosted_agents(config.agent_paths, model=config.model) if hosts_agents else []
-    settings = ServerSettings(api_key=api_key or None, max_body_bytes=config.max_body_bytes)
+    settings = ServerSettings(
+        api_key=api_key or None, max_body_bytes=config.max_body_bytes, allowed_hosts=config.allowed_hosts
+    )
     runs = run_service(
         config.workflow_paths,
         store_url=config.store_url,
