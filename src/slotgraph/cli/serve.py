@@ -93,13 +93,20 @@ def serve(
         )
         from slotgraph.server.factory import APP_FACTORY, EDITING_APP_FACTORY
         from slotgraph.server.http_protocol import HTTP_PROTOCOL
-        from slotgraph.server.settings import API_KEY_ENV, DEFAULT_MAX_BODY_BYTES, default_allowed_hosts
+        from slotgraph.server.settings import (
+            API_KEY_ENV,
+            DEFAULT_MAX_BODY_BYTES,
+            configure_logging,
+            default_allowed_hosts,
+        )
         from slotgraph.server.store_factory import is_memory_url
     except ImportError:
         return _fail(
             "the server needs FastAPI and uvicorn, which are not installed", ExitCode.USAGE, _SERVER_HINT
         )
     runner: Runner = run if run is not None else uvicorn.run
+    if run is None:  # the real server: its own log (plain lines, redacted), before any library sets one
+        configure_logging()
     if workers < 1:
         return _fail(f"--workers must be at least 1, got {workers}", ExitCode.USAGE)
     if reload and workers > 1:

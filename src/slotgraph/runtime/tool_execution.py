@@ -56,6 +56,7 @@ from slotgraph.runtime.builtin_tools import (
 )
 from slotgraph.runtime.contracts import Admission, Contracts
 from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.errors import SlotgraphRuntimeError
 from slotgraph.runtime.events import (
     AgentTransferEvent,
     EndSessionEvent,
@@ -649,11 +650,13 @@ class ToolRunner:
         return ToolOutcome(result, new_sm, tuple(events), ended=ended, replayed=replayed)
 
 
-class ToolRaised(Exception):
+class ToolRaised(SlotgraphRuntimeError):
     """A tool's own code raised a :class:`BaseException` that is not an :class:`Exception` — ``SystemExit``,
     ``KeyboardInterrupt``, a ``CancelledError`` that is not the turn's own cancellation: carried as an
     ordinary exception, so it fails the call like any other and never leaves the turn (in the server, it
     would stop the event loop and the whole process with it)."""
+
+    code = "tool_raised"
 
     def __init__(self, error: BaseException) -> None:
         super().__init__(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__)

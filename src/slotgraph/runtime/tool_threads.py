@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.limits import DEFAULT_TOOL_QUEUE_TIMEOUT, DEFAULT_TOOL_THREADS
+from slotgraph.runtime.errors import SlotgraphRuntimeError
 
 __all__ = [
     "DEFAULT_TOOL_QUEUE_TIMEOUT",
@@ -49,8 +50,10 @@ logger = logging.getLogger("slotgraph.runtime")
 THREAD_PREFIX = "slotgraph-tool"
 
 
-class ToolBusy(Exception):
+class ToolBusy(SlotgraphRuntimeError):
     """Every thread of the tool was busy for the whole queue timeout: the call was never run."""
+
+    code = "tool_busy"
 
 
 @dataclass(eq=False)

@@ -13,13 +13,12 @@ import os
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 
-from slotgraph.redaction import redact_logs
 from slotgraph.server.app import create_app
 from slotgraph.server.errors import ServerConfigError
 from slotgraph.server.hosting import load_hosted_agents
 from slotgraph.server.problems import problem
 from slotgraph.server.runs import run_service
-from slotgraph.server.settings import API_KEY_ENV, ServerSettings, WorkerConfig
+from slotgraph.server.settings import API_KEY_ENV, ServerSettings, WorkerConfig, configure_logging
 from slotgraph.server.store_factory import open_session_store
 
 __all__ = ["APP_FACTORY", "EDITING_APP_FACTORY", "app_for_editing", "app_from_config", "app_from_env"]
@@ -50,8 +49,8 @@ def app_from_config(config: WorkerConfig, api_key: str | None = None) -> FastAPI
 
 def app_from_env() -> FastAPI:
     """Build the app from ``SLOTGRAPH_SERVER_CONFIG`` (and ``SLOTGRAPH_API_KEY``), in a worker process of
-    ``slotgraph serve``: its log records are redacted like the command's (:func:`redact_logs`)."""
-    redact_logs()
+    ``slotgraph serve``: its log is set up like the command's (:func:`configure_logging`: plain, redacted)."""
+    configure_logging()
     return app_from_config(WorkerConfig.from_env(), os.environ.get(API_KEY_ENV))
 
 

@@ -9,11 +9,13 @@ With ``--workers N`` uvicorn starts N processes that each build the app from an 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from slotgraph.redaction import redact_logs
 from slotgraph.server.errors import ServerConfigError
 from slotgraph.server.store_factory import DEFAULT_STORE_URL
 
@@ -25,6 +27,7 @@ __all__ = [
     "LOOPBACK_HOSTS",
     "ServerSettings",
     "WorkerConfig",
+    "configure_logging",
     "default_allowed_hosts",
 ]
 
@@ -35,6 +38,16 @@ DEFAULT_BODY_TIMEOUT = 10.0
 """Seconds a request body may take to arrive in full (``408 request_timeout`` after)."""
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
 """The host names a server listening on loopback answers to by default."""
+
+
+def configure_logging() -> None:
+    """The log of a ``slotgraph serve`` process (and of each of its workers): Slotgraph's warnings and errors
+    on stderr, one record a line (``WARNING:  message``, as uvicorn writes its own), redacted
+    (:func:`slotgraph.redaction.redact_logs`). Set before the app is built, so a library that configures
+    the root logger when it finds none (the MCP SDK installs a rich handler that wraps lines in columns)
+    leaves it alone; a program that configured logging itself keeps its own."""
+    redact_logs()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s:  %(message)s")
 
 
 def default_allowed_hosts(bind: str) -> tuple[str, ...]:
