@@ -61,10 +61,3 @@ def scripted_models_are_played_to_the_end(
     if left:
         details = "; ".join(f"{m.remaining} of {len(m.steps)} steps not played" for m in left)
         pytest.fail(f"a ScriptedModel script was not played to the end ({details})", pytrace=False)
-
-
-@pytest.fixture(autouse=True)
-def no_validate_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``slotgraph validate`` stores passing results in the user's cache directory: tests run without it
-    (a test of the cache enables it with a private ``XDG_CACHE_HOME``), so none touches the real one."""
-    monkeypatch.setenv("SLOTGRAPH_NO_CACHE", "1")

@@ -21,8 +21,6 @@ SRC = Path(slotgraph.__file__).parent
 INTERNAL_SIGNALS = {
     # one attempt of a model call failed in a retryable way; the retry loop raises its ModelError in the end
     "slotgraph.models.retry.RetryableError",
-    # a compiled plan kept with a verdict cannot be read back; compile_config logs it and validates again
-    "slotgraph.config.verdicts.PlanError",
 }
 
 

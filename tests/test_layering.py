@@ -19,6 +19,8 @@ ALLOWED: dict[str, set[str]] = {
     "errors": {"errors"},
     # Names several layers spell the same way (state keys, built-in tools, prompt tags): below every layer.
     "names": {"names"},
+    # Secrets out of what is printed or logged (URLs' passwords, keys, tokens): below every layer.
+    "redaction": {"redaction"},
     "expr": {"expr"},
     # The fence that keeps untrusted values from forging the framework's instruction tags (regex only).
     "fencing": {"fencing"},
@@ -117,7 +119,7 @@ def test_imports_point_downwards(path: Path) -> None:
         if parts[0] != "slotgraph" or len(parts) < 2:
             continue
         target = parts[1]
-        assert target in allowed | {"errors", "names"}, (
+        assert target in allowed | {"errors", "names", "redaction"}, (
             f"{path.relative_to(SRC)}:{lineno} imports {name}: layer {layer!r} may only import "
             f"{sorted(allowed)} (see DESIGN.md)"
         )

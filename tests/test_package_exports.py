@@ -74,8 +74,9 @@ def test_runtime_exports_match_its_type_checking_view() -> None:
 
 
 def test_importing_the_runtime_tools_does_not_load_the_runtime() -> None:
-    """``slotgraph validate`` probes an agent's tools module through :mod:`slotgraph.runtime.tools`; it must
-    not pay for the session, the turn loop, the engine or the stores."""
+    """``slotgraph validate --check-tools`` checks an agent's tools module through
+    :mod:`slotgraph.runtime.tools`; it must not pay for the session, the turn loop, the engine, the stores or
+    the config layer (only the defaults of ``limits:``)."""
     loaded = _loaded_after("import slotgraph.runtime.tools")
     assert "slotgraph.runtime.tools" in loaded
     heavy = {
@@ -84,9 +85,12 @@ def test_importing_the_runtime_tools_does_not_load_the_runtime() -> None:
         "slotgraph.runtime.turn_loop",
         "slotgraph.runtime.store",
         "slotgraph.engine",
-        "slotgraph.config",
     }
     assert not heavy & loaded, sorted(heavy & loaded)
+    assert {name for name in loaded if name.startswith("slotgraph.config")} == {
+        "slotgraph.config",
+        "slotgraph.config.limits",
+    }
 
 
 def test_a_runtime_name_loads_on_first_use() -> None:

@@ -3,9 +3,7 @@
 Setters are pure validators (docs/tools.md#setters): they never see session state, never decide what happens
 next and never phrase a message. They return ``{"stored": True, "value": ...}`` (single-slot) or
 ``{"stored": True, "values": {...}, "field_errors": {...}}`` (multi-slot) on success and
-``{"error": True, "error_code": "..."}`` on failure; the DAG config turns error codes into words. They do no
-I/O, so they are marked ``@inline``: they run on the event loop, without a thread hop
-(docs/tools.md#sync-or-async).
+``{"error": True, "error_code": "..."}`` on failure; the DAG config turns error codes into words.
 
 Executors (``find_available_times``, ``book_reservation``) are deterministic simulations of a restaurant
 backend. Setting the environment variable ``BELLA_NOTTE_FAIL`` to a comma- or space-separated list of tool
@@ -25,8 +23,6 @@ import json
 import os
 import re
 from typing import Any
-
-from slotgraph import inline
 
 __all__ = [
     "book_reservation",
@@ -52,7 +48,6 @@ _NONE_LIKE = frozenset({"", "none", "no", "nothing", "n/a", "na"})
 # --- setters -------------------------------------------------------------------------------------------
 
 
-@inline
 def set_reservation_basics(
     party_size: int | None = None,
     preferred_date: str | None = None,
@@ -85,7 +80,6 @@ def set_reservation_basics(
     return {"stored": True, "values": values, "field_errors": field_errors}
 
 
-@inline
 def set_large_party_phone(phone: str) -> dict[str, Any]:
     """Record a contact phone number for the reservation.
 
@@ -99,7 +93,6 @@ def set_large_party_phone(phone: str) -> dict[str, Any]:
     return {"stored": True, "value": ("+" if text.startswith("+") else "") + digits}
 
 
-@inline
 def set_selected_time(time: str) -> dict[str, Any]:
     """Record the time the guest chose, in 24-hour HH:MM format.
 
@@ -115,7 +108,6 @@ def set_selected_time(time: str) -> dict[str, Any]:
     return {"stored": True, "value": parsed.strftime("%H:%M")}
 
 
-@inline
 def set_guest_info(guest_name: str | None = None, special_requests: str | None = None) -> dict[str, Any]:
     """Record the name for the reservation and/or the guest's special requests.
 

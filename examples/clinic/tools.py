@@ -1,8 +1,6 @@
 """Tools of the clinic example: setters, two deterministic executors and a patient lookup.
 
-The setters only record what they are given, with no I/O, so they are marked ``@inline``: they run on the
-event loop, without a worker thread's hop (docs/tools.md#sync-or-async); the executors and the lookup stand
-for backends and are not.
+The setters only record what they are given; the executors and the lookup stand for backends.
 
 ``lookup_patient`` knows one returning patient (phone ``+15550100``: Ada Lovelace, patient ``P-1``) and
 raises for ``+15550199`` (the records system is down), so the scenarios can show a prompt program failing
@@ -12,8 +10,6 @@ open. ``check_availability`` offers "9:00 AM, 11:30 AM, 2:00 PM" (blood tests on
 from __future__ import annotations
 
 from typing import Any, Literal
-
-from slotgraph import inline
 
 __all__ = [
     "book_appointment",
@@ -29,7 +25,6 @@ __all__ = [
 Reason = Literal["checkup", "blood_test", "vaccination"]
 
 
-@inline
 def set_reason(reason: Reason) -> dict[str, Any]:
     """Record what the visit is for.
 
@@ -39,7 +34,6 @@ def set_reason(reason: Reason) -> dict[str, Any]:
     return {"stored": True, "value": reason}
 
 
-@inline
 def set_date(date: str) -> dict[str, Any]:
     """Record the day of the visit.
 
@@ -49,7 +43,6 @@ def set_date(date: str) -> dict[str, Any]:
     return {"stored": True, "value": date}
 
 
-@inline
 def set_time(time: str) -> dict[str, Any]:
     """Record the time the patient chose.
 
@@ -59,7 +52,6 @@ def set_time(time: str) -> dict[str, Any]:
     return {"stored": True, "value": time}
 
 
-@inline
 def set_patient_name(patient_name: str) -> dict[str, Any]:
     """Record the patient's name.
 
@@ -69,7 +61,6 @@ def set_patient_name(patient_name: str) -> dict[str, Any]:
     return {"stored": True, "value": patient_name}
 
 
-@inline
 def set_insurance(insurance: str) -> dict[str, Any]:
     """Record the patient's health insurance.
 

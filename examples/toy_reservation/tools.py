@@ -1,10 +1,9 @@
 """Tools of the spec's toy reservation agent: one setter per slot and two deterministic executors.
 
-Setters return ``{"stored": True, "value": ...}`` (docs/tools.md#setters); they do no I/O, so they are
-marked ``@inline`` and run on the event loop without a thread hop (docs/tools.md#sync-or-async). The
-executors simulate a restaurant: ``check_availability`` offers "6 PM, 7:30 PM, 9 PM" (Sundays, only the
-late table: "8 PM"); ``make_reservation`` returns ``RES-4821``. The failure knob is the environment, read
-on every call (never at import time):
+Setters return ``{"stored": True, "value": ...}`` (docs/tools.md#setters). The executors simulate a
+restaurant: ``check_availability`` offers "6 PM, 7:30 PM, 9 PM" (Sundays, only the late table: "8 PM");
+``make_reservation`` returns ``RES-4821``. The failure knob is the environment, read on every call (never at
+import time):
 
 * ``TOY_FULLY_BOOKED``: comma-separated dates (YYYY-MM-DD) on which ``check_availability`` fails with
   ``{"success": False, "reason": "fully booked"}``;
@@ -20,8 +19,6 @@ from __future__ import annotations
 import datetime
 import os
 from typing import Any
-
-from slotgraph import inline
 
 __all__ = [
     "check_availability",
@@ -52,7 +49,6 @@ def _fails(tool: str) -> bool:
     return tool in _listed(FAIL_ENV)
 
 
-@inline
 def set_num_guests(num_guests: int) -> dict[str, Any]:
     """Record the number of guests.
 
@@ -62,7 +58,6 @@ def set_num_guests(num_guests: int) -> dict[str, Any]:
     return {"stored": True, "value": num_guests}
 
 
-@inline
 def set_date(date: str) -> dict[str, Any]:
     """Record the date of the visit.
 
@@ -72,7 +67,6 @@ def set_date(date: str) -> dict[str, Any]:
     return {"stored": True, "value": date}
 
 
-@inline
 def set_chosen_time(chosen_time: str) -> dict[str, Any]:
     """Record the time the guest chose.
 
@@ -82,7 +76,6 @@ def set_chosen_time(chosen_time: str) -> dict[str, Any]:
     return {"stored": True, "value": chosen_time}
 
 
-@inline
 def set_name(name: str) -> dict[str, Any]:
     """Record the name for the reservation.
 

@@ -1,7 +1,6 @@
 """Tools of the trip quote agent: setters, two independent quote look-ups and the booking.
 
-The setters do no I/O, so they are marked ``@inline`` (no thread hop, docs/tools.md#sync-or-async). The
-look-ups are deterministic simulations. Setting the environment variable ``TRIP_QUOTE_FAIL`` to a comma-
+The look-ups are deterministic simulations. Setting the environment variable ``TRIP_QUOTE_FAIL`` to a comma-
 or space-separated list of tool names (e.g. ``TRIP_QUOTE_FAIL=quote_hotel``) makes those tools fail, so the
 retry and escalation paths of one parallel task can be exercised while the other succeeds. The variable is
 read on every call.
@@ -13,15 +12,12 @@ import hashlib
 import os
 from typing import Any
 
-from slotgraph import inline
-
 __all__ = ["book_trip", "quote_flight", "quote_hotel", "set_traveller", "set_trip"]
 
 FAIL_ENV_VAR = "TRIP_QUOTE_FAIL"
 MAX_NIGHTS = 30
 
 
-@inline
 def set_trip(destination: str | None = None, nights: int | None = None) -> dict[str, Any]:
     """Record the destination and/or the number of nights of the trip.
 
@@ -45,7 +41,6 @@ def set_trip(destination: str | None = None, nights: int | None = None) -> dict[
     return {"stored": True, "values": values, "field_errors": errors}
 
 
-@inline
 def set_traveller(name: str) -> dict[str, Any]:
     """Record the traveller's full name, as they gave it."""
     text = " ".join(str(name).split())

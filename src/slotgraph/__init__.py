@@ -34,7 +34,6 @@ _RUNTIME_EXPORTS = (
     "ScriptedStep",
     "ToolContext",
     "call",
-    "inline",
 )
 
 __all__ = ["__version__", *_RUNTIME_EXPORTS]
@@ -52,7 +51,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         TurnResult,
         TurnStep,
         call,
-        inline,
     )
 
 

@@ -1,5 +1,6 @@
-"""``slotgraph validate`` catches what ``chat`` would reject: it imports the tools module in a clean process
-and checks every tool; plus the doubled-interjection warning, did-you-mean for paths and condition fixes."""
+"""``slotgraph validate --check-tools`` catches what ``chat`` would reject: it imports the tools module in a
+clean process and checks every tool (without the option the module is read, never imported); plus the
+doubled-interjection warning, did-you-mean for paths and condition fixes."""
 
 from __future__ import annotations
 
@@ -53,8 +54,8 @@ def _agent(tmp_path: Path, tools: str, agent: str = AGENT) -> Path:
     return folder
 
 
-def _validate(invoke: Invoke, path: Path) -> tuple[int, dict[str, Any]]:
-    result = invoke(["validate", str(path), "--json"])
+def _validate(invoke: Invoke, path: Path, *, check_tools: bool = True) -> tuple[int, dict[str, Any]]:
+    result = invoke(["validate", str(path), "--json", *(["--check-tools"] if check_tools else [])])
     return result.exit_code, json.loads(result.stdout)["results"][0]
 
 
@@ -100,8 +101,9 @@ def test_an_unsupported_tool_signature_is_a_located_error(
     assert parameter in lines[issue["line"] - 1][issue["column"] - 1 :]  # points at the parameter
     assert issue["fix"]
 
-    text = invoke(["validate", str(folder)])
+    text = invoke(["validate", str(folder), "--check-tools"])
     assert f"tools.py:{issue['line']}:{issue['column']}" in text.stdout
+    assert _validate(invoke, folder, check_tools=False)[0] == 0  # reading the module cannot find it
 
 
 def test_an_import_error_is_located(invoke: Invoke, tmp_path: Path) -> None:
@@ -115,10 +117,15 @@ def test_an_import_error_is_located(invoke: Invoke, tmp_path: Path) -> None:
     assert lines[issue["line"] - 1].startswith("import not_a_module_anywhere")
 
 
-def test_the_module_is_imported_in_another_process(invoke: Invoke, tmp_path: Path) -> None:
+def test_the_module_is_imported_only_with_check_tools_and_in_another_process(
+    invoke: Invoke, tmp_path: Path
+) -> None:
     marker = tmp_path / "imported-by.txt"
     tools = GOOD_TOOLS + f"\nimport os\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\n"
-    code, _ = _validate(invoke, _agent(tmp_path, tools))
+    folder = _agent(tmp_path, tools)
+    code, _ = _validate(invoke, folder, check_tools=False)
+    assert code == 0 and not marker.exists()  # validating an unknown agent runs none of its code
+    code, _ = _validate(invoke, folder)
     assert code == 0
     assert int(marker.read_text(encoding="utf-8")) != os.getpid()
 

@@ -129,3 +129,24 @@ def test_the_keys_beyond_the_spec_warn_where_they_have_no_effect() -> None:
     assert ("changeable_without_setter", "slots[2].changeable") in codes
     assert ("parallel_terminal_task", "tasks[0].parallel") in codes
     assert ("readback_together_without_group", "tasks[0].readback_together") in codes
+
+
+def test_many_slots_sharing_one_setter_are_reported_in_linear_space() -> None:
+    """5,000 slots sharing one setter without setter_field took 1.1 GB and 11 s to validate, 20,000 a
+    MemoryError: each slot's issue named every slot of the group. Each issue now names the first few and
+    how many more, so the report grows with the slots, not with their square."""
+    count = 5000
+    raw = {
+        "slots": [
+            {"name": f"s{i}", "source": "user", "setter": "set_all", "ask": f"Value {i}?"}
+            for i in range(count)
+        ],
+        "tasks": [{"name": "T", "tool": "t", "inputs": [f"s{i}" for i in range(count)]}],
+    }
+    issues = [i for i in validate_dag(raw).errors if i.code == "shared_setter_without_field"]
+    assert len(issues) == count - 1
+    assert issues[0].message == (
+        "setter 'set_all' is shared by slots 's0', 's1', 's2', 's3', 's4' and 4,995 more but none has a "
+        "setter_field"
+    )
+    assert max(len(i.message) for i in issues) < 200

@@ -1,4 +1,5 @@
-"""YAML that would expand without bound (alias bombs), refer to itself or nest too deeply is refused."""
+"""YAML that would expand without bound (alias bombs), refer to itself or nest too deeply is refused, and so
+is a config file too large to parse in reasonable time."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import yaml
 
 from slotgraph.config.errors import ConfigLoadError
 from slotgraph.config.loader import read_document
-from slotgraph.config.yaml_budget import MAX_EXPANDED_NODES, bounded_safe_load
+from slotgraph.config.yaml_budget import MAX_CONFIG_BYTES, MAX_EXPANDED_NODES, bounded_safe_load
 from slotgraph.evals.errors import ScenarioFormatError
 from slotgraph.evals.loader import load_scenario
 from slotgraph.evals.tool_tests import load_tool_tests
+from slotgraph.logic import load_definition
 
 
 def bomb(levels: int) -> str:
@@ -76,3 +78,24 @@ def test_scenario_and_tool_test_files_are_bounded_too(tmp_path: Path) -> None:
     tool_tests.write_text(bomb(9))
     with pytest.raises(ScenarioFormatError, match="expands to more than"):
         load_tool_tests(tool_tests)
+
+
+@pytest.mark.parametrize("name", ["agent.yaml", "dag.json"])
+def test_a_config_file_over_the_size_limit_is_refused_before_it_is_parsed(tmp_path: Path, name: str) -> None:
+    """A 33 MB YAML took minutes of silence in ``slotgraph validate``; now it is refused at once, by its size
+    (the file is not even valid YAML past its first line: nothing of it is parsed)."""
+    file = tmp_path / name
+    with file.open("w") as out:
+        out.write("name: huge\n")
+        out.write("x" * (MAX_CONFIG_BYTES + 1))
+    with pytest.raises(ConfigLoadError, match=rf"{name}: the file is larger than 2 MB, the most a config"):
+        read_document(file)
+    if name == "agent.yaml":
+        with pytest.raises(ConfigLoadError, match="larger than 2 MB"):
+            load_definition(tmp_path)
+
+
+def test_a_config_file_just_under_the_limit_is_read(tmp_path: Path) -> None:
+    file = tmp_path / "dag.json"
+    file.write_text('{"note": "' + "x" * (MAX_CONFIG_BYTES - 100) + '"}')
+    assert len(read_document(file)["note"]) == MAX_CONFIG_BYTES - 100

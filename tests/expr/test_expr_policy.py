@@ -80,3 +80,18 @@ def test_long_rules_are_abbreviated_in_the_explanation() -> None:
     rule = "x == 1 and " * 30 + "f(x)"
     _, error = evaluate_code_rule(rule, {}, fail_open=True)
     assert error is not None and len(error) < 400
+
+
+class _Exits:
+    """A value whose truth value exits the process (a host's object put among the variables)."""
+
+    def __bool__(self) -> bool:
+        raise SystemExit(3)
+
+
+@pytest.mark.parametrize("fail_open", [True, False])
+def test_a_value_that_exits_fails_the_rule_as_the_policy_says(fail_open: bool) -> None:
+    """The docs promise evaluate_code_rule never raises: a SystemExit from a value used to go through."""
+    allowed, error = evaluate_code_rule("flag", {"flag": _Exits()}, fail_open=fail_open, label="gate")
+    assert allowed is fail_open
+    assert error is not None and "rule result has no truth value (SystemExit)" in error

@@ -31,12 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -45,9 +40,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from .servers import WAIT, Server, wait_until
+
 LOCK_TTL = 1.5
 """The leases' TTL in these tests: how long a killed holder blocks its session on SQLite and Redis."""
-WAIT = 60.0
 
 AGENT_YAML = """\
 name: booker
@@ -153,59 +149,6 @@ def notify(ref: str, idempotency_key: str) -> dict:
     _journal(what="notify", key=idempotency_key, ref=ref)
     return {"success": True, "notified": True}
 '''
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def wait_until(predicate: Callable[[], bool], what: str, seconds: float = WAIT) -> None:
-    deadline = time.monotonic() + seconds
-    while not predicate():  # bounded polling on observable state
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        threading.Event().wait(0.02)
-
-
-@dataclass
-class Server:
-    """``slotgraph serve`` in its own process."""
-
-    agent: Path
-    store: str
-    env: dict[str, str]
-    base: str = ""
-    proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> Server:
-        port = free_port()
-        self.base = f"http://127.0.0.1:{port}"
-        cmd = [sys.executable, "-m", "slotgraph", "serve", str(self.agent), "--store", self.store]
-        self.proc = subprocess.Popen(
-            [*cmd, "--port", str(port)], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        proc = self.proc
-
-        def ready() -> bool:
-            assert proc.poll() is None, "the server exited"
-            try:
-                return httpx.get(f"{self.base}/readyz", timeout=1.0).status_code == 200
-            except httpx.TransportError:
-                return False
-
-        wait_until(ready, "the server to come up")
-        return self
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=30)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=30)
 
 
 @dataclass

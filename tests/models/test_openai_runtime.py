@@ -75,6 +75,31 @@ def test_malformed_tool_call_json_is_refused_and_the_model_recovers(server: Loop
     assert retry_body["messages"][-2]["tool_calls"][0]["id"] == "call_bad"
 
 
+def test_arguments_nested_a_hundred_thousand_levels_deep_are_refused_not_a_crash(
+    server: LoopbackServer,
+) -> None:
+    """A model sending ``{"a": {"a": ...}}`` 100,000 levels deep used to raise RecursionError (a 500 from the
+    service); deeper than 64 levels, as any value from outside, it is a refusal the model reads."""
+    deep = '{"a":' * 100_000 + "1" + "}" * 100_000
+    nested = "{" + '"party_size": 4, "x": ' + "[" * 70 + "]" * 70 + "}"
+    server.queue_json(
+        completion("Welcome to Bella Notte! How many guests will be joining us?"),
+        completion(None, [tool_call("set_reservation_basics", deep, "call_deep")]),
+        completion(None, [tool_call("set_reservation_basics", nested, "call_nested")]),
+        completion("How many guests, and which day?"),
+    )
+    session = _session(server)
+    session.send("Hi")
+    result = session.send("A table for 4")
+    refusals = [e for e in result.events if isinstance(e, RefusalEvent)]
+    assert [(r.call_id, r.refused) for r in refusals] == [
+        ("call_deep", "bad_arguments"),
+        ("call_nested", "bad_arguments"),
+    ]
+    assert all("nested more than 64 levels deep" in r.message for r in refusals)
+    assert result.text == "How many guests, and which day?"
+
+
 def test_a_full_bella_notte_booking(server: LoopbackServer) -> None:
     server.queue_json(
         completion("Welcome to Bella Notte! How many guests will be joining us?"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 
 import pytest
@@ -159,6 +160,23 @@ def test_a_refused_key_is_an_auth_error_naming_the_variable(server: LoopbackServ
     message = str(info.value)
     assert "HTTP 401" in message and "Incorrect API key provided" in message and "OPENAI_API_KEY" in message
     assert len(server.requests) == 1  # never retried
+
+
+def test_a_provider_body_repeating_the_key_is_redacted_in_the_error_and_the_log(
+    server: LoopbackServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A provider's error body may quote the key it refused (OpenAI's does, in part); nothing of it may
+    reach the error, the log or the person: the error says what failed, with the key masked."""
+    key = "sk-proj-Abcdefghijklmnop0123456789"
+    server.queue(
+        Reply({"error": {"message": f"Incorrect API key provided: {key}. api_key={key}"}}, status=401)
+    )
+    with pytest.raises(ModelAuthError) as info:
+        _generate(_model(server, Sleeps(), key=key))
+    message = str(info.value)
+    assert key not in message and "Incorrect API key provided: ***" in message
+    logging.getLogger("slotgraph.models").error("the model failed: %s", info.value)
+    assert key not in caplog.text
 
 
 def test_403_without_a_key_says_none_was_sent(server: LoopbackServer) -> None:

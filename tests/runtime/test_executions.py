@@ -13,6 +13,7 @@ import pytest
 from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall, UserMessage
 from slotgraph.runtime import Agent, ErrorEvent, InMemoryStore, SessionStore, ToolContext
 from slotgraph.runtime.executions import attempt_key, executions_from_record
+from slotgraph.runtime.tool_execution import UNCONFIRMED_REPLY
 from slotgraph.stores import SQLiteStore
 
 DAG = {
@@ -163,6 +164,7 @@ def test_an_attempt_interrupted_during_dispatch_is_never_blindly_rerun(kind: str
         errors = [e for e in result.events if isinstance(e, ErrorEvent)]
         assert [e.code for e in errors] == ["execution_unconfirmed"]
         assert "s1:book:1" in errors[0].message and "release it" in errors[0].message
+        assert result.text == UNCONFIRMED_REPLY  # the person hears something human, not the instructions
         assert result.state["status"] != "complete" and "ref" not in result.state.get("filled", {})
         # the operator settles the key with the backend's answer: the next access routes it
         await store.complete("s1", "book:1", {"success": True, "ref": "R-operator"})

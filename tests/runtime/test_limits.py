@@ -25,9 +25,6 @@ from slotgraph.runtime import (
     InMemoryStore,
     RefusalEvent,
     ToolResultEvent,
-    inline,
-    tool_execution,
-    tool_from_function,
 )
 from slotgraph.runtime.errors import AgentLoadError
 from slotgraph.runtime.history import bounded_history
@@ -77,23 +74,66 @@ class Calls:
         return ModelResponse(text="ok")
 
 
-def test_a_hung_sync_executor_times_out_and_retries_then_escalates_as_configured() -> None:
+def test_a_hung_sync_executor_is_pending_not_failed_and_its_late_result_is_routed() -> None:
+    """An executor past its timeout may still book: its attempt is neither failed nor retried with a new key
+    (that booked twice); the person is told it cannot be confirmed yet, the next message in the meantime
+    neither asks nor re-sends anything, and once the call returns its result is routed."""
+    release = threading.Event()
+    calls: list[str] = []
+
+    def book(topic: str) -> dict[str, Any]:
+        """Book it (the backend is slow)."""
+        calls.append(topic)
+        release.wait(30)  # a slow backend, answering when the test says so
+        return {"success": True, "ref": "late"}
+
+    agent = Agent.from_config(DAG, tools=[set_topic, book], model=Calls(1), limits={"tool_timeout": 0.2})
+    store = InMemoryStore()
+
+    async def recorded() -> None:
+        while (entry := await store.lookup("s1", "book:1")) is None or entry.status != "done":
+            await asyncio.sleep(0.01)  # bounded below: wait on the ledger, an observable state
+
+    async def body() -> tuple[Any, Any, Any]:
+        first = await agent.session(session_id="s1", store=store, clock=clock).asend("cats")
+        meanwhile = await agent.session(session_id="s1", store=store, clock=clock).asend("cats")
+        release.set()
+        await asyncio.wait_for(recorded(), 30)
+        last = await agent.session(session_id="s1", store=store, clock=clock).asend("cats")
+        return first, meanwhile, last
+
+    try:
+        first, meanwhile, last = asyncio.run(body())
+    finally:
+        release.set()
+    for turn in (first, meanwhile):
+        (pending,) = [e.result for e in turn.events if isinstance(e, ToolResultEvent) and e.name == "book"]
+        assert pending["pending"] is True and pending["idempotency_key"] == "s1:book:1"
+        assert [e.code for e in turn.events if e.kind == "error"] == ["execution_pending"]
+        assert "can't confirm it yet" in turn.text and "Trying again." not in turn.text
+        assert turn.status != "escalated"
+    assert "did not answer within 0.2s" in first.events[-1].message
+    assert "is still running" in meanwhile.events[-1].message
+    assert calls == ["t0"]  # once: never retried, never re-sent
+    assert "Booked: late." in last.text and calls == ["t0"]
+
+
+def test_an_executor_without_a_ledger_that_times_out_fails_and_retries() -> None:
+    """A store that keeps no ledger gives executors no keys: a timed-out call is a failure like a raise (its
+    on_failure retries and on_exhaust apply), as any tool's."""
     release = threading.Event()
     calls: list[str] = []
 
     def book(topic: str) -> dict[str, Any]:
         """Book it (the backend hangs)."""
         calls.append(topic)
-        release.wait(30)  # a hang, ended when the test is over
+        release.wait(30)
         return {"success": True, "ref": "late"}
 
-    agent = Agent.from_config(
-        DAG, tools=[set_topic, book], model=Calls(1), limits={"tool_timeout": 0.2, "tool_timeouts": {}}
-    )
+    agent = Agent.from_config(DAG, tools=[set_topic, book], model=Calls(1), limits={"tool_timeout": 0.2})
 
     async def body() -> Any:
-        session = agent.session(session_id="s1", store=InMemoryStore(), clock=clock)
-        return await session.asend("cats")
+        return await agent.session(session_id="s1", store=_NoLedger(), clock=clock).asend("cats")
 
     try:
         result = asyncio.run(body())
@@ -104,6 +144,18 @@ def test_a_hung_sync_executor_times_out_and_retries_then_escalates_as_configured
     assert all(f == {"success": False, "error": "Timeout: book did not answer within 0.2s"} for f in failures)
     assert "Trying again." in result.text and "Booking is down." in result.text
     assert result.status == "escalated"
+
+
+class _NoLedger:
+    """A session store that keeps no execution ledger: an in-memory store without its ledger methods."""
+
+    def __init__(self) -> None:
+        self._inner = InMemoryStore()
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("reserve", "complete", "release", "lookup"):
+            raise AttributeError(name)
+        return getattr(self._inner, name)
 
 
 def test_per_tool_timeouts_override_the_default_and_a_hung_async_tool_fails_for_the_model() -> None:
@@ -126,64 +178,7 @@ def test_per_tool_timeouts_override_the_default_and_a_hung_async_tool_fails_for_
     assert result.text == "ok"
 
 
-def test_an_inline_tool_arms_no_timer_and_a_thread_tool_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An inline function runs on the loop, where a timer cannot stop it: none is armed for it (~3 µs a
-    call); a tool run in a worker thread still gets its ``tool_timeout``."""
-    armed: list[float | None] = []
-    real_timeout = asyncio.timeout
-
-    def counting_timeout(delay: float | None) -> asyncio.Timeout:
-        armed.append(delay)
-        return real_timeout(delay)
-
-    monkeypatch.setattr(tool_execution.asyncio, "timeout", counting_timeout)
-
-    @inline
-    def set_topic_on_loop(topic: str) -> dict[str, Any]:
-        """Record the topic."""
-        return {"stored": True, "value": topic}
-
-    on_loop = tool_from_function(set_topic_on_loop, name="set_topic")
-    agent = Agent.from_config(NOTES, tools=[on_loop], model=Calls(1), limits={"tool_timeout": 7})
-    result = asyncio.run(agent.session(session_id="s", clock=clock).asend("cats"))
-    assert [e.result for e in result.events if isinstance(e, ToolResultEvent)] == [
-        {"stored": True, "value": "t0"}
-    ]
-    assert armed == []
-
-    def set_topic_in_thread(topic: str) -> dict[str, Any]:
-        """Record the topic."""
-        return {"stored": True, "value": topic}
-
-    threaded = tool_from_function(set_topic_in_thread, name="set_topic")
-    agent = Agent.from_config(NOTES, tools=[threaded], model=Calls(1), limits={"tool_timeout": 7})
-    asyncio.run(agent.session(session_id="s", clock=clock).asend("cats"))
-    assert armed == [7]
-
-
-def test_an_inline_function_returning_an_awaitable_still_times_out() -> None:
-    """What an inline function returns is awaited under the tool's timeout: a coroutine it hands back (an
-    odd use of ``@inline``, but a legal one) cannot hang the turn."""
-
-    async def hang() -> dict[str, Any]:
-        await asyncio.Event().wait()
-        return {}
-
-    @inline
-    def set_topic(topic: str) -> Any:
-        """Record the topic (returns a coroutine that hangs)."""
-        return hang()
-
-    agent = Agent.from_config(
-        NOTES, tools=[set_topic], model=Calls(1), limits={"tool_timeouts": {"set_topic": 0.1}}
-    )
-    result = asyncio.run(agent.session(session_id="s", clock=clock).asend("cats"))
-    (failed,) = [e for e in result.events if isinstance(e, ToolResultEvent)]
-    assert failed.failed and "Timeout: set_topic did not answer within 0.1s" in failed.result["message"]
-
-
-def test_an_inline_tool_that_raises_timeout_error_is_a_failed_call_not_a_timeout() -> None:
-    @inline
+def test_a_tool_that_raises_timeout_error_is_a_failed_call_not_a_timeout() -> None:
     def set_topic(topic: str) -> dict[str, Any]:
         """Record the topic (raises)."""
         raise TimeoutError

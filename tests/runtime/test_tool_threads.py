@@ -1,9 +1,9 @@
 """A synchronous tool runs in a worker thread: one slow tool never stalls the other sessions of the loop.
 
-Sync tools run on one pool of TOOL_THREADS threads per process, whatever loop runs the turn: the server runs
-turns on its own event loop, whose default executor asyncio sizes ``min(32, cpu_count + 4)`` (six threads on
-a two-core machine), so sync tools of a seventh concurrent turn waited for a thread, and a few tools hanging
-until their timeout stalled every sync tool of the worker.
+Each sync tool has its own threads (``limits.tool_threads``, 32 by default), whatever loop runs the turn: the
+server runs turns on its own event loop, whose default executor asyncio sizes ``min(32, cpu_count + 4)`` (six
+threads on a two-core machine), so sync tools of a seventh concurrent turn would wait for a thread. (Tools
+that hang, and the wait for a thread: tests/runtime/test_tool_limits.py.)
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call, inline, tool_from_function
-from slotgraph.runtime.tool_threads import THREAD_PREFIX, TOOL_THREADS, run_in_tool_thread
+from slotgraph.config.limits import DEFAULT_TOOL_THREADS
+from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call, tool_from_function
+from slotgraph.runtime.tool_threads import THREAD_PREFIX, ToolThreads
 from slotgraph.runtime.tools import Tool, ToolContext
 
 from .toy_agent import Backend, clock, toy_dag
@@ -84,13 +85,13 @@ REQUEST: contextvars.ContextVar[str] = contextvars.ContextVar("request", default
 
 def test_sync_tools_of_concurrent_turns_on_one_loop_run_side_by_side() -> None:
     """Twelve turns on one loop (as in a server worker), each with a sync tool that waits for all twelve."""
-    assert PARTIES <= TOOL_THREADS
+    assert PARTIES <= DEFAULT_TOOL_THREADS
     barrier = threading.Barrier(PARTIES, timeout=20)
-    threads: set[str] = set()
+    threads: set[tuple[int, str]] = set()
 
     def rendezvous() -> dict[str, Any]:
         """Wait until every turn's tool is running."""
-        threads.add(threading.current_thread().name)
+        threads.add((threading.get_ident(), threading.current_thread().name))
         return {"arrived": barrier.wait()}
 
     async def converse() -> str:
@@ -105,65 +106,15 @@ def test_sync_tools_of_concurrent_turns_on_one_loop_run_side_by_side() -> None:
 
     assert asyncio.run(all_at_once()) == ["met"] * PARTIES
     assert not barrier.broken and len(threads) == PARTIES
-    assert all(name.startswith(THREAD_PREFIX) for name in threads)
+    assert all(name.startswith(THREAD_PREFIX) for _, name in threads)
 
 
 def test_the_callers_context_travels_with_the_call() -> None:
     async def body() -> str:
         REQUEST.set("r-7")
-        return str(await run_in_tool_thread(REQUEST.get))
+        return str(await ToolThreads("lookup").run(REQUEST.get))
 
     assert asyncio.run(body()) == "r-7"
-
-
-def test_a_sync_tool_marked_inline_runs_on_the_event_loop() -> None:
-    """``@inline``: the call skips the thread hop, in the loop's own thread; an unmarked tool still hops."""
-    seen: dict[str, int] = {}
-
-    @inline
-    def quick_check(value: str) -> dict[str, Any]:
-        """Check a value."""
-        seen["inline"] = threading.get_ident()
-        return {"stored": True, "value": value}
-
-    def where_am_i() -> dict[str, Any]:
-        """Report the thread."""
-        seen["plain"] = threading.get_ident()
-        return {"ok": True}
-
-    steps = [
-        ScriptedStep(tool_calls=(call("quick_check", value="x"), call("where_am_i"))),
-        ScriptedStep(text="Done."),
-    ]
-    model = ScriptedModel(steps)
-    session = _agent(model, [quick_check, where_am_i]).session(clock=clock)
-
-    async def turn() -> tuple[int, Any]:
-        return threading.get_ident(), await session.asend("check")
-
-    loop_thread, result = asyncio.run(turn())
-    assert seen["inline"] == loop_thread
-    assert seen["plain"] != loop_thread
-    assert [e.result for e in result.events if e.kind == "tool_result" and e.name == "quick_check"] == [
-        {"stored": True, "value": "x"}
-    ]
-    model.assert_complete()
-
-
-def test_only_a_marked_sync_function_becomes_an_inline_tool() -> None:
-    def plain() -> None:
-        """Plain."""
-
-    @inline
-    def marked() -> None:
-        """Marked."""
-
-    @inline
-    async def awaited() -> None:
-        """Awaited on the loop anyway."""
-
-    assert [tool_from_function(f).inline for f in (plain, marked, awaited)] == [False, True, False]
-    assert marked.__name__ == "marked" and callable(marked), "the decorator returns the function itself"
 
 
 def test_a_tool_gets_the_session_context_only_when_it_reads_it() -> None:
@@ -205,15 +156,6 @@ def test_a_tool_gets_the_session_context_only_when_it_reads_it() -> None:
     model.assert_complete()
 
 
-def test_call_inline_refuses_a_tool_that_is_not_an_inline_function() -> None:
-    def plain() -> None:
-        """Plain."""
-
-    with pytest.raises(RuntimeError, match="not an inline function"):
-        tool_from_function(plain).call_inline({})
-    assert tool_from_function(inline(plain)).call_inline({}) is None
-
-
 def test_a_tool_that_injects_session_values_needs_its_context() -> None:
     def dated(today: datetime.date) -> dict[str, Any]:
         """Dated."""
@@ -221,13 +163,3 @@ def test_a_tool_that_injects_session_values_needs_its_context() -> None:
 
     with pytest.raises(ValueError, match=r"takes \['today'\] from the session: pass its context"):
         asyncio.run(tool_from_function(dated).invoke({}))
-
-
-def test_an_inline_tool_without_a_function_says_so() -> None:
-    def marked() -> None:
-        """Marked."""
-
-    tool = tool_from_function(inline(marked))
-    routed = Tool(tool.name, None, tool.schema, tool.injected, tool.validator, inline=True)
-    with pytest.raises(RuntimeError, match="is routed by the runtime and has no function"):
-        routed.call_inline({})

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from slotgraph.engine.text import MAX_PLACEHOLDER_CHARS
 from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall, UserMessage
 from slotgraph.runtime import Agent, SessionError, ToolResultEvent
 from slotgraph.runtime.fencing import fence_text, fence_value
@@ -200,3 +201,20 @@ def test_session_event_data_is_checked_at_the_boundary() -> None:
         agent.session(event_data={"a": "\udfff"})
     with pytest.raises(SessionError, match="nested more than"):
         agent.session(event_data={"a": nested(200)})
+
+
+def test_a_huge_executor_result_is_said_in_a_bounded_reply_and_kept_whole_in_the_state() -> None:
+    """An executor that returned 1.7 MB made a 1.7 MB spoken reply. A value is said in at most
+    MAX_PLACEHOLDER_CHARS characters, ending with an ellipsis; the state keeps it whole."""
+    huge = "R" * 1_700_000
+
+    def book(name: str) -> dict[str, Any]:
+        """Book it."""
+        return {"success": True, "ref": huge}
+
+    dag = {**NAMED, "slots": [{**NAMED["slots"][0], "requires_readback": False}, NAMED["slots"][1]]}
+    agent = Agent.from_config(dag, tools=[set_name, book], model=Recorder())
+    result = asyncio.run(agent.session(session_id="s", clock=clock).asend("Ann"))
+    said = f"Booked: {'R' * (MAX_PLACEHOLDER_CHARS - 1)}…."
+    assert said in result.text and len(result.text) < 2 * MAX_PLACEHOLDER_CHARS
+    assert result.state["filled"]["ref"] == huge

@@ -120,7 +120,7 @@ def test_slotgraph_serve_hosts_workflow_files_next_to_agents(tmp_path: Path) -> 
 
     bella = EXAMPLE.parent / "bella_notte"
     assert serve([bella, EXAMPLE / "workflow.yaml"], store="memory://", run=run) == 0
-    with TestClient(captured["app"]) as client:
+    with TestClient(captured["app"], base_url="http://localhost") as client:  # a loopback server's name
         assert [w["name"] for w in client.get("/v1/workflows").json()["workflows"]] == ["purchase_refund"]
         assert [a["name"] for a in client.get("/v1/agents").json()["agents"]] == ["bella_notte"]
     bad = tmp_path / "wf.yaml"

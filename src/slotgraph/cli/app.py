@@ -1,8 +1,4 @@
-"""The ``slotgraph`` Typer app: the root group that resolves :data:`slotgraph.cli.main.COMMANDS` lazily.
-
-Kept apart from :mod:`slotgraph.cli.main` so that a command's fast path (:attr:`LazyCommand.fast`, e.g.
-``validate`` answering from its cache) runs before typer, click and pydantic are imported at all.
-"""
+"""The ``slotgraph`` Typer app: the root group that resolves :data:`slotgraph.cli.main.COMMANDS` lazily."""
 
 from __future__ import annotations
 

@@ -86,6 +86,7 @@ def locate(key: str, scope: str | None) -> tuple[str, str]:
 
 
 def _open(store_url: str) -> Any:
+    from slotgraph.redaction import redact_url
     from slotgraph.runtime.errors import StoreConfigError
     from slotgraph.runtime.ledger import ExecutionLedger
     from slotgraph.stores import open_store
@@ -95,7 +96,7 @@ def _open(store_url: str) -> Any:
     except StoreConfigError as problem:
         usage_error(str(problem), fix="pass the store URL the server uses with --store")
     if not isinstance(store, ExecutionLedger):  # pragma: no cover - every shipped store keeps a ledger
-        usage_error(f"the store {store_url!r} keeps no execution ledger")
+        usage_error(f"the store {redact_url(store_url)!r} keeps no execution ledger")
     return store
 
 

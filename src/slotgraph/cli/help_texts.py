@@ -45,7 +45,8 @@ EPILOGS: dict[str, str] = {
     ),
     "validate": _epilog(
         [
-            ("slotgraph validate examples/bella_notte", "an agent directory (tools checked too)"),
+            ("slotgraph validate examples/bella_notte", "an agent directory (tools.py read, not run)"),
+            ("slotgraph validate my_agent --check-tools", "also import tools.py and check every tool"),
             ("slotgraph validate dag.yaml other/agent.yaml", "several paths at once"),
             ("slotgraph validate my_agent --json", "one machine-readable document"),
         ],

@@ -16,8 +16,6 @@ summary equal to the command's own help text. The app is built by a function, so
 from __future__ import annotations
 
 import importlib
-import sys
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,27 +25,16 @@ if TYPE_CHECKING:  # pragma: no cover - typer is imported only when a command is
     import typer
     from typer import _click as click
 
-__all__ = ["COMMANDS", "FastPath", "LazyCommand", "create_app", "main"]
-
-FastPath = Callable[[Sequence[str]], "int | None"]
-"""A command's answer before the CLI framework loads: its arguments in, an exit code out, or ``None`` to run
-the command normally (arguments it does not handle, a cache miss)."""
+__all__ = ["COMMANDS", "LazyCommand", "create_app", "main"]
 
 
 @dataclass(frozen=True, slots=True)
 class LazyCommand:
-    """A command registered by name: ``target`` is ``"module:attribute"`` (a function, or a Typer group).
-
-    ``fast``, when set, is another ``"module:attribute"``: a :data:`FastPath` that :func:`main` tries before
-    importing typer (``validate`` answers an unchanged config from its cache there, and validates the plain
-    forms of its arguments without typer: :mod:`slotgraph.cli.validate_fast`). It must print exactly what
-    the command would print.
-    """
+    """A command registered by name: ``target`` is ``"module:attribute"`` (a function, or a Typer group)."""
 
     name: str
     target: str
     summary: str
-    fast: str | None = None
 
     def load(self) -> click.Command:
         import typer
@@ -74,9 +61,8 @@ COMMANDS: tuple[LazyCommand, ...] = (
     ),
     LazyCommand(
         "validate",
-        "slotgraph.cli.validate_command:validate_command",
+        "slotgraph.cli.validate:validate_command",
         "Check agent and DAG configs: every problem with its location and a fix.",
-        fast="slotgraph.cli.validate_fast:validate_fast",
     ),
     LazyCommand(
         "chat",
@@ -154,17 +140,9 @@ def create_app() -> typer.Typer:
 
 
 def main() -> None:
-    """Console-script entry point (``slotgraph`` and ``python -m slotgraph``).
+    """Console-script entry point (``slotgraph`` and ``python -m slotgraph``). Every log record of the
+    process is redacted (:func:`slotgraph.redaction.redact_logs`): no secret reaches a terminal or a log."""
+    from slotgraph.redaction import redact_logs
 
-    A command with a fast path gets the first word: when it answers, the process exits with its code without
-    importing typer; otherwise the full app parses the arguments as usual.
-    """
-    args = sys.argv[1:]
-    command = next((c for c in COMMANDS if args and c.name == args[0] and c.fast is not None), None)
-    if command is not None and command.fast is not None:
-        fast: FastPath = _resolve(command.fast)
-        code = fast(args[1:])
-        if code is not None:
-            sys.stdout.flush()
-            raise SystemExit(code)
+    redact_logs()
     create_app()(prog_name="slotgraph")

@@ -24,6 +24,7 @@ from rich.markup import escape
 from slotgraph.cli.chat import parse_clock
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import stderr_console
+from slotgraph.redaction import redact_url
 
 __all__ = ["MCP_STORE_DEFAULT", "mcp_command", "serve_mcp"]
 
@@ -72,7 +73,8 @@ def serve_mcp(
         return _fail(err.message, ExitCode.USAGE, err.fix)
     service = SessionService(agents, session_store, clock=clock, seed=seed)
     server = agent_mcp_server(Conversations(service), agents[0])
-    stderr_console().print(f"Serving {escape(agents[0].name)} over MCP (stdio), store {escape(store)}")
+    shown = redact_url(store)
+    stderr_console().print(f"Serving {escape(agents[0].name)} over MCP (stdio), store {escape(shown)}")
 
     async def run() -> None:
         try:

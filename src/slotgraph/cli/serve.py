@@ -25,6 +25,7 @@ from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import stderr_console
+from slotgraph.redaction import redact, redact_url
 from slotgraph.stores import DEFAULT_STORE_URL
 
 __all__ = ["Runner", "serve", "serve_command"]
@@ -44,9 +45,9 @@ def watched_dirs(paths: Sequence[Path]) -> list[str]:
 
 def _fail(message: str, code: ExitCode, fix: str = "") -> int:
     console = stderr_console()
-    console.print(f"[red]error:[/red] {escape(message)}")
+    console.print(f"[red]error:[/red] {escape(redact(message))}")
     if fix:
-        console.print(f"  fix: {escape(fix)}")
+        console.print(f"  fix: {escape(redact(fix))}")
     return int(code)
 
 
@@ -73,8 +74,12 @@ def serve(
     run: Runner | None = None,
     queue: str | None = None,
     base_url: str | None = None,
+    allowed_hosts: Sequence[str] | None = None,
 ) -> int:
-    """Load the agents and run the server until it is stopped; returns the exit code."""
+    """Load the agents and run the server until it is stopped; returns the exit code.
+
+    ``allowed_hosts`` (the ``Host`` names answered) defaults by ``host``: on loopback only the loopback
+    names, elsewhere any (:func:`slotgraph.server.settings.default_allowed_hosts`)."""
     try:
         import uvicorn
 
@@ -88,13 +93,20 @@ def serve(
         )
         from slotgraph.server.factory import APP_FACTORY, EDITING_APP_FACTORY
         from slotgraph.server.http_protocol import HTTP_PROTOCOL
-        from slotgraph.server.settings import API_KEY_ENV, DEFAULT_MAX_BODY_BYTES
+        from slotgraph.server.settings import (
+            API_KEY_ENV,
+            DEFAULT_MAX_BODY_BYTES,
+            configure_logging,
+            default_allowed_hosts,
+        )
         from slotgraph.server.store_factory import is_memory_url
     except ImportError:
         return _fail(
             "the server needs FastAPI and uvicorn, which are not installed", ExitCode.USAGE, _SERVER_HINT
         )
     runner: Runner = run if run is not None else uvicorn.run
+    if run is None:  # the real server: its own log (plain lines, redacted), before any library sets one
+        configure_logging()
     if workers < 1:
         return _fail(f"--workers must be at least 1, got {workers}", ExitCode.USAGE)
     if reload and workers > 1:
@@ -118,8 +130,9 @@ def serve(
         )
     key = api_key if api_key is not None else (os.environ.get(API_KEY_ENV) or None)
     limit = max_body_bytes if max_body_bytes is not None else DEFAULT_MAX_BODY_BYTES
+    hosts = tuple(allowed_hosts) if allowed_hosts else default_allowed_hosts(host)
     try:
-        settings = ServerSettings(api_key=key, max_body_bytes=limit)
+        settings = ServerSettings(api_key=key, max_body_bytes=limit, allowed_hosts=hosts)
     except ServerConfigError as err:
         return _fail(err.message, ExitCode.USAGE, err.fix)
     from slotgraph.cli.workflow_paths import is_workflow_file
@@ -142,7 +155,10 @@ def serve(
         return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
     names = ", ".join([*(a.name for a in agents), *runs.workflows])
     stderr_console().print(f"Serving {escape(names)} on http://{escape(host)}:{port}")
-    stderr_console().print(f"  store {escape(store)}, {workers} worker(s), API key {'on' if key else 'off'}")
+    shown = redact_url(store)
+    stderr_console().print(f"  store {escape(shown)}, {workers} worker(s), API key {'on' if key else 'off'}")
+    answered = "any" if "*" in hosts else ", ".join(hosts)
+    stderr_console().print(f"  host names answered: {escape(answered)} (--allowed-hosts)")
     config = WorkerConfig(
         agent_paths=tuple(str(p) for p in paths),
         store_url=store,
@@ -151,6 +167,7 @@ def serve(
         workflow_paths=tuple(str(p) for p in workflow_paths),
         queue_url=queue,
         base_url=base_url,
+        allowed_hosts=hosts,
     )
     if reload:
         dirs = watched_dirs([*paths, *workflow_paths])
@@ -231,6 +248,14 @@ def serve_command(
             "--reload", help="Restart when a file in the agents' directories changes (for editing)."
         ),
     ] = False,
+    allowed_hosts: Annotated[
+        str | None,
+        typer.Option(
+            "--allowed-hosts",
+            help="Host names answered, comma-separated ('*.example.com' for subdomains, '*' for any); others "
+            "get 400. Default: the loopback names on 127.0.0.1, any name on another --host.",
+        ),
+    ] = None,
 ) -> None:
     """Serve agents over HTTP: the /v1 API, server-sent events and the web playground at /."""
     code = serve(
@@ -245,6 +270,7 @@ def serve_command(
         queue=queue,
         base_url=base_url,
         reload=reload,
+        allowed_hosts=[h.strip() for h in allowed_hosts.split(",")] if allowed_hosts is not None else None,
     )
     if code:
         raise typer.Exit(code)

@@ -1,48 +1,47 @@
-"""``slotgraph validate``'s checks of an agent's tools module, which the static config checks cannot do.
+"""``slotgraph validate --check-tools``: the checks of an agent's tools module that reading it cannot do.
 
-The module is imported in a child process (:mod:`slotgraph.cli.tool_probe`) exactly as ``chat``, ``test``
-and ``serve`` would import it, and every tool is built with the runtime's schema code, so what they would
-reject is reported here with its ``file:line:column``:
+``slotgraph validate`` never imports an agent's ``tools.py`` (importing it runs its code): it reads it (the
+tool names the config uses must be defined there). With ``--check-tools`` the module is imported in a child
+process — ``python -m slotgraph.cli.tool_checks TOOLS.py``, in the module's folder — exactly as ``chat``,
+``test`` and ``serve`` would import it, and every tool is built with the runtime's schema code, so what they
+would reject is reported with its ``file:line:column``:
 
-* ``tools_import_failed`` (error) — importing the module raised (a syntax error, a missing package);
+* ``tools_import_failed`` (error) — importing the module raised (a syntax error, a missing package), printed
+  to stdout while importing, crashed, exited, or took longer than :data:`PROBE_TIMEOUT_SECONDS`;
 * ``unsupported_tool_signature`` (error) — a parameter the runtime cannot turn into a JSON Schema (a custom
   class, a pydantic model, ``*args``), at the parameter's line;
 * ``undeclared_tool`` (warning) — a function that becomes a model-visible tool although nothing names it:
   not the DAG, not ``agent.yaml`` (e.g. its rules), not the instruction (e.g. a ``{{run tool}}`` program) —
   typically a public helper in a module without ``__all__``.
 
-**Which child.** On Linux, when this process runs a single thread and has imported no agent's tools module
-(a ``slotgraph validate`` process), the child is a fork of it (:func:`_forked_probe`): it starts with
-pydantic and the standard library already loaded, ~20 ms of CPU where a fresh interpreter costs ~130 ms (a
-first validation pays it once per tools module). Elsewhere (macOS, where forking a process that may have
-loaded system frameworks is unsafe; Windows; a process with threads, which a fork would copy mid-work; a
-process that already imported the module, which a fork would not import again) it is a fresh
-``python -m slotgraph.cli.tool_probe`` (:func:`_spawned_probe`). Both print the same document, get the same
-timeout and report a crash, a hang or stray output alike.
+The child prints one JSON document on stdout::
+
+    {"import_error": null | {"message", "line", "column"},
+     "tools": [{"name", "line", "column", "error": null | "message", "fix"}]}
+
+``tools`` lists the functions that become tools, exactly as the runtime picks them (``__all__``, else the
+public functions defined in the module).
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import os
 import re
-import select
 import signal
 import subprocess
 import sys
-import tempfile
-import threading
-import time
+import traceback
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from slotgraph.cli import validate_cache
 from slotgraph.config import ConfigIssue, Definition
 from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS, TOOLS_MODULE_PREFIX
 
-__all__ = ["PROBE_TIMEOUT_SECONDS", "dag_tool_names", "probe_env", "tool_issues"]
+__all__ = ["PROBE_TIMEOUT_SECONDS", "dag_tool_names", "probe", "probe_env", "tool_issues"]
 
 PROBE_TIMEOUT_SECONDS = 60.0
 _BUILTINS = READBACK_TOOLS | SESSION_ENDING_TOOLS
@@ -50,17 +49,20 @@ _TOOL_KEYS = frozenset({"setter", "tool", "then"})
 
 
 def dag_tool_names(raw: Any) -> set[str]:
-    """Every tool name the DAG config mentions: setters, task tools, ``then`` targets, the bootstrap tool."""
+    """Every tool name the DAG config mentions: setters, task tools, ``then`` targets, the bootstrap tool
+    (walked without recursion, whatever the config's depth)."""
     names: set[str] = set()
-    if isinstance(raw, Mapping):
-        for key, value in raw.items():
-            if key in _TOOL_KEYS and isinstance(value, str):
-                names.add(value)
-            else:
-                names |= dag_tool_names(value)
-    elif isinstance(raw, list):
-        for item in raw:
-            names |= dag_tool_names(item)
+    stack = [raw]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                if key in _TOOL_KEYS and isinstance(item, str):
+                    names.add(item)
+                else:
+                    stack.append(item)
+        elif isinstance(value, list):
+            stack.extend(value)
     return names
 
 
@@ -89,11 +91,11 @@ def _agent_texts(definition: Definition) -> str:
 
 
 def probe_env() -> dict[str, str]:
-    """The probe child's environment: this process's, plus
+    """The child's environment: this process's, plus
 
     * ``PYTHONDONTWRITEBYTECODE=1`` — importing the agent's ``tools.py`` leaves no ``__pycache__`` beside it;
-    * ``PYDANTIC_DISABLE_PLUGINS=__all__`` unless set — the probe only builds tool schemas, and looking for
-      pydantic plugins reads the metadata of every installed distribution (~50 ms of the probe's start-up).
+    * ``PYDANTIC_DISABLE_PLUGINS=__all__`` unless set — the child only builds tool schemas, and looking for
+      pydantic plugins reads the metadata of every installed distribution.
     """
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     env.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
@@ -101,99 +103,10 @@ def probe_env() -> dict[str, str]:
 
 
 def _run_probe(tools_path: Path) -> dict[str, Any] | str:
-    """The probe's output for ``tools_path`` (or why it failed). Inside a validation that may be cached,
-    a clean earlier output is reused while nothing the module read changed
-    (:func:`slotgraph.cli.validate_cache.cached_probe`), and a clean new one is kept."""
-    cache = validate_cache.recording_active()
-    if cache and (found := validate_cache.cached_probe(str(tools_path.resolve()))) is not None:
-        return found
-    result = _start_probe(tools_path)
-    if cache and not isinstance(result, str):
-        validate_cache.store_probe(str(tools_path.resolve()), result)
-    return result
-
-
-def _start_probe(tools_path: Path) -> dict[str, Any] | str:
-    if _fork_is_safe():
-        return _forked_probe(tools_path)
-    return _spawned_probe(tools_path)
-
-
-def _fork_is_safe() -> bool:
-    """Whether the probe may run in a fork of this process (the module docstring says when)."""
-    if sys.platform != "linux" or not hasattr(os, "fork"):
-        return False
-    if threading.active_count() != 1:
-        return False
-    return not any(name.startswith(TOOLS_MODULE_PREFIX) for name in list(sys.modules))
-
-
-def _forked_probe(tools_path: Path) -> dict[str, Any] | str:
-    """The probe in a forked child (:func:`slotgraph.cli.tool_probe.run_forked`): its stdout read through a
-    pipe until the child closes it or the timeout passes (then it is killed), its stderr kept in a
-    temporary file for the failure message. A fork the system refuses (no memory, no process slot) falls
-    back to a fresh interpreter; an interrupt of the validator stops the child too."""
-    from slotgraph.cli import tool_probe  # imported before the fork, so both sides have it loaded
-
-    path = str(tools_path.resolve())
-    with tempfile.TemporaryFile() as stderr:
-        readable, writable = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(readable)
-            os.close(writable)
-            return _spawned_probe(tools_path)
-        if pid == 0:  # pragma: no cover - the child; measured by the tests through its output
-            status = 1
-            try:
-                os.close(readable)
-                os.dup2(writable, 1)
-                os.dup2(stderr.fileno(), 2)
-                os.close(writable)
-                status = tool_probe.run_forked(path)
-            finally:
-                os._exit(status)
-        os.close(writable)
-        finished = False
-        try:
-            stdout, finished = _read_until_closed(readable, time.monotonic() + PROBE_TIMEOUT_SECONDS)
-        finally:
-            os.close(readable)
-            if not finished:  # timed out, or the validator was interrupted: the child goes too
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            _, wait_status = os.waitpid(pid, 0)
-        if not finished:
-            return _timed_out()
-        stderr.seek(0)
-        errors = stderr.read().decode("utf-8", "replace")
-    return _probe_output(os.waitstatus_to_exitcode(wait_status), stdout.decode("utf-8", "replace"), errors)
-
-
-def _read_until_closed(fd: int, deadline: float) -> tuple[bytes, bool]:
-    """Everything written to the pipe ``fd`` until its writers close it (``True``), or what came before
-    ``deadline`` (``False``)."""
-    chunks: list[bytes] = []
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return b"".join(chunks), False
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
-            continue
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return b"".join(chunks), True
-        chunks.append(chunk)
-
-
-def _spawned_probe(tools_path: Path) -> dict[str, Any] | str:
+    """The child's document for ``tools_path``, or why there is none."""
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "slotgraph.cli.tool_probe", str(tools_path.resolve())],
+            [sys.executable, "-m", "slotgraph.cli.tool_checks", str(tools_path.resolve())],
             capture_output=True,
             text=True,
             timeout=PROBE_TIMEOUT_SECONDS,
@@ -202,12 +115,8 @@ def _spawned_probe(tools_path: Path) -> dict[str, Any] | str:
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return _timed_out()
+        return f"importing the tools module took longer than {PROBE_TIMEOUT_SECONDS:g} s"
     return _probe_output(done.returncode, done.stdout, done.stderr)
-
-
-def _timed_out() -> str:
-    return f"importing the tools module took longer than {PROBE_TIMEOUT_SECONDS:g} s"
 
 
 def _ending(status: int) -> str:
@@ -241,8 +150,6 @@ def tool_issues(definition: Definition) -> Iterator[ConfigIssue]:
     if path is None or path.suffix != ".py":
         return
     result = _run_probe(path)
-    if not isinstance(result, str):
-        validate_cache.record_dependencies(result.get("dependencies"))
     if isinstance(result, str):
         yield _issue(
             "tools_import_failed", path, None, None, result, f"run `python {path}` to see why", "error"
@@ -289,3 +196,85 @@ def tool_issues(definition: Definition) -> Iterator[ConfigIssue]:
                 "call it",
                 "warning",
             )
+
+
+# --- the child ---------------------------------------------------------------------------------------------
+
+
+def _parameter_lines(source: str) -> dict[tuple[str, str], tuple[int, int]]:
+    """``(function, parameter) -> (line, column)`` of every top-level function's parameters."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found: dict[tuple[str, str], tuple[int, int]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found[(node.name, "")] = (node.lineno, node.col_offset + 1)
+            arguments = node.args
+            for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]:
+                found[(node.name, arg.arg)] = (arg.lineno, arg.col_offset + 1)
+            for star in (arguments.vararg, arguments.kwarg):
+                if star is not None:
+                    found[(node.name, star.arg)] = (star.lineno, star.col_offset + 1)
+    return found
+
+
+def _import_error(file: Path, err: BaseException) -> dict[str, Any]:
+    cause = err.__cause__ or err
+    if isinstance(cause, SyntaxError) and cause.lineno is not None:
+        return {"message": f"SyntaxError: {cause.msg}", "line": cause.lineno, "column": cause.offset or 1}
+    line = None
+    for frame in traceback.extract_tb(cause.__traceback__):
+        if Path(frame.filename).resolve() == file.resolve():
+            line = frame.lineno
+    return {"message": f"{type(cause).__name__}: {cause}", "line": line, "column": None}
+
+
+_LOADED_MODULE = re.compile(rf"{TOOLS_MODULE_PREFIX}\w+?_[0-9a-f]{{12}}\.")
+
+
+def _split(message: str) -> tuple[str, str]:
+    message = _LOADED_MODULE.sub("", message)  # the runtime's private module name means nothing to a user
+    text, _, fix = message.partition(" — fix: ")
+    if "unsupported annotation" in text:
+        fix += " — or take the object's fields as separate parameters"
+    if text.startswith("tool "):  # "tool 'x' (file:line): what" -> "what"; the location is reported apart
+        _, _, rest = text.partition("): ")
+        text = rest or text
+    return text, fix
+
+
+def probe(path: str) -> dict[str, Any]:
+    """Import ``path`` and build its tools (the child's work); never raises for a broken module."""
+    from slotgraph.runtime.errors import AgentLoadError, ToolDefinitionError
+    from slotgraph.runtime.tools import load_tools_module, module_functions, tool_from_function
+
+    file = Path(path)
+    try:
+        module = load_tools_module(file)
+        functions = module_functions(module)
+    except AgentLoadError as err:
+        return {"import_error": _import_error(file, err), "tools": []}
+    positions = _parameter_lines(file.read_text(encoding="utf-8"))
+    tools: list[dict[str, Any]] = []
+    for fn in functions:
+        name = getattr(fn, "__name__", "?")
+        line, column = positions.get(
+            (name, ""), (getattr(getattr(fn, "__code__", None), "co_firstlineno", None), None)
+        )
+        entry: dict[str, Any] = {"name": name, "line": line, "column": column, "error": None, "fix": ""}
+        try:
+            tool_from_function(fn)
+        except ToolDefinitionError as err:
+            message, fix = _split(str(err))
+            entry["error"], entry["fix"] = message, fix
+            for (function, parameter), where in positions.items():
+                if function == name and parameter and f"parameter {parameter!r}" in message:
+                    entry["line"], entry["column"] = where
+        tools.append(entry)
+    return {"import_error": None, "tools": tools}
+
+
+if __name__ == "__main__":  # pragma: no cover - the child, run by _run_probe; measured through its output
+    json.dump(probe(sys.argv[1]), sys.stdout)

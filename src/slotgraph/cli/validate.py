@@ -1,17 +1,13 @@
-"""``slotgraph validate PATH...``: check agent directories, agent.yaml files and bare DAG files.
+"""``slotgraph validate PATH...``: check agent directories, agent.yaml files, multi-agent apps, workflow files
+and bare DAG files.
 
-Every path is checked (one bad path does not hide the others). An agent's tools module is imported in a
-clean child process and every tool signature checked, so what ``chat`` would reject is found here
-(:mod:`slotgraph.cli.tool_checks`). Text output: one ``✓``/``✗`` line per path,
-then its warnings or every issue with location, message and fix. ``--json`` prints one JSON document.
-Exit code: 2 if any path is unusable (missing, directory without agent.yaml), else 1 if any config is
-invalid, else 0. A passing path is remembered with what it depended on, so validating it again unchanged is
-answered before this module is even imported (:mod:`slotgraph.cli.validate_cache`; ``--no-cache`` skips it).
-
-This module does not import typer: :func:`run_validate` is the whole command, called by the typer command
-(:mod:`slotgraph.cli.validate_command`) and, for the plain forms of the arguments, by ``validate``'s fast
-path before typer loads (:mod:`slotgraph.cli.validate_fast`), so a first validation does not pay for
-the CLI framework.
+Every path is checked (one bad path does not hide the others). An agent's ``tools.py`` is read, never
+imported, so validating an agent from anywhere runs none of its code; ``--check-tools`` also imports it in a
+child process and checks every tool signature, so what ``chat`` would reject is found here
+(:mod:`slotgraph.cli.tool_checks`). A config file larger than the limit (:data:`MAX_CONFIG_BYTES`) is refused
+before it is parsed. Text output: one ``✓``/``✗`` line per path, then its warnings or every issue with
+location, message and fix. ``--json`` prints one JSON document. Exit code: 2 if any path is unusable
+(missing, directory without agent.yaml), else 1 if any config is invalid, else 0.
 """
 
 from __future__ import annotations
@@ -22,20 +18,20 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
+import typer
 from rich.markup import escape
 
-from slotgraph.cli import validate_cache
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import issue_as_dict, issue_lines, plain_text, stdout_console
-from slotgraph.cli.paths import InvalidConfig, PathUsageError, load_path
+from slotgraph.cli.output import issue_as_dict, issue_lines, stdout_console
+from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, load_path
 from slotgraph.cli.tool_checks import tool_issues
 from slotgraph.cli.workflow_paths import is_workflow_file, validate_workflow_file
 from slotgraph.config import ConfigIssue
 from slotgraph.config.agent import APP_FILE
 
-__all__ = ["PathResult", "check_path", "result_lines", "run_validate"]
+__all__ = ["PathResult", "check_path", "result_lines", "run_validate", "validate_command"]
 
 Status = Literal["valid", "invalid", "unusable"]
 
@@ -81,11 +77,11 @@ class PathResult:
         }
 
 
-def check_path(path: Path, *, check_tools: bool = True) -> PathResult:
+def check_path(path: Path, *, check_tools: bool = False) -> PathResult:
     """Validate one path; never raises for user mistakes.
 
-    With ``check_tools`` an agent's tools module is imported in a child process and every tool signature
-    checked (:mod:`slotgraph.cli.tool_checks`).
+    An agent's tools module is read, not imported; with ``check_tools`` it is imported in a child process
+    and every tool signature checked (:mod:`slotgraph.cli.tool_checks`).
     """
     shown = str(path)
     if (path / APP_FILE).is_file() or path.name == APP_FILE:
@@ -213,27 +209,13 @@ def result_lines(result: PathResult) -> list[str]:
     return lines
 
 
-def _validate(path: Path, *, use_cache: bool) -> PathResult:
-    """:func:`check_path`; with ``use_cache`` a passing result is stored with what it depended on, for
-    :func:`slotgraph.cli.validate_cache.answer_from_cache` to print when nothing changed."""
-    if not use_cache:
-        return check_path(path)
-    with validate_cache.recording() as deps:
-        result = check_path(path)
-    if result.status == "valid":
-        lines = result_lines(result)
-        validate_cache.store(str(path), deps, result.as_dict(), lines, plain_text(lines))
-    return result
-
-
-def run_validate(paths: Sequence[Path], *, json_output: bool = False, no_cache: bool = False) -> ExitCode:
+def run_validate(paths: Sequence[Path], *, json_output: bool = False, check_tools: bool = False) -> ExitCode:
     """Validate every path and print the results (one JSON document with ``json_output``); the exit code.
 
     Exit code 0 when all are valid (warnings allowed), 1 when any config is invalid, 2 when a path is
     missing or is a directory without agent.yaml.
     """
-    use_cache = validate_cache.cache_enabled(no_cache=no_cache)
-    results = [_validate(path, use_cache=use_cache) for path in paths]
+    results = [check_path(path, check_tools=check_tools) for path in paths]
     code = max((r.exit_code for r in results), default=ExitCode.OK)
     if json_output:
         document = {
@@ -249,3 +231,30 @@ def run_validate(paths: Sequence[Path], *, json_output: bool = False, no_cache: 
             for line in result_lines(result):
                 console.print(line)
     return code
+
+
+def validate_command(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help=f"One or more paths: {PATH_HELP}.", show_default=False, metavar="PATH"),
+    ],
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one machine-readable JSON document instead of text.")
+    ] = False,
+    check_tools: Annotated[
+        bool,
+        typer.Option(
+            "--check-tools",
+            help="Also import each agent's tools.py (in a separate process: it runs the module's code) and "
+            "check every tool signature.",
+        ),
+    ] = False,
+) -> None:
+    """Check agent and DAG configs: every problem with its location and a fix.
+
+    An agent's tools.py is read, never imported (its code does not run), unless --check-tools is given.
+
+    Exit code 0 when all are valid (warnings allowed), 1 when any config is invalid, 2 when a path is
+    missing or is a directory without agent.yaml.
+    """
+    raise typer.Exit(run_validate(paths, json_output=json_output, check_tools=check_tools))

@@ -21,6 +21,7 @@ from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
 from slotgraph.cli.output import stderr_console
+from slotgraph.redaction import redact_url
 
 __all__ = ["worker_command"]
 
@@ -36,8 +37,9 @@ def worker(queue: str, *, model: str | None, loglevel: str) -> int:
     except QueueUnavailable as problem:
         err.print(f"[red]error:[/red] {escape(problem.message)}")
         return int(ExitCode.USAGE)
+    broker = redact_url(settings.broker_url)
     err.print(
-        f"slotgraph worker on {escape(settings.broker_url)} (queue {QUEUE_NAME}, visibility timeout "
+        f"slotgraph worker on {escape(broker)} (queue {QUEUE_NAME}, visibility timeout "
         f"{settings.visibility_timeout:g}s)"
     )
     app.worker_main(

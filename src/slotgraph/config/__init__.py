@@ -2,8 +2,7 @@
 
 - :func:`load_dag` reads a DAG (file or the plain dict a host passes as ``raw_config``) and validates it;
 - :func:`validate_dag` reports every error and warning at once, never raising for config problems;
-- :func:`compile_config` turns a config into the engine's frozen :class:`CompiledDag` (cached by content;
-  :func:`configure_verdict_dir` / ``SLOTGRAPH_VERDICT_DIR`` keep validation verdicts across processes);
+- :func:`compile_config` turns a config into the engine's frozen :class:`CompiledDag` (cached by content);
 - :func:`load_definition` reads an agent directory, ``agent.yaml`` or bare DAG file into a
   :class:`Definition`;
 - :func:`dag_json_schema`, :func:`agent_json_schema` publish the JSON Schemas for editors.
@@ -46,10 +45,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only; the nam
     from slotgraph.config.formatters import compile_formatter
     from slotgraph.config.nodes import DagConfig, SlotConfig, TaskConfig
     from slotgraph.config.schema import agent_json_schema, dag_json_schema
-    from slotgraph.config.verdicts import VERDICT_DIR_ENV, configure_verdict_dir
 
 __all__ = [
-    "VERDICT_DIR_ENV",
     "AgentConfig",
     "CompiledCondition",
     "CompiledDag",
@@ -77,7 +74,6 @@ __all__ = [
     "compile_config",
     "compile_formatter",
     "config_fingerprint",
-    "configure_verdict_dir",
     "dag_json_schema",
     "discover_tool_names",
     "load_dag",
@@ -112,7 +108,6 @@ _EXPORTS: dict[str, str] = {
     "compile_formatter": "formatters",
     **dict.fromkeys(("DagConfig", "SlotConfig", "TaskConfig"), "nodes"),
     **dict.fromkeys(("agent_json_schema", "dag_json_schema"), "schema"),
-    **dict.fromkeys(("VERDICT_DIR_ENV", "configure_verdict_dir"), "verdicts"),
 }
 """The submodule of each public name (``slotgraph.config.<module>``). Names are imported on first use (PEP
 562): the engine's spec-compatible entry needs only the compiler and the compiled types, not the agent

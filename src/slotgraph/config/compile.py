@@ -1,8 +1,7 @@
 """``compile_config``: a validated DAG config turned into the engine's :class:`CompiledDag`.
 
-Compilation validates first (any error raises :class:`ConfigValidationError` with every issue; a config that
-passed before may skip the semantic checks and its typed nodes through an opt-in on-disk verdict, which keeps
-the config's compiled plan, see :mod:`slotgraph.config.verdicts`), then builds frozen values once: sources
+Compilation validates first (any error raises :class:`ConfigValidationError` with every issue), then builds
+frozen values once: sources
 normalised, ``event_key`` defaulted to the slot name, conditions and readback formatters compiled through
 :mod:`slotgraph.expr`, response parts frozen, ``then`` resolved to a :class:`ExhaustCall`, and the lookup
 tables derived. Results are cached by content: the key is a digest of the config's serialised content
@@ -33,9 +32,8 @@ from slotgraph.config.compiled import (
     ValidateAgainst,
 )
 from slotgraph.config.conditions import compile_condition
-from slotgraph.config.content import ConfigContent, fingerprint_of
+from slotgraph.config.content import ConfigContent, check_tree, fingerprint_of
 from slotgraph.config.formatters import compile_formatter
-from slotgraph.config.verdicts import VerdictDir, decode_plan, encode_plan, verdict_dir
 
 if TYPE_CHECKING:  # the typed nodes (pydantic) load only when a config is validated: not from a plan
     from slotgraph.config.nodes import DagConfig, ResponsePart
@@ -119,18 +117,12 @@ def _as_raw(raw: Mapping[str, Any] | DagConfig) -> Any:
     return raw.model_dump(mode="json", exclude_unset=True)  # a DagConfig (not a Mapping)
 
 
-# The builders read a config's nodes by field name: typed nodes (a first process) or the *normalised* config,
-# ``DagConfig.model_dump()`` (every field present under its own name, defaults filled in, response parts as
-# JSON data), the plain-data tree the compiled plan keeps on disk beside a validation verdict, so a later
-# process compiles without the typed nodes (module docstring). ``_fields`` gives either as a mapping: a
-# typed node keeps its fields in its ``__dict__`` (pydantic), so neither path copies anything.
+# The builders read a typed node's fields by name: a pydantic node keeps them in its ``__dict__``.
 Node = Mapping[str, Any]
 
 
 def _fields(node: object) -> Node:
-    """A node's fields by name: the normalised config's dict itself, or a typed node's ``__dict__``."""
-    if isinstance(node, dict):
-        return node
+    """A typed node's fields by name (its ``__dict__``)."""
     fields: Node = node.__dict__
     return fields
 
@@ -272,7 +264,7 @@ def _task(node: object) -> CompiledTask:
 
 def legacy_steer_back(node: object) -> SteerBack:
     """``steer_back``, or its translation from the legacy stall keys when it is absent (``node``: the typed
-    config or the normalised one, ``DagConfig.model_dump()``).
+    config).
 
     ``progress_stall: {max_turns: N, on_exhaust}`` escalated after N user turns without progress (the same
     count steer-back keeps) and had no softer tier: it becomes ``escalate_after: N`` with its
@@ -335,9 +327,8 @@ def _state_tables(
     )
 
 
-def _build(node: DagConfig | Node, content: ConfigContent | None) -> CompiledDag:
-    """The compiled DAG of a typed config or of a normalised one (``DagConfig.model_dump()``: the plan kept
-    on disk)."""
+def _build(node: DagConfig, content: ConfigContent | None) -> CompiledDag:
+    """The compiled DAG of a typed config."""
     config = _fields(node)
     slots = tuple(_slot(i, s, config["changeable"]) for i, s in enumerate(config["slots"]))
     tasks = tuple(_task(t) for t in config["tasks"])
@@ -391,26 +382,11 @@ def _model_or_none(data: Any) -> DagConfig | None:
         return None
 
 
-def _from_plan(
-    verdicts: VerdictDir, verdict: str, found: bytes, content: ConfigContent
-) -> CompiledDag | None:
-    """The compiled DAG from the plan kept with a passing verdict (``found``), or None when the plan is
-    unreadable: that is reported and the plan ignored (the config is validated again and its plan written
-    anew)."""
-    try:
-        return _build(decode_plan(found), content)
-    except Exception as problem:  # a damaged or foreign file: never trusted, never fatal
-        verdicts.reject(verdict, problem)
-        return None
-
-
 def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     """Validate and compile a DAG config (raw mapping or :class:`DagConfig`); cached by content.
 
     Raises :class:`~slotgraph.config.errors.ConfigValidationError` listing every error. Warnings are not
-    raised; get them from :func:`slotgraph.config.validate_dag`. With verdicts on disk
-    (``SLOTGRAPH_VERDICT_DIR``) a config that passed before is compiled from the plan kept with its verdict,
-    without validating it or building its typed nodes (see :mod:`slotgraph.config.verdicts`).
+    raised; get them from :func:`slotgraph.config.validate_dag`.
     """
     data = _as_raw(raw)
     content = ConfigContent(data)
@@ -418,38 +394,20 @@ def compile_config(raw: Mapping[str, Any] | DagConfig) -> CompiledDag:
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    verdicts = verdict_dir()
-    verdict = "" if verdicts is None else verdicts.key(key)
-    found = None if verdicts is None else verdicts.read(verdict)
-    compiled = None if not found or verdicts is None else _from_plan(verdicts, verdict, found, content)
-    if compiled is None:
-        # a verdict without a plan (the config holds a value a plan cannot keep) still spares the checks
-        compiled = _validated_build(raw, data, content, verdicts, verdict, passed=found == b"")
+    compiled = _validated_build(raw, data, content)
     _CACHE.put(key, compiled)
     return compiled
 
 
-def _validated_build(
-    raw: Mapping[str, Any] | DagConfig,
-    data: Any,
-    content: ConfigContent,
-    verdicts: VerdictDir | None,
-    verdict: str,
-    *,
-    passed: bool,
-) -> CompiledDag:
-    """Validate (unless this process did already, or ``passed``: a verdict said so), build from the typed
-    nodes, keep the verdict and the plan."""
+def _validated_build(raw: Mapping[str, Any] | DagConfig, data: Any, content: ConfigContent) -> CompiledDag:
+    """A cache miss: check the content's shape, validate it (unless this process did already), build it."""
+    check_tree(data)  # too deep or not a tree: one clear error, before anything walks it
     config = raw if not isinstance(raw, Mapping) else _model_or_none(data)
     # an agent's loader may have validated this very content just before (``note_validated``)
-    checked = config is None or not (passed or _VALIDATED.get(content.key) is not None)
-    if checked:
+    if config is None or _VALIDATED.get(content.key) is None:
         from slotgraph.config.validation import validate_raw
 
         # errors only: compiling raises them and has no use for the warnings (``validate_dag`` reports those)
         validate_raw(data, warnings=False, _structure_valid=config is not None).raise_for_errors()
     assert config is not None  # a structural problem is an error of the report, raised above
-    compiled = _build(config, content)
-    if checked and verdicts is not None:
-        verdicts.record(verdict, encode_plan(config.model_dump()))
-    return compiled
+    return _build(config, content)

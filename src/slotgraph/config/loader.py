@@ -1,7 +1,8 @@
 """Reading config documents: YAML or JSON files, or plain mappings passed in by a host.
 
-YAML is read with a safe loader that refuses duplicate keys (PyYAML would silently keep the last one,
-hiding a mistake), and a document that expands beyond bounds through aliases (an "alias bomb", see
+A file over :data:`~slotgraph.config.yaml_budget.MAX_CONFIG_BYTES` is refused before it is parsed. YAML is
+read with a safe loader that refuses duplicate keys (PyYAML would silently keep the last one, hiding a
+mistake), and a document that expands beyond bounds through aliases (an "alias bomb", see
 :mod:`.yaml_budget`) or is nested too deeply is refused before it is built. Syntax errors carry the
 file, line and column. :func:`read_located_mapping` also
 returns where each value is in the file, so validation issues can be given a line and column. Nothing here
@@ -20,7 +21,7 @@ import yaml
 
 from slotgraph.config.errors import ConfigLoadError
 from slotgraph.config.positions import Position, SourceMap, json_positions, yaml_positions
-from slotgraph.config.yaml_budget import YamlBudgetError, check_node_budget
+from slotgraph.config.yaml_budget import MAX_CONFIG_BYTES, YamlBudgetError, check_node_budget
 
 __all__ = ["read_document", "read_located_mapping", "read_mapping"]
 
@@ -51,8 +52,17 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _c
 
 
 def _read_text(file: Path) -> str:
+    """The file's text; a file over :data:`MAX_CONFIG_BYTES` is refused before it is parsed."""
     try:
-        return file.read_text(encoding="utf-8")
+        with file.open("rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigLoadError(
+                f"{file}: the file is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB, the most a config "
+                "file may be (a 1,000-slot agent is about 120 KB) — fix: check that this is the config you "
+                "meant, or split it (a DAG may live in its own file: `dag: dag.yaml`)"
+            )
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise ConfigLoadError(
             f"{file}: file not found — fix: check the path (relative paths are resolved from {Path.cwd()})"

@@ -6,7 +6,8 @@ but everything that walks it afterwards — positions, validation, compilation, 
 size, so an 800-byte file could exhaust memory. :func:`check_node_budget` counts the *expanded* size of the
 node graph without expanding it (each distinct node is visited once, its expanded size memoised) and
 refuses a document over :data:`MAX_EXPANDED_NODES` nodes, an alias that refers to itself, or more than
-:data:`MAX_ALIASES` alias uses. It walks with an explicit stack: no recursion, whatever the depth.
+:data:`MAX_ALIASES` alias uses. It walks with an explicit stack: no recursion, whatever the depth. Before
+any of that, a file over :data:`MAX_CONFIG_BYTES` is not parsed at all (:mod:`slotgraph.config.loader`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from slotgraph.config.errors import ConfigLoadError
 
 __all__ = [
     "MAX_ALIASES",
+    "MAX_CONFIG_BYTES",
     "MAX_EXPANDED_NODES",
     "YamlBudgetError",
     "YamlTooLargeError",
@@ -32,6 +34,10 @@ be; a 1,000-slot agent is about 15,000."""
 
 MAX_ALIASES = 10_000
 """How many times aliases (``*name``) may be used in one document."""
+
+MAX_CONFIG_BYTES = 2 * 1024 * 1024
+"""The largest config file (YAML or JSON) read at all: a bigger one is refused before it is parsed (YAML
+parses at well under a megabyte a second: a 33 MB file took minutes). A 1,000-slot agent is about 120 KB."""
 
 
 class YamlBudgetError(ConfigLoadError):

@@ -3,7 +3,9 @@
 Placeholders are ``{slot_name}`` resolved from ``filled`` (docs/engine.md#messages-and-placeholders).
 Rendering is a plain substitution, not ``str.format``: only ``{identifier}`` is replaced, ``{{``/``}}`` are
 literal braces, an unknown placeholder is left as-is, and no attribute or index access is possible from config
-text.
+text. A value is said in at most :data:`MAX_PLACEHOLDER_CHARS` characters: a longer one (an executor that
+returned a megabyte) is cut there and ends with ``…``, so a reply stays something a person can read; the
+state keeps the whole value.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ __all__ = [
     "DEFAULT_EXHAUST_MESSAGE",
     "DEFAULT_RETRY_MESSAGE",
     "DEFAULT_TRANSITION_PREFIX",
+    "MAX_PLACEHOLDER_CHARS",
     "default_error_message",
     "join",
     "question_for",
@@ -33,6 +36,8 @@ DEFAULT_EXHAUST_MESSAGE: Final = (
     "I'm sorry, I'm not able to complete this right now. Let me get someone to help you."
 )
 DEFAULT_TRANSITION_PREFIX: Final = "Great!"
+MAX_PLACEHOLDER_CHARS: Final = 1000
+"""The most characters of one value a placeholder puts in a message (then ``…``)."""
 
 
 def render(template: str, filled: Mapping[str, Any]) -> str:
@@ -47,7 +52,10 @@ def render(template: str, filled: Mapping[str, Any]) -> str:
         if whole == "}}":
             return "}"
         name = match.group(1)
-        return str(filled[name]) if name in filled else whole
+        if name not in filled:
+            return whole
+        shown = str(filled[name])
+        return shown if len(shown) <= MAX_PLACEHOLDER_CHARS else shown[: MAX_PLACEHOLDER_CHARS - 1] + "…"
 
     return _PLACEHOLDER.sub(sub, template)
 

@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 Origin = Literal["model", "engine", "logic"]
-Status = Literal["in_progress", "complete", "escalated"]
+Status = Literal["in_progress", "complete", "escalated", "ended"]
 
 
 class _Strict(BaseModel):

@@ -1,5 +1,8 @@
 """``evaluate_code_rule``: the failure policy is the call site's choice, and it never raises.
 
+Whatever the rule or a value it reads raises — a value whose truth value calls ``sys.exit`` included — is
+the rule's failure. Only ``KeyboardInterrupt`` goes through: it is the person at the keyboard, not the rule.
+
 Handoff routing rules and workflow triggers fail OPEN (a typo must not strand a caller or silently
 disable a trigger); tool ``available_when`` gates fail CLOSED (an erroring gate must not expose a tool).
 """
@@ -31,7 +34,7 @@ def evaluate_code_rule(
         return bool(compiled.evaluate(variables)), None
     except ExpressionError as err:
         detail = err.one_line()
-    except Exception as exc:  # e.g. a caller's value whose truthiness raises
+    except (Exception, SystemExit) as exc:  # e.g. a caller's value whose truthiness raises, or exits
         detail = f"rule result has no truth value ({type(exc).__name__})"
     return fail_open, _explain(expr, label, detail, fail_open)
 

@@ -20,12 +20,14 @@ Hierarchy (every class carries a stable ``code`` and inherits :class:`slotgraph.
         ├── ModelResponseError                         the server answered something that is not the protocol
         └── ModelAPIError                              any other HTTP error (status and body excerpt)
 
-Errors say what failed, where (provider, URL or model) and how to fix it.
+Errors say what failed, where (provider, URL or model) and how to fix it, never a secret: a model error's
+message is redacted (:mod:`slotgraph.redaction`).
 """
 
 from __future__ import annotations
 
 from slotgraph.errors import SlotgraphError
+from slotgraph.redaction import redact
 
 __all__ = [
     "MissingCredentialsError",
@@ -83,12 +85,15 @@ class MissingDependencyError(ModelSpecError):
 
 class ModelError(SlotgraphError):
     """A call to a model backend failed. ``status`` is the HTTP status when there was one; ``retry_after``
-    the seconds the server asked to wait (its ``Retry-After``) when it said so."""
+    the seconds the server asked to wait (its ``Retry-After``) when it said so.
+
+    The message is redacted (:func:`slotgraph.redaction.redact`): it quotes what the provider answered, and a
+    provider's error body may repeat the API key it refused."""
 
     code = "model_error"
 
     def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None) -> None:
-        super().__init__(message)
+        super().__init__(redact(message))
         self.status = status
         self.retry_after = retry_after
 

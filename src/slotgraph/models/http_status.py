@@ -31,7 +31,7 @@ def server_message(response: httpx.Response, *, with_type: bool = False) -> str:
     """
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         return response.text[:300].strip() or "(empty body)"
     error = body.get("error") if isinstance(body, Mapping) else None
     if isinstance(error, Mapping) and isinstance(error.get("message"), str):

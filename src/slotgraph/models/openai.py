@@ -139,7 +139,7 @@ class OpenAIChatModel:
             self._raise_for_status(response, attempts)
         try:
             payload = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply to read
             raise ModelResponseError(
                 f"{self._where}: the response is not JSON (HTTP {response.status_code}): "
                 f"{response.text[:300]!r}; is the base URL an OpenAI-compatible endpoint ending in /v1?"

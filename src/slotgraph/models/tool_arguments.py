@@ -15,10 +15,19 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["INVALID_ARGUMENTS_PREFIX", "is_unparsable", "parse_arguments", "unparsable_arguments"]
+__all__ = [
+    "INVALID_ARGUMENTS_PREFIX",
+    "MAX_DEPTH",
+    "is_unparsable",
+    "parse_arguments",
+    "unparsable_arguments",
+]
 
 INVALID_ARGUMENTS_PREFIX = "arguments were not valid JSON"
 _RAW_LIMIT = 500
+MAX_DEPTH = 64
+"""The deepest arguments accepted (the runtime's bound on any JSON value from outside: 64 levels). Deeper
+ones — a model's 100,000 nested objects — are refused like text that is not JSON, never a crash."""
 
 
 def unparsable_arguments(reason: str, raw: str) -> dict[str, Any]:
@@ -44,6 +53,24 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
         value = json.loads(raw)
     except json.JSONDecodeError as err:
         return unparsable_arguments(str(err), raw)
+    except RecursionError:
+        return unparsable_arguments(f"nested more than {MAX_DEPTH} levels deep", raw)
     if not isinstance(value, dict):
         return unparsable_arguments(f"expected a JSON object, got {type(value).__name__}", raw)
+    if _depth(value) > MAX_DEPTH:
+        return unparsable_arguments(f"nested more than {MAX_DEPTH} levels deep", raw)
     return value
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests (a scalar is 0), walked without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        if level <= MAX_DEPTH:  # past the limit nothing deeper changes the answer
+            stack.extend((child, level + 1) for child in children)
+    return deepest

@@ -90,7 +90,7 @@ _EXPORTS: dict[str, str] = {
     "Session": "slotgraph.runtime.session",
     **dict.fromkeys(("InMemoryStore", "SessionStore"), "slotgraph.runtime.store"),
     **dict.fromkeys(
-        ("Tool", "ToolContext", "ToolRegistry", "inline", "load_tools_module", "tool_from_function"),
+        ("Tool", "ToolContext", "ToolRegistry", "load_tools_module", "tool_from_function"),
         "slotgraph.runtime.tools",
     ),
     **dict.fromkeys(("DEFAULT_STEP_CAP", "EventSink"), "slotgraph.runtime.turn_loop"),
@@ -155,7 +155,6 @@ __all__ = [
     "estimate_prompt_tokens",
     "event_to_json",
     "inject_suffix",
-    "inline",
     "load_tools_module",
     "readback_result",
     "resolve_model",
@@ -220,7 +219,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         Tool,
         ToolContext,
         ToolRegistry,
-        inline,
         load_tools_module,
         tool_from_function,
     )

@@ -299,6 +299,12 @@ class Agent:
     use the session's (see :meth:`model_in_team`)."""
     _own_resolved: dict[str, Model] = field(default_factory=dict, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        for (
+            tool
+        ) in self.tools:  # before their first call starts any thread (a Tool shared by agents: the last)
+            tool.threads.limit = self.limits.tool_threads
+
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, model: Model | str | None = None) -> Agent:
         """Load an agent directory / ``agent.yaml`` / DAG file. ``model`` overrides the agent's ``model``."""

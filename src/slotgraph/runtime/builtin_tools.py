@@ -42,7 +42,7 @@ from slotgraph.names import (
     SESSION_ENDING_TOOLS,
 )
 from slotgraph.runtime.engine_port import Engine
-from slotgraph.runtime.tools import Tool, inline, readback_tool, tool_from_function
+from slotgraph.runtime.tools import Tool, readback_tool, tool_from_function
 
 __all__ = [
     "CONFIRM_PENDING",
@@ -60,8 +60,7 @@ __all__ = [
 ]
 
 
-@inline
-def end_session(reason: str = "", session_escalated: bool = False) -> dict[str, Any]:
+async def end_session(reason: str = "", session_escalated: bool = False) -> dict[str, Any]:
     """End the conversation.
 
     Args:
@@ -71,8 +70,7 @@ def end_session(reason: str = "", session_escalated: bool = False) -> dict[str, 
     return {"ended": True, "reason": reason, "session_escalated": session_escalated}
 
 
-@inline
-def escalate(reason: str = "") -> dict[str, Any]:
+async def escalate(reason: str = "") -> dict[str, Any]:
     """Hand the conversation over to a human agent.
 
     Args:
@@ -134,8 +132,7 @@ def builtin_tools() -> list[Tool]:
     ]
 
 
-@inline
-def end_session_with_summary(
+async def end_session_with_summary(
     summary: str = "", reason: str = "", session_escalated: bool = False
 ) -> dict[str, Any]:
     """End the conversation, with a summary for the people who follow up.

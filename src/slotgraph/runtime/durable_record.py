@@ -10,6 +10,10 @@ migrates older payloads):
     the conversation, as frozen :mod:`slotgraph.models.protocol` messages;
 ``ended``, ``turns``
     whether the session ended; how many turns were saved;
+``ending`` (only when the session ended)
+    how: ``ended`` (``end_session``) or ``escalated`` (``end_session`` with ``session_escalated``, the
+    ``escalate`` tool, a transfer) — the session's :attr:`~DurableRecord.status` once the engine's says
+    nothing more (it stays ``in_progress`` when a conversation ends before its flow did);
 ``executions`` (only when not empty)
     per task, the executor attempts settled in saved turns (:mod:`slotgraph.runtime.executions`);
 ``logic`` (agents with agent logic)
@@ -30,20 +34,48 @@ it). Inside the runtime nothing is checked again: the record is built by the tur
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.engine.errors import EngineStateError
-from slotgraph.engine.state import validate_state
+from slotgraph.engine.state import IN_PROGRESS, validate_state
 from slotgraph.logic import RECORD_KEY, LogicRecord
 from slotgraph.models.protocol import Message
 from slotgraph.runtime.agent_team import ACTIVE_KEY, AGENTS_KEY, AgentTeam, ParkedAgents
 from slotgraph.runtime.errors import StorePayloadError
+from slotgraph.runtime.events import EndSessionEvent, Event, TransferEvent
 from slotgraph.runtime.executions import RECORD_FIELD as EXECUTIONS_FIELD
 from slotgraph.runtime.executions import executions_from_record
 
-__all__ = ["DurableRecord"]
+__all__ = ["ENDINGS", "DurableRecord", "ending_of", "session_status"]
+
+ENDING_FIELD = "ending"
+ENDINGS = ("ended", "escalated")
+"""How a session ended, when it ended before its flow did (see the module docstring)."""
+
+
+def ending_of(events: Iterable[Event]) -> str | None:
+    """How the events of a turn ended the session: ``escalated`` (an escalated ``end_session``, a transfer),
+    ``ended`` (``end_session``), or None (they did not)."""
+    ending: str | None = None
+    for event in events:
+        if isinstance(event, TransferEvent) or (isinstance(event, EndSessionEvent) and event.escalated):
+            return "escalated"
+        if isinstance(event, EndSessionEvent):
+            ending = "ended"
+    return ending
+
+
+def session_status(stored: Mapping[str, Any]) -> str:
+    """The status of a stored record (checked or not): the engine's, unless it is still ``in_progress`` in
+    a session that ended — then how it ended."""
+    sm = stored.get("sm")
+    status = str(sm.get("status", IN_PROGRESS)) if isinstance(sm, Mapping) else IN_PROGRESS
+    ending = stored.get(ENDING_FIELD)
+    if status == IN_PROGRESS and stored.get("ended") is True:
+        return ending if ending in ENDINGS else "ended"
+    return status
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +87,8 @@ class DurableRecord:
     history: tuple[Message, ...] = ()
     ended: bool = False
     turns: int = 0
+    ending: str | None = None
+    """How the session ended (:data:`ENDINGS`), when it did."""
     executions: Mapping[str, int] = field(default_factory=dict)
     logic: LogicRecord = field(default_factory=LogicRecord)
     """The agent logic's part (an empty record for an agent without logic, and not stored then)."""
@@ -62,6 +96,13 @@ class DurableRecord:
     """A multi-agent app: the agent the conversation is with (None: a single agent)."""
     parked: ParkedAgents = field(default_factory=ParkedAgents)
     """A multi-agent app: every other agent's state."""
+
+    @property
+    def status(self) -> str:
+        """The session's status: the engine's, or how the session ended (:func:`session_status`)."""
+        if self.ended and self.sm.get("status", IN_PROGRESS) == IN_PROGRESS:
+            return self.ending or "ended"
+        return str(self.sm.get("status", IN_PROGRESS))
 
     def to_stored(self, *, with_logic: bool) -> dict[str, Any]:
         """The dict a store saves; ``with_logic``: the active agent has agent logic (its part is written)."""
@@ -71,6 +112,8 @@ class DurableRecord:
             "ended": self.ended,
             "turns": self.turns,
         }
+        if self.ending is not None:
+            stored[ENDING_FIELD] = self.ending
         if self.executions:
             stored[EXECUTIONS_FIELD] = dict(self.executions)
         if with_logic:
@@ -122,6 +165,7 @@ class DurableRecord:
             history=tuple(stored.get("history") or ()),
             ended=bool(stored.get("ended", False)),
             turns=int(stored.get("turns", 0)),
+            ending=stored.get(ENDING_FIELD),
             executions=executions,
             logic=logic,
             active=active,
@@ -148,6 +192,8 @@ def _check_shape(session_id: str, stored: Any) -> None:
         problem = "'ended' is not a boolean"
     elif type(stored.get("turns", 0)) is not int:
         problem = "'turns' is not an integer"
+    elif stored.get(ENDING_FIELD) not in (None, *ENDINGS):
+        problem = f"'{ENDING_FIELD}' is {stored.get(ENDING_FIELD)!r}, not one of {', '.join(ENDINGS)}"
     if problem is not None:
         raise StorePayloadError(
             f"session {session_id!r}: the store returned a record this turn cannot play on ({problem}); "

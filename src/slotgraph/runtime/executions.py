@@ -25,6 +25,16 @@ engine fires the task again on the next access, the attempt gets the **same key*
 * ``conflict``: the interrupted attempt had other inputs (the user changed a value since): that attempt is
   left as it is and this one gets the next number.
 
+**An attempt that outlives its timeout** (``limits.tool_timeout``) is settled the same way, never failed and
+never retried with a new key: a slow backend may still perform it. The turn stops waiting and tells the
+person it cannot confirm yet (``execution_pending``); the call goes on — a synchronous executor in its
+thread, an ``async def`` one as a task of its own — and its result is recorded in the ledger when it
+returns. Until then the attempt's key is ``pending``: the next access in this process sees the call still
+running and says so again, without asking or re-sending anything; once it returned, its result is routed.
+Another process (a second server worker, after a restart) finds the key ``pending`` and settles it as above:
+status hook, the same key re-sent, or unconfirmed. A status hook that raises or does not answer in time
+leaves the attempt pending too (it is asked again on the next access), rather than failing it.
+
 Without a ledger (a store that keeps none) executors run as before, with no key.
 """
 
@@ -127,8 +137,13 @@ class Executions:
 
     async def finish(self, attempt: Attempt, result: Any) -> None:
         """Record the attempt's result (routed now, reused by a replay) and settle it."""
-        await self.ledger.complete(self.session_id, self._ledger_key(attempt.task, attempt.number), result)
+        await self.record(attempt, result)
         self.settle(attempt)
+
+    async def record(self, attempt: Attempt, result: Any) -> None:
+        """Record the result of an attempt that returned after its turn stopped waiting for it (its
+        timeout): the next access of the session reuses it."""
+        await self.ledger.complete(self.session_id, self._ledger_key(attempt.task, attempt.number), result)
 
     def settle(self, attempt: Attempt) -> None:
         """The attempt's result is routed: the next attempt of its task gets the next number."""

@@ -37,7 +37,7 @@ from slotgraph.runtime.agent_team import (
     ParkedAgent,
     ParkedAgents,
 )
-from slotgraph.runtime.durable_record import DurableRecord
+from slotgraph.runtime.durable_record import DurableRecord, ending_of
 from slotgraph.runtime.engine_port import DagEngine, Engine
 from slotgraph.runtime.errors import SessionError
 from slotgraph.runtime.events import ErrorEvent, Event, TurnResult, TurnStep
@@ -195,7 +195,9 @@ class Session:
 
     @property
     def status(self) -> str:
-        return str(self._record.sm.get("status", "in_progress"))
+        """The engine's status (``in_progress``, ``complete``, ``escalated``), or how the conversation ended
+        when it ended before its flow did (``ended``; ``escalated`` when it was handed over)."""
+        return self._record.status
 
     @property
     def ended(self) -> bool:
@@ -425,6 +427,7 @@ class Session:
             sm=sm,
             history=tuple(bounded_history(history, agent.limits.history_messages)),
             ended=any(o.ended for o in outs),
+            ending=ending_of(e for o in outs for e in o.events),
             turns=previous.turns + 1,
             executions=dict(executions),
             logic=logic_record,

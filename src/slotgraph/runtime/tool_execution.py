@@ -34,13 +34,14 @@ dates become ISO strings, tuples and sets lists), so the state stays storable; a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from time import perf_counter
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.config.limits import LimitsConfig
@@ -55,6 +56,7 @@ from slotgraph.runtime.builtin_tools import (
 )
 from slotgraph.runtime.contracts import Admission, Contracts
 from slotgraph.runtime.engine_port import Engine
+from slotgraph.runtime.errors import SlotgraphRuntimeError
 from slotgraph.runtime.events import (
     AgentTransferEvent,
     EndSessionEvent,
@@ -69,17 +71,21 @@ from slotgraph.runtime.events import (
     ToolResultEvent,
     TransferEvent,
 )
-from slotgraph.runtime.executions import Executions
+from slotgraph.runtime.executions import Attempt, Executions
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.ledger import ExecutionLedger
+from slotgraph.runtime.loop_watch import watch_loop
 from slotgraph.runtime.state_copy import StateSnapshot
 from slotgraph.runtime.tool_gates import GateLayer
-from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
+from slotgraph.runtime.tool_threads import CallClock, ToolBusy, call_clock, reset_call_clock
+from slotgraph.runtime.tools import Abandoned, Tool, ToolContext, ToolRegistry
 
-__all__ = ["ToolOutcome", "ToolRunner", "refusal_result"]
+__all__ = ["ToolOutcome", "ToolRaised", "ToolRunner", "raised", "refusal_result", "tool_code"]
 
 logger = logging.getLogger("slotgraph.runtime")
+
+_T = TypeVar("_T")
 
 
 def refusal_result(reason: RefusalReason, message: str) -> dict[str, Any]:
@@ -284,8 +290,10 @@ class ToolRunner:
         if is_executor and self.executions is not None:
             return await self._run_attempt(call, tool, args, sm, events, self.executions)
         started = perf_counter()
-        result, failed = await self._invoke(call, tool, args, sm, is_executor, None)
+        done = await self._invoke(call, tool, args, sm, is_executor, None)
         took = (perf_counter() - started) * 1000
+        assert not isinstance(done, _Overdue)  # only a call with an idempotency key is kept running
+        result, failed = done
         if admission is not None and failed and admission.reserved and isinstance(result, dict):
             result["message"] = str(result.get("message", "")) + (
                 " It had already started, so its outcome is not confirmed: it may or may not have happened. "
@@ -315,8 +323,21 @@ class ToolRunner:
             executions.settle(attempt)
             return self._finish(call, sm, events, result, failed=_is_failure(result), route=True)
         if attempt.action == "ask":
+            work = tool.abandoned.get(attempt.key)
+            if (
+                work is not None and not work.done()
+            ):  # still running in this process: ask nothing, send nothing
+                return self._pending(call, sm, events, attempt.key, "is still running")
+            if work is not None:
+                del tool.abandoned[attempt.key]
+                if not work.cancelled():  # it returned after its turn stopped waiting: its result is known
+                    result = _late_result(call.name, work)
+                    await executions.finish(attempt, result)
+                    return self._finish(call, sm, events, result, failed=_is_failure(result), route=True)
             known = await self._asked(call, tool, attempt.key)
-            if known is not None:
+            if known is _UNKNOWN:
+                return self._pending(call, sm, events, attempt.key, "could not be checked yet")
+            if isinstance(known, tuple):
                 result, failed = known
                 await executions.finish(attempt, result)
                 return self._finish(call, sm, events, result, failed=failed, route=True)
@@ -324,20 +345,74 @@ class ToolRunner:
                 return self._unconfirmed(call, sm, events, attempt.key)
             # the hook says the key never took effect, or the executor deduplicates by key: run it
         started = perf_counter()
-        result, failed = await self._invoke(call, tool, args, sm, True, attempt.key)
+        done = await self._invoke(
+            call,
+            tool,
+            args,
+            sm,
+            True,
+            attempt.key,
+            keep=lambda work: self._record_late(tool, attempt, executions, work),
+        )
         took = (perf_counter() - started) * 1000
+        if isinstance(done, _Overdue):  # the call goes on: its result is recorded when it returns
+            return self._pending(call, sm, events, attempt.key, f"did not answer within {done.seconds:g}s")
+        result, failed = done
         await executions.finish(attempt, result)
         return self._finish(call, sm, events, result, failed=failed, route=True, duration_ms=took)
 
-    async def _asked(self, call: ToolCall, tool: Tool, key: str) -> tuple[Any, bool] | None:
-        """The status hook's answer for an interrupted attempt, or None (no hook, or it never happened)."""
+    def _record_late(self, tool: Tool, attempt: Attempt, executions: Executions, work: Abandoned) -> None:
+        """Keep an attempt abandoned at its timeout in ``tool.abandoned`` and record its result in the ledger
+        when it returns, so the next access reuses it (in any process; this one reuses it even if the
+        recording cannot run, e.g. its event loop has closed)."""
+        tool.abandoned[attempt.key] = work
+        loop = asyncio.get_running_loop()
+        recordings: set[asyncio.Task[None]] = set()
+
+        async def record() -> None:
+            if (
+                work.cancelled()
+            ):  # an async executor cancelled after all (its loop shut down): outcome unknown
+                return
+            try:
+                await executions.record(attempt, _late_result(tool.name, work))
+            except Exception:
+                logger.exception(
+                    "session %s: could not record the late result of %s", self.session_id, attempt.key
+                )
+                return
+            if tool.abandoned.get(attempt.key) is work:
+                del tool.abandoned[attempt.key]
+            logger.warning(
+                "session %s: %s returned after its timeout; its result is recorded under %s and routed on "
+                "the session's next message",
+                self.session_id,
+                tool.name,
+                attempt.key,
+            )
+
+        def returned(_: object) -> None:
+            task = loop.create_task(record())
+            recordings.add(task)  # a strong reference until it is done
+            task.add_done_callback(recordings.discard)
+
+        def from_any_thread(done: object) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: the next access records it
+                loop.call_soon_threadsafe(returned, done)
+
+        work.add_done_callback(from_any_thread)
+
+    async def _asked(self, call: ToolCall, tool: Tool, key: str) -> tuple[Any, bool] | object | None:
+        """The status hook's answer for an interrupted attempt: its result, None (no hook, or the key never
+        took effect) or :data:`_UNKNOWN` (the hook raised or did not answer in time: ask again later)."""
         if tool.status_hook is None:
             return None
         try:
-            found = await asyncio.wait_for(tool.ask_status(key), self.limits.timeout_for(call.name))
-        except Exception as err:
-            logger.exception("the status hook of %s raised for %s", call.name, key)
-            return {"success": False, "error": f"{type(err).__name__}: {err}"}, True
+            hook = tool_code(tool.ask_status(key))
+            found = await asyncio.wait_for(hook, self.limits.timeout_for(call.name))
+        except Exception:
+            logger.exception("the status hook of %s raised or did not answer for %s", call.name, key)
+            return _UNKNOWN
         if found is None:
             return None
         try:
@@ -345,7 +420,26 @@ class ToolRunner:
         except TypeError as problem:
             return {"success": False, "error": f"InvalidResult: {problem}"}, True
 
+    def _pending(
+        self, call: ToolCall, sm: dict[str, Any], events: list[Event], key: str, why: str
+    ) -> ToolOutcome:
+        """An attempt that may still take effect (it outlived its timeout, or its status hook could not say):
+        not failed, not retried; the turn stops and the person is told it cannot be confirmed yet."""
+        message = (
+            f"{call.name} {why}; its outcome (idempotency key {key!r}) is not known yet, so it is neither "
+            "failed nor run again: its result is recorded when it returns, or its status hook is asked on "
+            "the next message"
+        )
+        logger.warning("session %s: %s", self.session_id, message)
+        result = {"success": False, "pending": True, "idempotency_key": key, "error": f"Pending: {message}"}
+        events.append(ToolResultEvent(call.id, call.name, result, failed=True))
+        events.append(TextEvent(PENDING_REPLY, origin="engine"))
+        events.append(ErrorEvent("execution_pending", message))
+        return ToolOutcome(result, sm, tuple(events), halted=True)
+
     def _unconfirmed(self, call: ToolCall, sm: dict[str, Any], events: list[Event], key: str) -> ToolOutcome:
+        """An attempt whose outcome nobody can tell: the person hears something human, the operator's
+        instructions go to the log and the ``execution_unconfirmed`` error."""
         message = (
             f"{call.name} was started by an interrupted turn (idempotency key {key!r}) and its outcome is "
             "unknown; it is not run again. Settle it in the session store's ledger: `slotgraph executions "
@@ -361,6 +455,7 @@ class ToolRunner:
             "error": f"Unconfirmed: {message}",
         }
         events.append(ToolResultEvent(call.id, call.name, result, failed=True))
+        events.append(TextEvent(UNCONFIRMED_REPLY, origin="engine"))
         events.append(ErrorEvent("execution_unconfirmed", message))
         return ToolOutcome(result, sm, tuple(events), halted=True)
 
@@ -372,44 +467,63 @@ class ToolRunner:
         sm: dict[str, Any],
         is_executor: bool,
         key: str | None,
-    ) -> tuple[Any, bool]:
-        """Call the tool: ``(its JSON result, False)``, or ``(a failed result, True)`` when it raised or
-        returned something JSON cannot carry (an executor's failure is routed; another tool's is for the
-        model to read)."""
+        *,
+        keep: Callable[[Abandoned], None] | None = None,
+    ) -> tuple[Any, bool] | _Overdue:
+        """Call the tool: ``(its JSON result, False)``, or ``(a failed result, True)`` when it raised, did not
+        answer in time or returned something JSON cannot carry (an executor's failure is routed; another
+        tool's is for the model to read).
+
+        The timeout runs from the moment the call runs (a sync tool may first wait for one of its threads:
+        :mod:`slotgraph.runtime.tool_threads`). A call past it is cancelled if it is an ``async def``
+        function (a thread cannot be) — unless the caller keeps it with ``keep`` (an executor attempt with an
+        idempotency key, whose outcome is unknown): ``keep`` gets what runs it, and the result is
+        :class:`_Overdue`. When the turn itself is cancelled, a call running in a thread (which goes on
+        anyway) is handed to ``keep`` too; an ``async def`` one is cancelled."""
         timeout = self.limits.timeout_for(call.name)
         context = self._context_for(tool, sm, key)
-        deadline: asyncio.Timeout | None = None
+        if inspect.iscoroutinefunction(tool.fn):  # it runs on the loop: a watchdog names it if it blocks
+            watch_loop(asyncio.get_running_loop()).note(tool.name, getattr(tool.fn, "__code__", None))
+        task: asyncio.Future[Any] | None = None
+        clock = CallClock(None, timeout, self.limits.tool_queue_timeout)
         try:
-            if tool.runs_inline:  # called on the loop, where no timer can stop it: none is armed
-                result = tool.call_inline(args, context)
-                if inspect.isawaitable(result):
-                    async with asyncio.timeout(timeout) as deadline:
-                        result = await result
-            else:
-                async with asyncio.timeout(timeout) as deadline:
-                    result = await tool.invoke(args, context)
+            async with asyncio.timeout(timeout) as deadline:
+                clock.deadline = deadline
+                token = call_clock(clock)
+                try:  # a task of its own, which the timeout cannot cancel (shielded): the caller decides
+                    task = asyncio.ensure_future(tool_code(tool.invoke(args, context)))
+                finally:
+                    reset_call_clock(token)
+                result = await asyncio.shield(task)
         except TimeoutError:
-            if deadline is not None and deadline.expired():
-                logger.error(
-                    "tool %s did not answer within %gs; the call counts as failed", call.name, timeout
-                )
-                error = f"Timeout: {call.name} did not answer within {timeout:g}s"
-                return _failure(call.name, error, is_executor), True
-            logger.exception("tool %s raised", call.name)
-            return _failure(call.name, "TimeoutError: the tool raised TimeoutError", is_executor), True
+            assert task is not None
+            if not deadline.expired():
+                logger.exception("tool %s raised", call.name)
+                return _failure(call.name, "TimeoutError: the tool raised TimeoutError", is_executor), True
+            in_thread = clock.work is not None and not clock.work.done()
+            if in_thread:
+                assert clock.work is not None
+                tool.threads.overdue(clock.work)
+            if keep is not None:
+                keep(clock.work if in_thread and clock.work is not None else task)
+                return _Overdue(timeout)
+            task.cancel()
+            logger.error("tool %s did not answer within %gs; the call counts as failed", call.name, timeout)
+            error = f"Timeout: {call.name} did not answer within {timeout:g}s"
+            return _failure(call.name, error, is_executor), True
+        except asyncio.CancelledError:  # the turn's own cancellation
+            if task is not None and keep is not None and clock.work is not None and not clock.work.done():
+                keep(clock.work)  # a thread cannot be stopped: its result is still recorded when it returns
+            elif task is not None:
+                task.cancel()
+            raise
+        except ToolBusy as err:
+            logger.error("%s", err)
+            return _failure(call.name, str(err), is_executor), True
         except Exception as err:
             logger.exception("tool %s raised", call.name)
-            return _failure(call.name, f"{type(err).__name__}: {err}", is_executor), True
-        try:
-            return tool_result_json(result), False
-        except TypeError as problem:
-            logger.error(
-                "tool %s returned a value JSON cannot carry (%s); make it return str, int, float, bool, "
-                "None, lists or dicts with string keys — the call counts as failed",
-                call.name,
-                problem,
-            )
-            return _failure(call.name, f"InvalidResult: {problem}", is_executor), True
+            return _failure(call.name, raised(err), is_executor), True
+        return _json_result(call.name, result, is_executor)
 
     async def _gated(
         self,
@@ -467,7 +581,7 @@ class ToolRunner:
         args, problem = tool.check_args({k: v for k, v in write.items() if k in names})
         if args is None:
             raise ValueError(f"the reader {reader} cannot be called with the write's arguments: {problem}")
-        return tool_result_json(await tool.invoke(args, self._context_for(tool, sm)))
+        return tool_result_json(await tool_code(tool.invoke(args, self._context_for(tool, sm))))
 
     def _run_readback(self, call: ToolCall, sm: dict[str, Any], events: list[Event]) -> ToolOutcome:
         assert call.name in (CONFIRM_PENDING, REJECT_PENDING)
@@ -534,6 +648,90 @@ class ToolRunner:
             events.append(TransferEvent(f"transfer to {target}", {"agent": target, "tool": call.name}))
             ended = True
         return ToolOutcome(result, new_sm, tuple(events), ended=ended, replayed=replayed)
+
+
+class ToolRaised(SlotgraphRuntimeError):
+    """A tool's own code raised a :class:`BaseException` that is not an :class:`Exception` — ``SystemExit``,
+    ``KeyboardInterrupt``, a ``CancelledError`` that is not the turn's own cancellation: carried as an
+    ordinary exception, so it fails the call like any other and never leaves the turn (in the server, it
+    would stop the event loop and the whole process with it)."""
+
+    code = "tool_raised"
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__)
+        self.error = error
+
+
+async def tool_code(awaitable: Awaitable[_T]) -> _T:
+    """Await a tool's own code (its function, its status hook, a receipt reader): what it raises is the
+    call's failure and never the process's — a ``BaseException`` that is not an ``Exception`` comes out as
+    :class:`ToolRaised`. Only the turn's own cancellation (its task is being cancelled: a client that left,
+    a stopping server, a timeout) goes through as ``CancelledError``."""
+    try:
+        return await awaitable
+    except Exception:
+        raise
+    except asyncio.CancelledError as err:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise
+        raise ToolRaised(err) from err
+    except GeneratorExit:  # the coroutine is being closed (its task was dropped): it must end, not go on
+        raise
+    except BaseException as err:
+        raise ToolRaised(err) from err
+
+
+def raised(err: BaseException) -> str:
+    """What a failed call's result says it raised: ``"<ExceptionType>: message"``."""
+    if isinstance(err, ToolRaised):
+        return str(err)
+    return f"{type(err).__name__}: {err}"
+
+
+PENDING_REPLY = (
+    "This is taking longer than usual, so I can't confirm it yet. Please don't try again: write to me in a "
+    "moment and I'll tell you how it went."
+)
+"""What the person is told while an executor's outcome is not known yet (``execution_pending``)."""
+UNCONFIRMED_REPLY = (
+    "I couldn't confirm whether that went through, so I won't try it again on my own. It is being checked; "
+    "please don't try it again in the meantime."
+)
+"""What the person is told while an executor's outcome waits for an operator (``execution_unconfirmed``)."""
+
+_UNKNOWN = object()
+"""A status hook's answer when it raised or did not answer in time (see ``ToolRunner._asked``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Overdue:
+    """A kept call past its timeout of ``seconds``, still running (its caller has what runs it)."""
+
+    seconds: float
+
+
+def _json_result(name: str, result: Any, is_executor: bool) -> tuple[Any, bool]:
+    """``(result as JSON, False)``, or a failure when JSON cannot carry it."""
+    try:
+        return tool_result_json(result), False
+    except TypeError as problem:
+        logger.error(
+            "tool %s returned a value JSON cannot carry (%s); make it return str, int, float, bool, "
+            "None, lists or dicts with string keys — the call counts as failed",
+            name,
+            problem,
+        )
+        return _failure(name, f"InvalidResult: {problem}", is_executor), True
+
+
+def _late_result(name: str, work: Abandoned) -> Any:
+    """The routed result of an abandoned executor call that returned (``work`` is done, not cancelled)."""
+    error = work.exception()
+    if error is not None:
+        return _failure(name, raised(error), True)
+    return _json_result(name, work.result(), True)[0]
 
 
 def _failure(name: str, error: str, is_executor: bool) -> dict[str, Any]:

@@ -4,9 +4,7 @@ A :class:`Tool` wraps a function with the :class:`~slotgraph.models.protocol.Too
 signature and docstring (:mod:`slotgraph.runtime.tool_schema`) and an argument validator. A synchronous
 function runs in a worker thread (:mod:`slotgraph.runtime.tool_threads`), so a slow or blocking tool never
 stalls the event loop — in the server, the other sessions of the worker and the store's lock renewal go on
-meanwhile; an ``async def`` tool is awaited on the loop. A synchronous function marked with :func:`inline`
-(a quick one that does no I/O, such as a setter that only checks a value) is called on the event loop
-directly, without the thread hop (~40-50 µs of CPU per call). Arguments coming
+meanwhile; an ``async def`` tool is awaited on the loop (so it must not block). Arguments coming
 from a model are checked against the schema before the function runs (:meth:`Tool.check_args`): wrong types,
 unknown or missing arguments become a refusal, never an exception. Parameters the runtime injects —
 ``context`` (a :class:`ToolContext`), ``today``, ``now`` — are filled from the session clock;
@@ -18,6 +16,8 @@ unknown or missing arguments become a refusal, never an exception. Parameters th
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import datetime
 import functools
 import hashlib
@@ -28,7 +28,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -36,13 +36,17 @@ from slotgraph.models.protocol import ToolSchema
 from slotgraph.names import TOOLS_MODULE_PREFIX
 from slotgraph.runtime.errors import AgentLoadError, ToolDefinitionError
 from slotgraph.runtime.tool_schema import parse_docstring, parse_signature
+from slotgraph.runtime.tool_threads import ToolThreads
+
+Abandoned = asyncio.Future[Any] | concurrent.futures.Future[Any]
+"""What runs an abandoned call (its thread's future, or the task of an ``async def`` function): done once the
+call returned."""
 
 __all__ = [
     "Tool",
     "ToolContext",
     "ToolKind",
     "ToolRegistry",
-    "inline",
     "load_tools_module",
     "tool_from_function",
 ]
@@ -52,32 +56,6 @@ ToolKind = Literal["function", "readback"]
 
 """``function``: a Python function is called. ``readback``: ``confirm_pending``/``reject_pending``, which the
 runtime routes to the engine's functions instead of calling anything."""
-
-
-INLINE_ATTR = "__slotgraph_inline__"
-"""The attribute :func:`inline` sets on a function."""
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def inline(fn: _F) -> _F:
-    """Mark a synchronous tool function to run on the event loop instead of a worker thread.
-
-    For quick functions that do no I/O (a setter that only validates a value): the call skips the thread hop.
-    The loop waits while it runs — every other session of the process does too — and a ``tool_timeout``
-    cannot stop it, so never mark a function that may block (network, disk, a lock, a long computation).
-    ``async def`` functions are awaited on the loop anyway; marking one changes nothing."""
-    setattr(fn, INLINE_ATTR, True)
-    return fn
-
-
-async def _in_thread(fn: Callable[[], Any]) -> Any:
-    """``fn()`` on the process's tool pool (:mod:`slotgraph.runtime.tool_threads`). Imported here, on the
-    first call, not with this module: ``slotgraph validate``'s tool probe imports this module to build
-    tools and never runs one (nor loads :mod:`asyncio`)."""
-    from slotgraph.runtime.tool_threads import run_in_tool_thread
-
-    return await run_in_tool_thread(fn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +81,16 @@ class Tool:
     injected: Mapping[str, str] = field(default_factory=dict)
     validator: type[BaseModel] | None = None
     kind: ToolKind = "function"
-    inline: bool = False
-    """A synchronous function called on the event loop, not in a worker thread (:func:`inline`)."""
+    threads: ToolThreads = field(init=False, repr=False, compare=False)
+    """The worker threads the function runs on when it is synchronous (:mod:`slotgraph.runtime.tool_threads`;
+    ``limits.tool_threads`` sets their number before the first call)."""
+    abandoned: dict[str, Abandoned] = field(init=False, repr=False, compare=False)
+    """Executor attempts of this tool whose caller stopped waiting at their timeout, by idempotency key:
+    they may still be running (:mod:`slotgraph.runtime.executions`)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "threads", ToolThreads(self.name))
+        object.__setattr__(self, "abandoned", {})
 
     @property
     def takes_idempotency_key(self) -> bool:
@@ -126,7 +112,7 @@ class Tool:
         if inspect.iscoroutinefunction(hook):
             found = await hook(key)
         else:
-            found = await _in_thread(functools.partial(hook, key))
+            found = await self.threads.run(functools.partial(hook, key))
         if inspect.isawaitable(found):
             found = await found
         return found
@@ -172,38 +158,20 @@ class Tool:
         return kwargs
 
     @property
-    def runs_inline(self) -> bool:
-        """An :func:`inline` function called as this class calls it: :meth:`call_inline` runs it (a subclass
-        with its own :meth:`invoke` — HTTP, MCP, traced tools — is always invoked)."""
-        return self.inline and type(self).invoke is Tool.invoke
-
-    @property
     def needs_context(self) -> bool:
         """Whether :meth:`invoke` reads its ``context``: a parameter injected from it, or a subclass's own
         :meth:`invoke`."""
         return bool(self.injected) or type(self).invoke is not Tool.invoke
-
-    def call_inline(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
-        """Call an :attr:`runs_inline` tool's function on this thread: its result (or the awaitable it
-        returned, for the caller to await)."""
-        if not self.runs_inline:
-            raise RuntimeError(f"tool {self.name!r} is not an inline function: await invoke() instead")
-        kwargs = self._kwargs(args, context)  # raises for a tool without a function
-        fn = self.fn
-        assert fn is not None
-        return fn(**kwargs)
 
     async def invoke(self, args: Mapping[str, Any], context: ToolContext | None = None) -> Any:
         """Call the function with validated ``args`` plus the injected context values (``context`` may be
         left out for a tool that injects none: :attr:`needs_context`)."""
         kwargs = self._kwargs(args, context)
         assert self.fn is not None
-        if self.inline:
-            result = self.fn(**kwargs)
-        elif inspect.iscoroutinefunction(self.fn):
+        if inspect.iscoroutinefunction(self.fn):
             result = await self.fn(**kwargs)
         else:
-            result = await _in_thread(functools.partial(self.fn, **kwargs))
+            result = await self.threads.run(functools.partial(self.fn, **kwargs))
         if inspect.isawaitable(result):
             result = await result
         return result
@@ -223,8 +191,7 @@ def tool_from_function(fn: Callable[..., Any], *, name: str | None = None) -> To
     except Exception as err:  # pydantic refuses an annotation it cannot validate
         raise ToolDefinitionError(f"tool {tool_name!r}: its parameters cannot be validated ({err})") from None
     schema = ToolSchema(tool_name, docs.description, signature.parameters)
-    on_loop = getattr(fn, INLINE_ATTR, False) is True and not inspect.iscoroutinefunction(fn)
-    return Tool(tool_name, fn, schema, signature.injected, validator, inline=on_loop)
+    return Tool(tool_name, fn, schema, signature.injected, validator)
 
 
 class _ReadbackArgs(BaseModel):

@@ -18,7 +18,12 @@ from slotgraph.runtime import SessionStore
 from slotgraph.runtime.session import Clock
 from slotgraph.server.api_docs import install_api_docs
 from slotgraph.server.hosting import HostedAgent, check_unique
-from slotgraph.server.middleware import ApiKeyMiddleware, BodyLimitMiddleware
+from slotgraph.server.middleware import (
+    AllowedHostsMiddleware,
+    ApiKeyMiddleware,
+    BodyLimitMiddleware,
+    SecurityHeadersMiddleware,
+)
 from slotgraph.server.playground import playground_router
 from slotgraph.server.problems import install_problem_handlers
 from slotgraph.server.protocols import install_protocols
@@ -104,9 +109,13 @@ def create_app(
     app.include_router(playground_router())
     app.include_router(runs_router())
     protocols = install_protocols(app, service, api_key_required=bool(config.api_key))
-    app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes, body_timeout=config.body_timeout)
     if config.api_key:
         app.add_middleware(ApiKeyMiddleware, api_key=config.api_key)
+    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(
+        AllowedHostsMiddleware, allowed=config.allowed_hosts
+    )  # before anything reads the request
     if _tracing(agents):
         from slotgraph.tracing.propagation import TraceContextMiddleware
 

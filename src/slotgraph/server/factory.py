@@ -18,7 +18,7 @@ from slotgraph.server.errors import ServerConfigError
 from slotgraph.server.hosting import load_hosted_agents
 from slotgraph.server.problems import problem
 from slotgraph.server.runs import run_service
-from slotgraph.server.settings import API_KEY_ENV, ServerSettings, WorkerConfig
+from slotgraph.server.settings import API_KEY_ENV, ServerSettings, WorkerConfig, configure_logging
 from slotgraph.server.store_factory import open_session_store
 
 __all__ = ["APP_FACTORY", "EDITING_APP_FACTORY", "app_for_editing", "app_from_config", "app_from_env"]
@@ -34,7 +34,9 @@ def app_from_config(config: WorkerConfig, api_key: str | None = None) -> FastAPI
     """Build the app a worker config describes."""
     hosts_agents = bool(config.agent_paths) or not config.workflow_paths
     agents = load_hosted_agents(config.agent_paths, model=config.model) if hosts_agents else []
-    settings = ServerSettings(api_key=api_key or None, max_body_bytes=config.max_body_bytes)
+    settings = ServerSettings(
+        api_key=api_key or None, max_body_bytes=config.max_body_bytes, allowed_hosts=config.allowed_hosts
+    )
     runs = run_service(
         config.workflow_paths,
         store_url=config.store_url,
@@ -46,7 +48,9 @@ def app_from_config(config: WorkerConfig, api_key: str | None = None) -> FastAPI
 
 
 def app_from_env() -> FastAPI:
-    """Build the app from ``SLOTGRAPH_SERVER_CONFIG`` (and ``SLOTGRAPH_API_KEY``)."""
+    """Build the app from ``SLOTGRAPH_SERVER_CONFIG`` (and ``SLOTGRAPH_API_KEY``), in a worker process of
+    ``slotgraph serve``: its log is set up like the command's (:func:`configure_logging`: plain, redacted)."""
+    configure_logging()
     return app_from_config(WorkerConfig.from_env(), os.environ.get(API_KEY_ENV))
 
 

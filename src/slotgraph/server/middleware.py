@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 from collections.abc import Sequence
@@ -19,7 +20,23 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from slotgraph.server.problems import PROBLEM_MEDIA_TYPE, problem_body
 
-__all__ = ["ApiKeyMiddleware", "BodyLimitMiddleware"]
+__all__ = [
+    "SECURITY_HEADERS",
+    "AllowedHostsMiddleware",
+    "ApiKeyMiddleware",
+    "BodyLimitMiddleware",
+    "SecurityHeadersMiddleware",
+    "host_allowed",
+]
+
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", b"frame-ancestors 'none'; base-uri 'none'; object-src 'none'"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+)
+"""Headers every response carries (those a route set itself are kept)."""
 
 GUARDED_PREFIXES = ("/v1/", "/a2a/", "/mcp/")
 """The paths the API key guards: the API, the A2A endpoints and the MCP endpoints."""
@@ -51,6 +68,77 @@ def _header(scope: Scope, name: bytes) -> str | None:
         if key.lower() == name:
             return bytes(value).decode("latin-1")
     return None
+
+
+def host_allowed(host: str | None, allowed: Sequence[str]) -> bool:
+    """Whether the ``Host`` header value ``host`` (its port ignored) names one of ``allowed``."""
+    if "*" in allowed:
+        return True
+    if not host:
+        return False
+    name = host.strip().lower()
+    if name.startswith("["):  # [::1]:8000
+        name = name[1 : name.find("]")] if "]" in name else name
+    elif name.count(":") == 1:
+        name = name.rsplit(":", 1)[0]
+    name = name.rstrip(".")
+    for pattern in allowed:
+        pattern = pattern.lower()
+        if pattern.startswith("*.") and (name == pattern[2:] or name.endswith(pattern[1:])):
+            return True
+        if name == pattern.strip("[]"):
+            return True
+    return False
+
+
+class AllowedHostsMiddleware:
+    """Refuse requests whose ``Host`` is not one of ``allowed`` (see the module docstring)."""
+
+    def __init__(self, app: ASGIApp, allowed: Sequence[str]) -> None:
+        self.app = app
+        self.allowed = tuple(allowed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or host_allowed(_header(scope, b"host"), self.allowed):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        await _send_problem(
+            send,
+            400,
+            "host_not_allowed",
+            "Host not allowed",
+            "the request's Host header names a host this server does not serve",
+            "call the server by one of its names; the operator lists them with slotgraph serve "
+            "--allowed-hosts",
+        )
+
+
+class SecurityHeadersMiddleware:
+    """Add :data:`SECURITY_HEADERS` to every response, and ``Cache-Control: no-store`` to ``/v1/`` ones."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        api = str(scope.get("path", "")).startswith("/v1/")
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", ()))
+                present = {bytes(name).lower() for name, _ in headers}
+                headers += [(name, value) for name, value in SECURITY_HEADERS if name not in present]
+                if api and b"cache-control" not in present:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
 
 
 class ApiKeyMiddleware:
@@ -89,11 +177,24 @@ class ApiKeyMiddleware:
 
 
 class BodyLimitMiddleware:
-    """Refuse request bodies over ``max_bytes``."""
+    """Refuse request bodies over ``max_bytes``, and bodies that do not arrive within ``body_timeout``."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, body_timeout: float = 10.0) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.body_timeout = body_timeout
+
+    async def _timed_out(self, send: Send) -> None:
+        await _send_problem(
+            send,
+            408,
+            "request_timeout",
+            "Request timeout",
+            f"the request body did not arrive within {self.body_timeout:g} s (its Content-Length is larger "
+            "than what was sent, or the client stalled)",
+            "send the whole body at once, with a Content-Length that matches it",
+            [(b"connection", b"close")],
+        )
 
     async def _too_large(self, send: Send) -> None:
         await _send_problem(
@@ -115,8 +216,14 @@ class BodyLimitMiddleware:
             return
         chunks: list[bytes] = []
         size = 0
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.body_timeout
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                await self._timed_out(send)
+                return
             if message["type"] != "http.request":  # the client went away before sending it all
                 await self.app(scope, _replay([message]), send)
                 return

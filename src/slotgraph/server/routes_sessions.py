@@ -19,6 +19,7 @@ from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
 from slotgraph.runtime import Event, TurnStep
+from slotgraph.runtime.durable_record import session_status
 from slotgraph.server.dependencies import get_service
 from slotgraph.server.problems import problem_for
 from slotgraph.server.schemas import (
@@ -187,7 +188,7 @@ def sessions_router() -> APIRouter:
         return SessionDetail(
             session_id=session_id,
             agent=stored.hosted.name,
-            status=str(stored.state.get("status", "in_progress")),
+            status=session_status(stored.record),
             ended=stored.ended,
             turns=int(stored.record.get("turns", 0) or 0),
             state=state,

@@ -15,6 +15,7 @@ saved. Both are recognised by the runtime's stable error codes.
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -27,6 +28,7 @@ from slotgraph.logic import RECORD_KEY, LogicRecord, variables_snapshot
 from slotgraph.models.errors import ModelError
 from slotgraph.runtime import Agent, EventSink, Session, SessionStore, TurnResult
 from slotgraph.runtime.agent_team import ACTIVE_KEY, AGENTS_KEY
+from slotgraph.runtime.durable_record import DurableRecord
 from slotgraph.runtime.errors import (
     ModelOutputError,
     StoreConflictError,
@@ -49,6 +51,8 @@ from slotgraph.server.errors import (
 from slotgraph.server.hosting import HostedAgent
 
 __all__ = ["META_KEY", "SessionRecord", "SessionService", "TurnOutcome"]
+
+logger = logging.getLogger("slotgraph.server")
 
 META_KEY = "server"
 META_CACHE_SIZE = 10_000
@@ -254,6 +258,11 @@ class SessionService:
                 f"session {session_id!r} belongs to agent {name!r}, which this server does not host",
                 fix="send it to a server hosting that agent, or start a new session",
             )
+        try:  # checked as a turn checks it: a record no turn can play on is unreadable for reads too
+            DurableRecord.from_stored(session_id, found[0], team=self.agents[name].agent.team)
+        except StorePayloadError as err:
+            logger.error("%s", err)
+            raise _unreadable(session_id) from None
         self._remember(session_id, meta)
         return SessionRecord(session_id, self.agents[name], found[0], found[1])
 

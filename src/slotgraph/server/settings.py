@@ -9,19 +9,55 @@ With ``--workers N`` uvicorn starts N processes that each build the app from an 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from slotgraph.redaction import redact_logs
 from slotgraph.server.errors import ServerConfigError
 from slotgraph.server.store_factory import DEFAULT_STORE_URL
 
-__all__ = ["API_KEY_ENV", "CONFIG_ENV", "DEFAULT_MAX_BODY_BYTES", "ServerSettings", "WorkerConfig"]
+__all__ = [
+    "API_KEY_ENV",
+    "CONFIG_ENV",
+    "DEFAULT_BODY_TIMEOUT",
+    "DEFAULT_MAX_BODY_BYTES",
+    "LOOPBACK_HOSTS",
+    "ServerSettings",
+    "WorkerConfig",
+    "configure_logging",
+    "default_allowed_hosts",
+]
 
 CONFIG_ENV = "SLOTGRAPH_SERVER_CONFIG"
 API_KEY_ENV = "SLOTGRAPH_API_KEY"
 DEFAULT_MAX_BODY_BYTES = 64 * 1024
+DEFAULT_BODY_TIMEOUT = 10.0
+"""Seconds a request body may take to arrive in full (``408 request_timeout`` after)."""
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1")
+"""The host names a server listening on loopback answers to by default."""
+
+
+def configure_logging() -> None:
+    """The log of a ``slotgraph serve`` process (and of each of its workers): Slotgraph's warnings and errors
+    on stderr, one record a line (``WARNING:  message``, as uvicorn writes its own), redacted
+    (:func:`slotgraph.redaction.redact_logs`). Set before the app is built, so a library that configures
+    the root logger when it finds none (the MCP SDK installs a rich handler that wraps lines in columns)
+    leaves it alone; a program that configured logging itself keeps its own."""
+    redact_logs()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s:  %(message)s")
+
+
+def default_allowed_hosts(bind: str) -> tuple[str, ...]:
+    """The ``Host`` names a server bound to ``bind`` answers by default: on loopback only the loopback names
+    (a page on another domain resolving to 127.0.0.1 — DNS rebinding — is refused); on any other interface
+    any name (the operator knows the public names: ``--allowed-hosts``)."""
+    name = bind.strip().strip("[]").lower()
+    if name in LOOPBACK_HOSTS or name.startswith("127."):
+        return LOOPBACK_HOSTS
+    return ("*",)
 
 
 @dataclass(frozen=True)
@@ -30,8 +66,19 @@ class ServerSettings:
 
     api_key: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    allowed_hosts: tuple[str, ...] = ("*",)
+    """The ``Host`` names answered (``*``: any; ``*.example.com``: a domain and its subdomains); others are
+    ``400 host_not_allowed``. ``slotgraph serve`` sets it from ``--host`` (:func:`default_allowed_hosts`)."""
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
 
     def __post_init__(self) -> None:
+        if not self.allowed_hosts or any(not host.strip() for host in self.allowed_hosts):
+            raise ServerConfigError(
+                f"allowed hosts {list(self.allowed_hosts)!r} has an empty name",
+                fix="name each host (e.g. --allowed-hosts example.com,*.example.com), or '*' for any",
+            )
+        if self.body_timeout <= 0:
+            raise ServerConfigError(f"body_timeout must be positive, got {self.body_timeout}", fix="raise it")
         if self.max_body_bytes < 1024:
             raise ServerConfigError(
                 f"max_body_bytes must be at least 1024, got {self.max_body_bytes}", fix="raise the limit"
@@ -55,6 +102,7 @@ class WorkerConfig:
     """Hosted workflow files (``/v1/runs``); runs live in ``store_url`` too (their own table/keys)."""
     queue_url: str | None = None
     base_url: str | None = None
+    allowed_hosts: tuple[str, ...] = ("*",)
 
     def to_env(self) -> dict[str, str]:
         data = {
@@ -65,6 +113,7 @@ class WorkerConfig:
             "workflow_paths": list(self.workflow_paths),
             "queue_url": self.queue_url,
             "base_url": self.base_url,
+            "allowed_hosts": list(self.allowed_hosts),
         }
         return {CONFIG_ENV: json.dumps(data)}
 
@@ -86,6 +135,7 @@ class WorkerConfig:
                 workflow_paths=tuple(str(p) for p in data.get("workflow_paths") or ()),
                 queue_url=data.get("queue_url"),
                 base_url=data.get("base_url"),
+                allowed_hosts=tuple(str(h) for h in data.get("allowed_hosts") or ("*",)),
             )
         except (ValueError, KeyError, TypeError) as err:
             raise ServerConfigError(f"{CONFIG_ENV} is not valid ({err})") from None

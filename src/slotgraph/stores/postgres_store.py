@@ -48,6 +48,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
+from slotgraph.redaction import redact_url
 from slotgraph.runtime.errors import (
     LedgerError,
     StoreConfigError,
@@ -60,7 +61,6 @@ from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_m
 from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.leases import finish_in_background
 from slotgraph.stores.loops import on_loop
-from slotgraph.stores.redaction import redact_url
 
 __all__ = ["PostgresStore", "advisory_key"]
 

@@ -32,6 +32,7 @@ from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
+from slotgraph.redaction import redact_url
 from slotgraph.runtime.errors import LedgerError, StoreConfigError, StoreConflictError, StoreError
 from slotgraph.runtime.ledger import (
     JSON,
@@ -46,7 +47,6 @@ from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_m
 from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.leases import DEFAULT_LOCK_TTL, HeldLease, hold_session_lease, new_token
 from slotgraph.stores.loops import on_loop
-from slotgraph.stores.redaction import redact_url
 
 __all__ = ["RedisStore"]
 

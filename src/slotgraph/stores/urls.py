@@ -26,6 +26,7 @@ import difflib
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from slotgraph.redaction import redact_url
 from slotgraph.runtime.errors import StoreConfigError
 from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.stores.postgres_store import (
@@ -34,7 +35,6 @@ from slotgraph.stores.postgres_store import (
     DEFAULT_POOL_TIMEOUT,
     PostgresStore,
 )
-from slotgraph.stores.redaction import redact_url
 from slotgraph.stores.redis_store import REDIS_POOL_SIZE, RedisStore
 from slotgraph.stores.sqlite_store import DEFAULT_SQLITE_PATH, SQLiteStore
 

@@ -257,6 +257,11 @@ class _TracedTool(Tool):
     tracer: SessionTracer | None = None
     session_id: str = ""
 
+    def __post_init__(self) -> None:  # the wrapped tool's threads and abandoned calls, not a copy per session
+        assert self.inner is not None
+        object.__setattr__(self, "threads", self.inner.threads)
+        object.__setattr__(self, "abandoned", self.inner.abandoned)
+
     def check_args(self, args: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         assert self.inner is not None
         return self.inner.check_args(args)

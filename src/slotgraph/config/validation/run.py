@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any, Final
 
-from slotgraph.config.errors import ConfigIssue, ValidationReport
+from slotgraph.config.content import check_tree
+from slotgraph.config.errors import ConfigIssue, ConfigValidationError, ValidationReport
 from slotgraph.config.nodes import DagConfig
 from slotgraph.config.validation.advisories import advisory_issues
 from slotgraph.config.validation.phrasing import phrasing_issues
@@ -60,6 +61,10 @@ def validate_raw(
                 )
             ]
         )
+    try:  # a config too deep to walk, or holding itself, is reported before any check walks it
+        check_tree(raw)
+    except ConfigValidationError as err:
+        return ValidationReport.from_issues(err.issues)
     issues: list[ConfigIssue] = [] if _structure_valid else list(structure_issues(raw, DagConfig))
     view = View(raw, None if tool_names is None else frozenset(tool_names))
     for check in SEMANTIC_CHECKS:

@@ -49,13 +49,24 @@ def _slot_setters(view: View) -> Iterator[ConfigIssue]:
             )
 
 
+_NAMED = 5
+"""How many slots an issue about a shared setter names (each slot of the group gets its own issue, so
+naming all of them in each was quadratic: 5,000 slots sharing one setter took a gigabyte)."""
+
+
+def _some_names(names: list[object]) -> str:
+    """``'a', 'b', 'c'`` — or the first few and how many more."""
+    shown = ", ".join(repr(name) for name in names[:_NAMED])
+    return shown if len(names) <= _NAMED else f"{shown} and {len(names) - _NAMED:,} more"
+
+
 def _shared_setters(view: View) -> Iterator[ConfigIssue]:
     for setter, group in view.setters.items():
         if len(group) < 2:
             continue
         with_field = [(i, s) for i, s in group if isinstance(s.get("setter_field"), str)]
         without = [(i, s) for i, s in group if not isinstance(s.get("setter_field"), str)]
-        names = ", ".join(repr(s.get("name")) for _, s in group)
+        names = _some_names([s.get("name") for _, s in group])
         if not with_field:
             for index, _ in group[1:]:
                 yield ConfigIssue(

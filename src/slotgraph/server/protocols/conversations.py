@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from slotgraph.runtime import Event
+from slotgraph.runtime.durable_record import session_status
 from slotgraph.server.errors import SessionEndedError, SessionNotFoundError
 from slotgraph.server.hosting import HostedAgent
 from slotgraph.server.sessions import META_KEY, SessionRecord, SessionService
@@ -62,7 +63,8 @@ class Snapshot:
     agent: str
     """The hosted agent's name (a multi-agent app's name)."""
     status: str
-    """The engine's status: ``in_progress``, ``complete`` or ``escalated``."""
+    """The session's status: ``in_progress``, ``complete``, ``escalated``, or ``ended`` (an ``end_session``
+    before the flow completed)."""
     ended: bool
     asking: str | None
     """The slot the agent is asking for, if any."""
@@ -189,7 +191,7 @@ class Conversations:
         return Snapshot(
             session_id=stored.session_id,
             agent=stored.hosted.name,
-            status=str(stored.state.get("status", "in_progress")),
+            status=session_status(stored.record),
             ended=stored.ended,
             asking=view["asking"],
             slots=view["filled"],
