@@ -1,22 +1,16 @@
-"""Conditions are evaluated once per invocation (``engine.activity``), and memoising them changes nothing."""
+"""Which slots and tasks are active: each condition is judged on ``filled`` as it is when the question is
+asked, so a slot filled or cleared earlier in the same invocation counts at once; the public helpers read the
+session variables they are given, as the engine does."""
 
 from __future__ import annotations
 
 import copy
-from collections import Counter
-from collections.abc import Iterator, Mapping
 from typing import Any
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from tests.engine.spec_view import run_engine
 
 from slotgraph.config import compile_config
-from slotgraph.config.compiled import CompiledCondition
-from slotgraph.engine.activity import Activity
-
-from .test_state_fuzz import _STATE, _VALUES, BELLA
+from slotgraph.engine import compute_dag_state, compute_hidden_tools, find_next_question, gate_open
 
 BIG = "lambda filled: int(filled.get('party_size', 0)) >= 5"
 VEGAN = "diet == 'vegan'"
@@ -33,45 +27,23 @@ CONFIG: dict[str, Any] = {
 }
 
 
-@pytest.fixture
-def evaluations(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
-    """Counts condition evaluations by source text."""
-    counts: Counter[str] = Counter()
-    original = CompiledCondition.is_active
-
-    def counting(self: CompiledCondition, filled: Mapping[str, Any]) -> bool:
-        counts[self.source] += 1
-        return original(self, filled)
-
-    monkeypatch.setattr(CompiledCondition, "is_active", counting)
-    yield counts
-
-
-def test_each_condition_is_evaluated_once_per_invocation(evaluations: Counter[str]) -> None:
+def test_conditions_decide_the_next_question() -> None:
     dag = compile_config(CONFIG)
-    # The welcome announce changes ``filled`` mid-invocation; no condition reads ``welcome`` except the
-    # one that reads everything (``len(f)``), which is evaluated again after the change.
     result = run_engine(dag, {})
     assert result.action["message"] == "Welcome! How many?"
-    assert evaluations[BIG] == 1
-    assert evaluations[VEGAN] == 1
-    evaluations.clear()
     state = {**result.sm, "filled": {"welcome": True, "party_size": 6}}
     result = run_engine(dag, state, last_user_text="six")
     assert result.action["message"] == "Phone?"
-    assert dict(evaluations) == {BIG: 1, VEGAN: 1, "lambda f: len(f) > 2": 1}
 
 
-def test_a_verdict_is_evaluated_again_when_a_slot_it_reads_changes(evaluations: Counter[str]) -> None:
+def test_a_condition_sees_a_slot_filled_earlier_in_the_invocation() -> None:
     # ``size`` is asked only after the welcome: its condition is false until the announce cascade fills
-    # ``welcome`` mid-invocation, and must be evaluated again then; the diet condition is not.
+    # ``welcome`` mid-invocation, and is judged on the filled welcome then.
     config = copy.deepcopy(CONFIG)
     config["slots"][1]["condition"] = "welcome == True"
     result = run_engine(compile_config(config), {})
     assert result.action["message"] == "Welcome! How many?"
     assert "set_party_size" not in result.action["hide_tools"]
-    assert evaluations["welcome == True"] == 2
-    assert evaluations[VEGAN] == 1
 
 
 def test_deactivation_sees_each_removal_at_once() -> None:
@@ -95,40 +67,6 @@ def test_deactivation_sees_each_removal_at_once() -> None:
     assert (result.sm["filled"], result.sm["pending"]) == ({"gate": "shut"}, {"b": 2})
 
 
-class _Unmemoised(Activity):
-    """Every question answered by evaluating the condition again: the reference behaviour."""
-
-    __slots__ = ()
-
-    def slot_active(self, name: str) -> bool:
-        slot = self._dag.slot_by_name.get(name)
-        return slot is None or slot.is_active(self.filled)
-
-    def task_active(self, task: Any) -> bool:
-        return task.is_active(self.filled)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    sm=_STATE,
-    text=st.sampled_from(["", "yes", "Yes, also my wife is vegan", "hm"]),
-    event=st.none() | st.dictionaries(st.sampled_from(["party_size", "x"]), _VALUES, max_size=1),
-)
-def test_memoised_verdicts_give_the_same_result(
-    sm: dict[str, Any], text: str, event: dict[str, Any] | None
-) -> None:
-    memoised = run_engine(BELLA, copy.deepcopy(sm), last_user_text=text, event_data=event, debug=True)
-    with pytest.MonkeyPatch.context() as patch:
-        for module in ("invocation", "dag", "visibility", "gate"):
-            patch.setattr(f"slotgraph.engine.{module}.Activity", _Unmemoised)
-        reference = run_engine(BELLA, copy.deepcopy(sm), last_user_text=text, event_data=event, debug=True)
-    assert (memoised.sm, memoised.action, memoised.debug_log) == (
-        reference.sm,
-        reference.action,
-        reference.debug_log,
-    )
-
-
 def test_a_loop_that_clears_slots_sees_their_conditions_again() -> None:
     # The phone slot is active while party_size >= 5. A terminal task that loops (on_complete) clears
     # party_size: in the same invocation the phone setter must be judged on the cleared state (hidden: the
@@ -149,3 +87,22 @@ def test_a_loop_that_clears_slots_sees_their_conditions_again() -> None:
     assert "party_size" not in result.sm["filled"]
     assert "set_phone" in result.action["hide_tools"]
     assert "set_party_size" not in result.action["hide_tools"]
+
+
+def test_the_public_helpers_read_the_session_variables() -> None:
+    config = {
+        "slots": [
+            {"name": "card", "setter": "set_card", "ask": "Card?", "condition": "not vip"},
+            {"name": "name", "setter": "set_name", "ask": "Name?"},
+        ],
+        "gate_slot": "card",
+    }
+    dag = compile_config(config)
+    vip = {"vip": True}
+    assert compute_dag_state(dag, {}).slot == "card"
+    assert compute_dag_state(dag, {}, variables=vip).slot == "name"
+    assert find_next_question(dag, {}, variables=vip).name == "name"
+    assert "set_card" not in compute_hidden_tools(dag, {}, {}, {}, fresh_pending=False)
+    assert "set_card" in compute_hidden_tools(dag, {}, {}, {}, fresh_pending=False, variables=vip)
+    assert not gate_open(dag, {"filled": {}})
+    assert gate_open(dag, {"filled": {}}, variables=vip)  # an inactive gate slot does not hold the gate

@@ -103,6 +103,13 @@ def test_compiled_lambda_carries_source_and_parameter() -> None:
     assert "lambda filled" in repr(function)
 
 
+def test_compiled_forms_know_what_they_read() -> None:
+    assert compile_lambda("lambda f: int(f.get('a', 0)) > f['b']").reads == {"a", "b"}
+    assert compile_lambda("lambda f: len(f) > 2").reads is None
+    assert compile_lambda("lambda f: f.get('a').get('b') == 1").reads == {"a"}
+    assert compile_expression("a > 1 and b.c == 2", dialect="dot_paths").names == {"a", "b"}
+
+
 def test_compiled_lambda_errors_carry_the_source() -> None:
     function = compile_lambda("lambda v: int(v)")
     with pytest.raises(ExpressionEvaluationError) as info:

@@ -93,6 +93,23 @@ def test_compile_lambda_errors_point_into_the_lambda() -> None:
     assert info.value.position == Position(1, 10)
 
 
+@pytest.mark.parametrize(
+    "source", ["lambda f: f.get('a') is None", "lambda f: len(f) is not 1", "lambda f: f['a'] is 1"]
+)
+def test_is_is_refused_in_lambdas_whatever_its_left_operand(source: str) -> None:
+    with pytest.raises(ExpressionSyntaxError) as info:
+        compile_lambda(source)
+    assert (info.value.code, info.value.position) == ("unsupported_operator", Position(1, 10))
+
+
+def test_of_several_refusals_the_first_in_reading_order_is_reported() -> None:
+    err = syntax_error("__a + __b")
+    assert (err.code, err.position) == ("forbidden_name", Position(1, 0))
+    assert "'__a'" in err.message
+    err = syntax_error("a + __b + ...")
+    assert (err.code, err.position) == ("forbidden_name", Position(1, 4))
+
+
 def test_unknown_dialect() -> None:
     err = syntax_error("x", dialect="lambda")
     assert err.code == "unknown_dialect"

@@ -15,7 +15,8 @@
 4. **all done**.
 
 Inactive slots (their ``condition`` is false) never block: they are skipped as questions, dropped from
-task inputs and requires, and count as met when another slot requires them.
+task inputs and requires, and count as met when another slot requires them. A condition reads ``filled``,
+then the agent's session ``variables`` (a filled slot wins); it is evaluated whenever it is asked about.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ from collections.abc import Collection, Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from slotgraph.config.compiled import CompiledDag, CompiledSlot, CompiledTask
+from slotgraph.config.compiled import CompiledDag, CompiledSlot, CompiledTask, condition_env
 from slotgraph.engine.actions import AllDone, AwaitReadback, DagAction, Fire
-from slotgraph.engine.activity import Activity
 from slotgraph.engine.plan import plan_of, readback_order
 from slotgraph.engine.state import plain
 
@@ -35,6 +35,7 @@ __all__ = [
     "find_next_question",
     "requires_met",
     "slot_active",
+    "task_active",
     "task_ready",
     "task_result_ok",
     "task_succeeded",
@@ -45,17 +46,28 @@ ALL_DONE: Final = AllDone()
 """The one "nothing to do" decision (an immutable value: made once)."""
 
 
-def slot_active(dag: CompiledDag, name: str, filled: Mapping[str, Any]) -> bool:
+def slot_active(
+    dag: CompiledDag, name: str, filled: Mapping[str, Any], variables: Mapping[str, Any] | None = None
+) -> bool:
     """Whether slot ``name`` is active now. Names the config does not know count as active."""
     slot = dag.slot_by_name.get(name)
-    return slot is None or slot.is_active(filled)
+    return slot is None or slot.is_active(condition_env(filled, variables))
+
+
+def task_active(
+    task: CompiledTask, filled: Mapping[str, Any], variables: Mapping[str, Any] | None = None
+) -> bool:
+    return task.is_active(condition_env(filled, variables))
 
 
 def requires_met(
-    dag: CompiledDag, slot: CompiledSlot, filled: Mapping[str, Any], activity: Activity | None = None
+    dag: CompiledDag,
+    slot: CompiledSlot,
+    filled: Mapping[str, Any],
+    variables: Mapping[str, Any] | None = None,
 ) -> bool:
     """Every *active* slot in ``slot.requires`` is filled (an inactive requirement never blocks)."""
-    return (activity or Activity(dag, filled)).requires_met(slot)
+    return _all_filled_or_inactive(dag, slot.requires, filled, variables)
 
 
 def task_result_ok(task: CompiledTask, result: Any) -> bool:
@@ -74,10 +86,19 @@ def task_succeeded(task: CompiledTask, task_results: dict[str, Any]) -> bool:
 
 
 def task_ready(
-    dag: CompiledDag, task: CompiledTask, filled: Mapping[str, Any], activity: Activity | None = None
+    dag: CompiledDag,
+    task: CompiledTask,
+    filled: Mapping[str, Any],
+    variables: Mapping[str, Any] | None = None,
 ) -> bool:
     """All active inputs and active requires of ``task`` are filled."""
-    return (activity or Activity(dag, filled)).task_ready(task)
+    return _all_filled_or_inactive(dag, (*task.inputs, *task.requires), filled, variables)
+
+
+def _all_filled_or_inactive(
+    dag: CompiledDag, names: Collection[str], filled: Mapping[str, Any], variables: Mapping[str, Any] | None
+) -> bool:
+    return all(name in filled or not slot_active(dag, name, filled, variables) for name in names)
 
 
 def _independent(a: CompiledTask, b: CompiledTask) -> bool:
@@ -88,12 +109,14 @@ def _independent(a: CompiledTask, b: CompiledTask) -> bool:
     return reads_a.isdisjoint(writes_b) and reads_b.isdisjoint(writes_a) and writes_a.isdisjoint(writes_b)
 
 
-def _fire(dag: CompiledDag, task: CompiledTask, filled: dict[str, Any], activity: Activity) -> Fire:
+def _fire(
+    dag: CompiledDag, task: CompiledTask, filled: dict[str, Any], variables: Mapping[str, Any] | None
+) -> Fire:
     """An input is passed to the tool when it is filled and active — and not an announce slot, whose value
     (a completion bit) is never a task argument; it still gates the fire."""
     args = {}
     for name in task.inputs:
-        if name not in filled or not activity.slot_active(name):
+        if name not in filled or not slot_active(dag, name, filled, variables):
             continue
         slot = dag.slot_by_name.get(name)
         if slot is None or not slot.is_announce:
@@ -107,18 +130,17 @@ def compute_dag_state(
     pending: Mapping[str, Any] = _EMPTY,
     deferred: Mapping[str, Any] = _EMPTY,
     task_results: Mapping[str, Any] = _EMPTY,
-    activity: Activity | None = None,
+    variables: Mapping[str, Any] | None = None,
     changing: Collection[str] = frozenset(),
 ) -> DagAction:
     """Decide what happens next. Pure: the same arguments always give the same (equal) action.
 
-    ``activity`` (an :class:`~slotgraph.engine.activity.Activity` over the same ``filled``) lets a caller
-    share condition verdicts across calls; without it each call evaluates every condition at most once.
+    ``variables`` are the agent's session variables, which conditions read after ``filled``.
     ``changing`` names slots whose confirmed value the user is changing (``_changes``): a task that reads one
     does not fire until the change is confirmed or rejected.
     """
     return _decide(
-        dag, plain(filled), plain(pending), plain(deferred), plain(task_results), activity, changing
+        dag, plain(filled), plain(pending), plain(deferred), plain(task_results), variables, changing
     )
 
 
@@ -128,60 +150,69 @@ def _decide(
     pending: dict[str, Any],
     deferred: dict[str, Any],
     task_results: dict[str, Any],
-    activity: Activity | None,
+    variables: Mapping[str, Any] | None,
     changing: Collection[str],
 ) -> DagAction:
-    """:func:`compute_dag_state` on plain dicts (what the engine holds: compiled, a dict is read directly)."""
-    act = activity or Activity(dag, filled)
+    """:func:`compute_dag_state` on plain dicts."""
     tasks = dag.tasks
     for index, task in enumerate(tasks):
-        name = task.name
-        if name in task_results and task_result_ok(task, task_results[name]):
-            continue  # succeeded (``ready`` inlined for the first task: the common case of a decision)
-        if not act.task_active(task) or not act.task_ready(task):
+        if not _ready(dag, task, filled, task_results, variables, changing):
             continue
-        if changing and any(name in changing for name in (*task.inputs, *task.requires)):
-            continue
-        fire = _fire(dag, task, filled, act)
+        fire = _fire(dag, task, filled, variables)
         if not task.parallel:
             return fire
         group = [task]
         for other in tasks[index + 1 :]:
             if (
                 other.parallel
-                and _ready(other, task_results, act, changing)
+                and _ready(dag, other, filled, task_results, variables, changing)
                 and all(_independent(other, t) for t in group)
             ):
                 group.append(other)
         if len(group) == 1:
             return fire
-        others = tuple(_fire(dag, other, filled, act) for other in group[1:])
+        others = tuple(_fire(dag, other, filled, variables) for other in group[1:])
         return Fire(task=fire.task, tool=fire.tool, args=fire.args, parallel=others)
     plan = plan_of(dag)
     if pending:
         return AwaitReadback(slots=readback_order(plan, pending))
     for slot, decision in plan.askable:
-        name = slot.name
-        if name in filled or name in pending or name in deferred:
-            continue
-        if slot.condition is not None and not act.slot_active(name):
-            continue
-        if slot.requires and not act.requires_met(slot):
-            continue
-        return decision
+        if _askable(dag, slot, filled, pending, deferred, variables):
+            return decision
     return ALL_DONE
 
 
 def _ready(
-    task: CompiledTask, task_results: dict[str, Any], act: Activity, changing: Collection[str]
+    dag: CompiledDag,
+    task: CompiledTask,
+    filled: dict[str, Any],
+    task_results: dict[str, Any],
+    variables: Mapping[str, Any] | None,
+    changing: Collection[str],
 ) -> bool:
-    """Whether ``task`` may fire now (for :func:`_decide`'s parallel group). A module function, not a
-    closure in ``_decide``: compiled, a closure and its environment refer to each other, so every decision
-    left a cycle holding its :class:`Activity` (and, through it, the DAG) for the garbage collector."""
+    """Whether ``task`` may fire now: it has not succeeded, is active, its active inputs and requires are
+    filled, and none of them is being changed."""
     # the cheap result lookup first: a task that succeeded never fires, whatever its condition says
-    if task_succeeded(task, task_results) or not act.task_active(task) or not act.task_ready(task):
+    if task_succeeded(task, task_results):
+        return False
+    if not task_active(task, filled, variables) or not task_ready(dag, task, filled, variables):
         return False
     return not (changing and any(name in changing for name in (*task.inputs, *task.requires)))
+
+
+def _askable(
+    dag: CompiledDag,
+    slot: CompiledSlot,
+    filled: Mapping[str, Any],
+    pending: Mapping[str, Any],
+    deferred: Mapping[str, Any],
+    variables: Mapping[str, Any] | None,
+) -> bool:
+    """Not in ``filled``/``pending``/``deferred``, active, and its requires met."""
+    name = slot.name
+    if name in filled or name in pending or name in deferred:
+        return False
+    return slot_active(dag, name, filled, variables) and requires_met(dag, slot, filled, variables)
 
 
 def find_next_question(
@@ -189,27 +220,11 @@ def find_next_question(
     filled: Mapping[str, Any],
     pending: Mapping[str, Any] = _EMPTY,
     deferred: Mapping[str, Any] = _EMPTY,
-    activity: Activity | None = None,
+    variables: Mapping[str, Any] | None = None,
 ) -> CompiledSlot | None:
     """The spec's ``_find_next_question``: the first *user* slot (announces are not questions) that is not in
     ``filled``/``pending``/``deferred``, is active and has its requires met."""
-    return _next_question(dag, plain(filled), plain(pending), plain(deferred), activity)
-
-
-def _next_question(
-    dag: CompiledDag,
-    filled: dict[str, Any],
-    pending: dict[str, Any],
-    deferred: dict[str, Any],
-    activity: Activity | None,
-) -> CompiledSlot | None:
-    act = activity or Activity(dag, filled)
     for slot in plan_of(dag).user_slots:
-        name = slot.name
-        if name in filled or name in pending or name in deferred:
-            continue
-        if slot.condition is not None and not act.slot_active(name):
-            continue
-        if not slot.requires or act.requires_met(slot):
+        if _askable(dag, slot, filled, pending, deferred, variables):
             return slot
     return None

@@ -16,13 +16,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.activity import Activity
+from slotgraph.engine.dag import slot_active
 
 __all__ = ["gate_open"]
 
 
-def gate_open(dag: CompiledDag, sm: Mapping[str, Any], activity: Activity | None = None) -> bool:
-    """The verdict (see the module docstring); ``activity`` (over ``sm["filled"]``) shares verdicts."""
+def gate_open(dag: CompiledDag, sm: Mapping[str, Any], variables: Mapping[str, Any] | None = None) -> bool:
+    """The verdict (see the module docstring); the gate slot's condition reads ``sm["filled"]``, then the
+    session ``variables``."""
     gate = dag.gate_slot
     if gate is None:
         return True
@@ -31,4 +32,4 @@ def gate_open(dag: CompiledDag, sm: Mapping[str, Any], activity: Activity | None
         return True
     if gate not in dag.slot_by_name:
         return False
-    return not (activity or Activity(dag, filled)).slot_active(gate)
+    return not slot_active(dag, gate, filled, variables)

@@ -19,12 +19,11 @@ sites that would build costly data check :attr:`Trace.active` first.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from slotgraph.config.compiled import NO_RESPONSES, CompiledDag, Responses
 from slotgraph.engine.actions import FunctionCall, Reason
-from slotgraph.engine.activity import Activity
 from slotgraph.engine.readback import format_value
 
 __all__ = [
@@ -171,7 +170,6 @@ class Invocation:
     default factories cost ~2x as much."""
 
     __slots__ = (
-        "activity",
         "candidates_used",
         "choose",
         "dag",
@@ -276,14 +274,6 @@ class Invocation:
         self.deferred: dict[str, Any] = sm["deferred"]
         self.retries: dict[str, int] = sm["_retries"]
         """``sm["_retries"]``."""
-        self.activity = Activity(dag, self.filled, self.variables)
-        """Condition verdicts over ``sm["filled"]``; whoever changes ``filled`` calls
-        :meth:`filled_changed`."""
-
-    def filled_changed(self, names: Iterable[str] | None) -> None:
-        """``filled`` was changed in place at ``names`` (``None``: anywhere): the condition verdicts that
-        read them are evaluated again when next asked for."""
-        self.activity.changed(names)
 
     def format_value(self, name: str, value: Any) -> str:
         """``value`` as the readback says it (:func:`~slotgraph.engine.readback.format_value`), formatted

@@ -251,7 +251,7 @@ def run_engine(
         inv.deferred,
         fresh_pending=fresh,
         terminal=terminal_now,
-        activity=inv.activity,
+        variables=inv.variables,
     )
     phase: Phase = "terminal" if terminal_now else ("readback" if inv.pending else "collection")
     response, stash = response_parts(inv, reply)
@@ -271,7 +271,7 @@ def run_engine(
         inline_confirmed=inv.inline_confirmed,
         steer_back_directive=inv.steer_back_directive,
         event_prefilled=bool(work.get("_event_prefilled_this_turn")),
-        gate_open=gate_open(dag, work, inv.activity),
+        gate_open=gate_open(dag, work, inv.variables),
         recheck_after_model=inv.recheck_after_model or reply.reason is Reason.FIRE_HELD,
     )
     work["_system_message"] = reply.message or ""

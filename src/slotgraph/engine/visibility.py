@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.activity import Activity
+from slotgraph.engine.dag import requires_met, slot_active
 from slotgraph.engine.plan import plan_of
 from slotgraph.engine.state import CONFIRM_PENDING, REJECT_PENDING, plain
 
@@ -45,13 +45,13 @@ def compute_hidden_tools(
     *,
     fresh_pending: bool,
     terminal: bool = False,
-    activity: Activity | None = None,
+    variables: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """The sorted list of config tools to hide from the model for this invocation.
 
-    ``activity`` (over the same ``filled``) shares condition verdicts with the rest of the invocation.
+    ``variables`` are the agent's session variables, which conditions read after ``filled``.
     """
-    return _hidden(dag, plain(filled), plain(pending), plain(deferred), fresh_pending, terminal, activity)
+    return _hidden(dag, plain(filled), plain(pending), plain(deferred), fresh_pending, terminal, variables)
 
 
 def _hidden(
@@ -61,13 +61,12 @@ def _hidden(
     deferred: dict[str, Any],
     fresh_pending: bool,
     terminal: bool,
-    activity: Activity | None,
+    variables: Mapping[str, Any] | None,
 ) -> list[str]:
-    """:func:`compute_hidden_tools` on plain dicts (compiled, read directly)."""
+    """:func:`compute_hidden_tools` on plain dicts."""
     plan = plan_of(dag)
     if terminal:
         return list(plan.all_tools)
-    act = activity or Activity(dag, filled)
     hidden: set[str] = set(plan.executor_tools)
     if not pending or fresh_pending:
         hidden.update((CONFIRM_PENDING, REJECT_PENDING))
@@ -75,7 +74,7 @@ def _hidden(
         for slot in slots:
             # The setter is wanted by ``slot`` (see the module docstring).
             name = slot.name
-            if slot.condition is not None and not act.slot_active(name):
+            if not slot_active(dag, name, filled, variables):
                 continue
             if name in filled and not slot.changeable:
                 continue
@@ -85,7 +84,7 @@ def _hidden(
                 break
             if name in filled or name in deferred or slot.accept_early:
                 break
-            if not slot.requires or act.requires_met(slot):
+            if requires_met(dag, slot, filled, variables):
                 break
         else:
             hidden.add(tool)

@@ -6,12 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from slotgraph.expr.compiler import Compiler, Evaluator
+from slotgraph.expr.compiler import Compiler, Evaluator, run
 from slotgraph.expr.errors import (
-    EVALUATION_FAILED,
     UNKNOWN_DIALECT,
     ExpressionError,
-    ExpressionEvaluationError,
     ExpressionSyntaxError,
     unexpected_compile_error,
 )
@@ -34,33 +32,18 @@ class Expression:
 
     @property
     def raw(self) -> Evaluator:
-        """The bare compiled evaluator: the fastest call, for callers that treat *any* exception as a
-        failure. Unlike :meth:`evaluate`, it may raise exceptions other than ExpressionEvaluationError."""
+        """The bare compiled evaluator, for callers that treat *any* exception as a failure: unlike
+        :meth:`evaluate`, it may raise exceptions other than ExpressionEvaluationError."""
         return self._evaluator
 
     def evaluate(self, variables: Mapping[str, Any]) -> Any:
         """The expression's value; unknown names are ``None``. Raises only ExpressionEvaluationError."""
-        try:
-            return self._evaluator(variables)
-        except ExpressionError as err:
-            err.source = self.source
-            raise
-        except (RecursionError, MemoryError) as exc:
-            raise ExpressionEvaluationError(
-                EVALUATION_FAILED,
-                f"evaluation exhausted resources ({type(exc).__name__})",
-                source=self.source,
-            ) from None
-        except Exception as exc:
-            raise ExpressionEvaluationError(
-                EVALUATION_FAILED, f"evaluation failed ({type(exc).__name__})", source=self.source
-            ) from exc
+        return run(self._evaluator, variables, self.source)
 
 
-def compile_expression(source: object, *, dialect: str = "default") -> Expression:
+def compile_expression(source: str, *, dialect: str = "default") -> Expression:
     """Compile ``source`` in ``dialect`` (``"default"`` or ``"dot_paths"``); raises ExpressionSyntaxError
-    (also for a ``source`` that is not a string: it is typed ``object`` so that the compiled core refuses
-    it with the same error as pure Python)."""
+    (also for a ``source`` that is not a string, as an untyped config may hold)."""
     if dialect not in DIALECTS:
         raise ExpressionSyntaxError(
             UNKNOWN_DIALECT, f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"

@@ -39,10 +39,6 @@ MAX_ROUND_DIGITS: Final = 64
 """Largest ``abs(ndigits)`` for ``round`` in the lambda dialect (huge values build huge powers of ten)."""
 
 
-_AST: Final = ast.AST
-_CONTEXT: Final = ast.expr_context
-
-
 def check_source_length(source: str) -> None:
     if len(source) > MAX_SOURCE_LENGTH:
         raise ExpressionSyntaxError(
@@ -58,8 +54,6 @@ def prescan_nesting(source: str) -> None:
     A linear scan, so ``ast.parse`` is never handed a pathologically nested input. String handling is
     approximate on purpose (it only has to avoid counting brackets inside ordinary quotes).
     """
-    if source.count("(") + source.count("[") + source.count("{") <= MAX_DEPTH:
-        return  # fewer opening brackets than the cap, quoted ones included: the scan cannot refuse it
     depth = 0
     line, column = 1, 0
     quote: str | None = None
@@ -102,11 +96,8 @@ def prescan_nesting(source: str) -> None:
 def check_tree_shape(tree: ast.AST, source: str) -> None:
     """Count nodes and measure depth with an explicit stack; refuse trees over the caps.
 
-    The walk visits the nodes in the order of a stack fed with :func:`ast.iter_child_nodes` (so the node an
-    error names is the same), but reads each node's fields directly: the generators of ``ast`` cost more than
-    the walk itself, and every condition of a config is parsed on its first compilation."""
+    Contexts (``Load``, ``Store``) are not counted. The first node over a cap is the one the error names."""
     stack: list[tuple[ast.AST, int]] = [(tree, 1)]
-    push = stack.append
     count = 0
     while stack:
         node, depth = stack.pop()
@@ -125,38 +116,11 @@ def check_tree_shape(tree: ast.AST, source: str) -> None:
                 position=node_position(node, source),
                 source=source,
             )
-        depth += 1
-        fields = node.__dict__  # an AST node keeps its fields in its __dict__ (absent optional ones: None)
-        for name in node._fields:
-            value = fields.get(name)
-            if isinstance(value, _AST):
-                if not isinstance(value, _CONTEXT):  # contexts (Load, Store) are not counted
-                    push((value, depth))
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, _AST) and not isinstance(item, _CONTEXT):
-                        push((item, depth))
-
-
-def all_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node of ``tree`` (``tree`` included) that ``ast.walk`` finds, depth first and without its
-    generators: for callers that only collect, where the order does not matter."""
-    out: list[ast.AST] = []
-    stack = [tree]
-    push = stack.append
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        fields = node.__dict__  # an AST node keeps its fields in its __dict__ (absent optional ones: None)
-        for name in node._fields:
-            value = fields.get(name)
-            if isinstance(value, _AST):
-                push(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, _AST):
-                        push(item)
-    return out
+        stack.extend(
+            (child, depth + 1)
+            for child in ast.iter_child_nodes(node)
+            if not isinstance(child, ast.expr_context)
+        )
 
 
 def node_position(node: ast.AST, source: str) -> Position | None:

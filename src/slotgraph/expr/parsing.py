@@ -14,7 +14,7 @@ from slotgraph.expr.errors import INVALID_SOURCE, SYNTAX, TOO_DEEP, ExpressionSy
 from slotgraph.expr.limits import check_source_length, check_tree_shape, prescan_nesting
 
 
-def parse_expression(source: object) -> tuple[str, ast.expr]:
+def parse_expression(source: str) -> tuple[str, ast.expr]:
     """Parse one Python expression; return the stripped source and the expression node."""
     if not isinstance(source, str):
         raise ExpressionSyntaxError(INVALID_SOURCE, f"expression must be a str, not {type(source).__name__}")

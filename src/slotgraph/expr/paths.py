@@ -24,9 +24,9 @@ _SEGMENT: Final = re.compile(
 )
 
 
-def parse_output_path(path: object) -> tuple[str | int, ...]:
+def parse_output_path(path: str) -> tuple[str | int, ...]:
     """The path's steps (keys as str, indices as int); raises ExpressionSyntaxError on a malformed path
-    (``path`` is typed ``object``: a non-string is refused with that error, compiled or not)."""
+    (and on a ``path`` that is not a string, as an untyped config may hold)."""
     if not isinstance(path, str):
         raise ExpressionSyntaxError(INVALID_SOURCE, f"path must be a str, not {type(path).__name__}")
     check_source_length(path)
@@ -53,7 +53,7 @@ def parse_output_path(path: object) -> tuple[str | int, ...]:
     return tuple(steps)
 
 
-def extract_output_path(value: Any, path: object) -> Any:
+def extract_output_path(value: Any, path: str) -> Any:
     """Project ``value`` along ``path``; missing keys, bad indices or wrong shapes give ``None``."""
     current = value
     for step in parse_output_path(path):

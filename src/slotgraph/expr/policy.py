@@ -17,7 +17,7 @@ from slotgraph.expr.expression import Expression, compile_expression
 
 
 def evaluate_code_rule(
-    expr: object,
+    expr: str | Expression,
     variables: Mapping[str, Any],
     *,
     fail_open: bool,
@@ -26,8 +26,8 @@ def evaluate_code_rule(
 ) -> tuple[bool, str | None]:
     """``(truthiness of the result, None)``, or ``(fail_open, one-line explanation)`` if the rule fails.
 
-    ``dialect`` applies when ``expr`` is a string; a compiled Expression keeps its own dialect. ``expr`` is
-    typed ``object``: anything else fails the rule with an explanation, as the policy promises.
+    ``dialect`` applies when ``expr`` is a string; a compiled Expression keeps its own dialect. Anything
+    else (from an untyped config) fails the rule with an explanation, as the policy promises.
     """
     try:
         compiled = expr if isinstance(expr, Expression) else compile_expression(expr, dialect=dialect)
@@ -39,7 +39,7 @@ def evaluate_code_rule(
     return fail_open, _explain(expr, label, detail, fail_open)
 
 
-def _explain(expr: object, label: str, detail: str, fail_open: bool) -> str:
+def _explain(expr: str | Expression, label: str, detail: str, fail_open: bool) -> str:
     source = expr.source if isinstance(expr, Expression) else expr if isinstance(expr, str) else repr(expr)
     if len(source) > 120:
         source = source[:117] + "..."

@@ -34,7 +34,6 @@ def cascade_announces(inv: Invocation, action: DagAction) -> DagAction:
         if slot.preempt:
             inv.force_preempt = True
         inv.filled[slot.name] = True
-        inv.filled_changed((slot.name,))
         inv.trace.emit("announce", slot=slot.name)
         action = evaluate(inv)
     return action
@@ -48,6 +47,6 @@ def evaluate(inv: Invocation) -> DagAction:
         sm["pending"],
         sm["deferred"],
         sm["task_results"],
-        activity=inv.activity,
+        variables=inv.variables,
         changing=changing(sm),
     )

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from slotgraph.engine.dag import requires_met, slot_active
 from slotgraph.engine.invocation import Invocation
 from slotgraph.engine.routing import holds_against
 from slotgraph.engine.state import CANDIDATES_KEY, HELD_KEY
@@ -58,7 +59,8 @@ def _one_round(inv: Invocation, resolved: list[str]) -> bool:
                 inv.trace.emit("candidate_dropped", slot=name, why="superseded")
                 progress = True
                 continue
-            if not inv.activity.slot_active(name) or not inv.activity.requires_met(slot):
+            dag, filled, variables = inv.dag, inv.filled, inv.variables
+            if not (slot_active(dag, name, filled, variables) and requires_met(dag, slot, filled, variables)):
                 waiting[name] = value
                 continue
             progress = True
@@ -68,11 +70,9 @@ def _one_round(inv: Invocation, resolved: list[str]) -> bool:
             resolved.append(name)
             if confirmed:
                 inv.filled[name] = value
-                inv.filled_changed((name,))
                 inv.trace.emit("held_restored", slot=name)
             elif not slot.requires_readback:
                 inv.filled[name] = value
-                inv.filled_changed((name,))
                 inv.trace.emit("candidate_used", slot=name)
             else:
                 inv.pending[name] = value

@@ -67,7 +67,6 @@ def _invalidate_downstream(inv: Invocation, changed: list[str]) -> None:
     dirty = set(changed)
     results: dict[str, Any] = sm["task_results"]
     held: dict[str, Any] = dict(sm.get(HELD_KEY) or {})
-    removed: list[str] = []
     grew = True
     while grew:
         grew = False
@@ -79,7 +78,6 @@ def _invalidate_downstream(inv: Invocation, changed: list[str]) -> None:
             outputs = [name for name in task.outputs.values() if name in inv.filled]
             for name in outputs:
                 del inv.filled[name]
-            removed.extend(outputs)
             dirty.update(task.outputs.values())
             inv.trace.emit("task_invalidated", task=task.name, outputs=outputs)
             grew = True
@@ -92,10 +90,8 @@ def _invalidate_downstream(inv: Invocation, changed: list[str]) -> None:
             )
             if stale_requirement or (against is not None and against.filled_slot in dirty):
                 held[slot.name] = inv.filled.pop(slot.name)
-                removed.append(slot.name)
                 dirty.add(slot.name)
                 inv.trace.emit("value_held", slot=slot.name)
                 grew = True
     if held:
         sm[HELD_KEY] = held
-    inv.filled_changed([*changed, *removed])

@@ -53,7 +53,6 @@ def apply_inline_confirm(inv: Invocation) -> None:
         return
     committed = list(inv.pending)
     inv.filled.update(inv.pending)
-    inv.filled_changed(committed)
     inv.pending.clear()
     inv.inline_confirmed = True
     inv.fresh_pending = False

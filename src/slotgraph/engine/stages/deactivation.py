@@ -7,6 +7,7 @@ so this repeats until nothing changes (at most once per slot: every round remove
 
 from __future__ import annotations
 
+from slotgraph.engine.dag import slot_active
 from slotgraph.engine.invocation import Invocation
 
 __all__ = ["deactivate_conditional_slots"]
@@ -29,7 +30,7 @@ def deactivate_conditional_slots(inv: Invocation) -> list[str]:
             name = slot.name
             if name not in filled and name not in pending and name not in deferred:
                 continue
-            if inv.activity.slot_active(name):
+            if slot_active(inv.dag, name, filled, inv.variables):
                 continue
             for source, values in (("filled", filled), ("pending", pending), ("deferred", deferred)):
                 if name in values:
@@ -37,8 +38,6 @@ def deactivate_conditional_slots(inv: Invocation) -> list[str]:
                     changed = True
                     removed.append(name)
                     inv.trace.emit("slot_deactivated", slot=name, source=source)
-                    if source == "filled":  # later conditions must see the value gone
-                        inv.filled_changed((name,))
         if not changed:
             break
     return removed

@@ -64,7 +64,7 @@ def deferred_collection(inv: Invocation, fresh: list[str] | None = None) -> str:
         f"The value(s) just collected ({names}) are noted and will be confirmed later together with related "
         "information. Do NOT read them back or ask for confirmation now."
     )
-    slot = find_next_question(inv.dag, inv.filled, inv.pending, inv.deferred, inv.activity)
+    slot = find_next_question(inv.dag, inv.filled, inv.pending, inv.deferred, inv.variables)
     if slot is not None:
         body += f" Instead, proceed to ask: {question_for(slot, inv.filled)}"
     return tagged(DEFERRED_COLLECTION, body)

@@ -91,7 +91,6 @@ def _judge(inv: Invocation, name: str) -> Reply | None:
                 inv.filled.pop(slot, None)
                 inv.pending.pop(slot, None)
                 inv.deferred.pop(slot, None)
-            inv.filled_changed(task.loop_clear_slots)
             inv.sm["task_results"] = {}
             inv.trace.emit("task_loop", name=name, cleared=list(task.loop_clear_slots))
             return Reply(
@@ -123,7 +122,6 @@ def _judge(inv: Invocation, name: str) -> Reply | None:
         inv.filled.pop(slot, None)
         inv.pending.pop(slot, None)
         inv.deferred.pop(slot, None)
-    inv.filled_changed(failure.clear_slots)
     message = render(failure.retry_say, inv.filled) if failure.retry_say else DEFAULT_RETRY_MESSAGE
     segment = Segment(message, failure.retry_responses)
     inv.trace.emit("task_retry", name=name, attempt=count + 1, of=attempts, refire=not failure.clear_slots)

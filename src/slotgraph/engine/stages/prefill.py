@@ -58,7 +58,6 @@ def prefill_from_events(inv: Invocation) -> None:
     if not values:
         return
     report = fill_into(inv.sm, inv.dag, values, skip_readback=True, trace=inv.trace, variables=inv.variables)
-    inv.filled_changed(report["filled"])
     if report["filled"]:
         inv.event_prefilled = True
         inv.sm[EVENT_FLAG] = True

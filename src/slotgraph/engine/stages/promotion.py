@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from slotgraph.config.compiled import CompiledDag, CompiledSlot
 from slotgraph.engine.actions import DagAction, Fire
-from slotgraph.engine.dag import task_succeeded
+from slotgraph.engine.dag import slot_active, task_succeeded
 from slotgraph.engine.invocation import Invocation
 from slotgraph.engine.plan import plan_of
 from slotgraph.engine.state import CHANGES_KEY
@@ -41,8 +41,6 @@ def auto_promote(inv: Invocation) -> list[str]:
         if slot is None or not slot.requires_readback:
             inv.filled[name] = inv.pending.pop(name)
             promoted.append(name)
-    if promoted:
-        inv.filled_changed(promoted)
     return promoted
 
 
@@ -96,7 +94,9 @@ def route_deferred(inv: Invocation) -> None:
     changing = sm.get(CHANGES_KEY) or {}
     for name in list(inv.pending):
         slot = dag.slot_by_name.get(name)
-        if slot is None or name in promoted or name in changing or not inv.activity.slot_active(name):
+        if slot is None or name in promoted or not slot_active(dag, name, inv.filled, inv.variables):
+            continue
+        if name in changing:
             continue  # a change of a confirmed value is read back at once: what depends on it waits
         if deferred_eligible(dag, slot, sm["task_results"]):
             inv.deferred[name] = inv.pending.pop(name)
@@ -116,7 +116,7 @@ def _check_deferred_groups(inv: Invocation) -> None:
         complete = True
         for name in task.inputs:
             slot = dag.slot_by_name.get(name)
-            if slot is None or not slot.is_user or not inv.activity.slot_active(name):
+            if slot is None or not slot.is_user or not slot_active(dag, name, filled, inv.variables):
                 continue
             if name in filled or name in inv.pending:
                 continue

@@ -77,7 +77,7 @@ def _steer_target(inv: Invocation) -> Segment | None:
     """What to steer back to: the readback when values are pending, else the next question."""
     if inv.pending:
         return Segment(build_readback(inv.dag, inv.pending, fmt=inv.format_value))
-    slot = find_next_question(inv.dag, inv.filled, inv.pending, inv.deferred, inv.activity)
+    slot = find_next_question(inv.dag, inv.filled, inv.pending, inv.deferred, inv.variables)
     if slot is None:
         return None
     return Segment(question_for(slot, inv.filled), slot.responses, question=True)
