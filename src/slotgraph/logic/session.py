@@ -47,7 +47,14 @@ from slotgraph.logic.render import render_template
 from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile_rules
 from slotgraph.logic.templates import Template, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker
-from slotgraph.logic.topics import CompiledTopic, TopicManager, TopicMove, compile_topics
+from slotgraph.logic.topics import (
+    MAIN,
+    TOPIC_VARIABLE,
+    CompiledTopic,
+    TopicManager,
+    TopicMove,
+    compile_topics,
+)
 from slotgraph.logic.variables import SlotFillingFacts, VariableChange, VariableStore
 from slotgraph.names import SET_VARIABLES
 
@@ -127,6 +134,13 @@ class AgentLogic:
         if self.extraction is None:
             return frozenset()
         return frozenset(d.name for d in self.declarations if d.extraction)
+
+    @property
+    def maintained(self) -> dict[str, Any]:
+        """The variables the logic layer's capabilities maintain, with the value a session starts with:
+        ``current_topic`` (``""``, the main conversation) for an agent with topics or ``transition`` rules."""
+        moves = any(action.kind == "transition" for rule in self.rules for action in rule.actions)
+        return {TOPIC_VARIABLE: MAIN} if self.topics or moves else {}
 
     @property
     def mutable_variables(self) -> tuple[VariableDeclaration, ...]:
@@ -213,6 +227,8 @@ class LogicSession:
         self.logic = logic
         self.store = VariableStore(logic.declarations, record.variables, metadata=metadata)
         self.seed_problems = self.store.seed(initial_variables if not record.started else None)
+        for name, initial in logic.maintained.items():
+            self.store.maintain(name, initial)
         self.started = record.started
         self.unextracted: tuple[str, ...] = record.unextracted
         """Messages background extraction has yet to read (the host keeps it current)."""
@@ -395,5 +411,7 @@ def variables_snapshot(
     store = VariableStore(logic.declarations, record.variables, metadata=metadata)
     if not record.started:
         store.seed()
+    for name, initial in logic.maintained.items():
+        store.maintain(name, initial)
     store.facts = SlotFillingFacts.from_state(sm)
     return store.snapshot()

@@ -141,6 +141,13 @@ class VariableStore:
                 self._values[declaration.name] = _copied(declaration.default)
         return refused
 
+    def maintain(self, name: str, initial: Any) -> None:
+        """Seed a variable a capability maintains (``current_topic``): ``initial`` when the variable has no
+        value yet (absent or ``None``), without notifying subscribers — it is where a session starts, not a
+        change."""
+        if self._values.get(name) is None:
+            self._values[name] = _copied(initial)
+
     # --- reads ----------------------------------------------------------------------------------------
 
     def _fact(self, path: str) -> tuple[bool, Any]:
