@@ -181,7 +181,10 @@ async def run_llm_stage(
         else:
             messages.append(AssistantText(response.text or ""))
             messages.append(UserMessage(correction))
-    raise StageOutputError(
+    failure = StageOutputError(
         stage.id,
         f"no valid output after {stage.max_retries + 1} attempt(s): " + " | ".join(problems),
     )
+    failure.detail = {"role": stage.role, "rejected": problems}  # the timeline keeps the rejected attempts
+    failure.attempts = stage.max_retries + 1
+    raise failure

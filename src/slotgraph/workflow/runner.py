@@ -211,6 +211,7 @@ class WorkflowRunner:
                 "failed",
                 started,
                 self.clock(),
+                err.attempts,
                 detail=dict(err.detail),
                 error={"code": err.code, "message": err.message},
             )
@@ -358,6 +359,7 @@ class WorkflowRunner:
                 )
             if not failure.retryable or attempts > stage.retries:
                 failure.detail = {"url": url, "body": payload, "attempts": attempts}
+                failure.attempts = attempts
                 raise failure
         body = answer.body
         if body is not None and not isinstance(body, dict):
