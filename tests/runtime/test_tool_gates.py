@@ -122,10 +122,11 @@ def test_a_closed_gate_hides_the_tool_and_refuses_a_call_with_its_message() -> N
 
 def test_a_gate_that_fails_to_evaluate_stays_closed() -> None:
     backend = Backend()
-    logic = {"refund": {"available_when": "order_id + 1 > 0"}}
+    # tier is linked to a caller fact, so its type is unknown at load: "gold" + 1 fails only at run time
+    logic = {"refund": {"available_when": "tier + 1 > 0"}}
     steps = [ScriptedStep(tool_calls=(call("refund", order_id="O-1", amount=5.0),)), ScriptedStep(text="ok")]
     agent, _ = _agent(steps, backend, tool_logic=logic)
-    result = agent.session(variables={"order_id": "O-1"}).send("refund")
+    result = agent.session(variables={"order_id": "O-1"}, metadata={"tier": "gold"}).send("refund")
     [refusal] = _refusals(result)
     assert refusal.refused == "gate_closed"
     assert refusal.message == "refund is not available right now."

@@ -39,6 +39,7 @@ from slotgraph.config.logic import (
 )
 from slotgraph.config.tool_logic import ToolLogicConfig
 from slotgraph.expr import ExpressionError, parse_output_path
+from slotgraph.expr.typecheck import TYPE_OF_DECLARED, type_problems
 from slotgraph.logic.templates import (
     Template,
     TemplateIssue,
@@ -54,6 +55,18 @@ BUILTIN_NAMES: Final = frozenset(
     {"filled", "status", "current_phase", "session_id", "channel", "current_topic", "result"}
 )
 """Names the runtime provides to every expression (slot-filling facts and session metadata)."""
+
+BUILTIN_TYPES: Final[Mapping[str, str]] = {
+    "filled": "dict",
+    "status": "str",
+    "current_phase": "str",
+    "session_id": "str",
+    "channel": "str",
+    "current_topic": "str",
+}
+"""The type of the names the runtime provides, where it is fixed (``result`` is whatever a tool returned)."""
+
+_TYPE_FIX: Final = "compare instead of combining (verified == True), or fix the operand or its declared type"
 
 _BUILTIN_TOOLS: Final = SESSION_ENDING_TOOLS | READBACK_TOOLS | {SET_VARIABLES}
 
@@ -71,7 +84,21 @@ class _Checker:
     def error(self, code: str, location: str, message: str, fix: str) -> None:
         self.issues.append(ConfigIssue(code, location, message, fix))
 
-    def expression(self, source: Any, location: str, what: str) -> None:
+    def types(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The names whose type is known: the runtime's typed names, then the declared mutable variables
+        (a linked one reads whatever its fact holds, so it is unknown), then ``extra``."""
+        known = dict(BUILTIN_TYPES)
+        for name, declaration in self.declared.items():
+            kind = TYPE_OF_DECLARED.get(declaration.type)
+            if kind is not None and declaration.mutable:
+                known[name] = kind
+            else:
+                known.pop(name, None)
+        return {**known, **(extra or {})}
+
+    def expression(
+        self, source: Any, location: str, what: str, *, types: Mapping[str, str] | None = None
+    ) -> None:
         if not isinstance(source, str):
             return  # the structure check reports the type
         try:
@@ -86,6 +113,14 @@ class _Checker:
             return
         for name in expression_names(compiled):
             self.reads.append((name, location, None))
+        for problem in type_problems(compiled.source, self.types(types)):
+            self.error(
+                "expression_type_error",
+                location,
+                f"{what} {source.strip()!r:.80}: {problem}, so it fails every time it is evaluated (by the "
+                "declared types of its variables)",
+                _TYPE_FIX,
+            )
 
     def write(self, name: str, location: str, what: str) -> None:
         self.writes.add(name)
@@ -186,6 +221,17 @@ def _check_template(
             checker.issues.append(_template_issue(issue, location, file))
     for run in template.runs():
         checker.tool(run.tool, location)
+    for expression, line in template.expressions():
+        for problem in type_problems(expression.source, checker.types()):
+            issue = TemplateIssue(
+                "expression_type_error",
+                f"{expression.source!r:.80}: {problem}, so it fails every time it is evaluated (by the "
+                "declared types of its variables)",
+                line,
+                1,
+                fix=_TYPE_FIX,
+            )
+            checker.issues.append(_template_issue(issue, location, file))
     for name in template.names_read():
         checker.reads.append((name, location, None))
     if not statements and (template.runs() or template.names_written()):
@@ -347,7 +393,7 @@ def _check_guard(checker: _Checker, guard: ResponseGuardConfig, at: str) -> None
             )
     if check.code is not None:
         before = len(checker.reads)
-        checker.expression(check.code, f"{at}.check.code", "guard check")
+        checker.expression(check.code, f"{at}.check.code", "guard check", types={"text": "str"})
         # `text` (the sentence being checked) is the guard's own name, never a session variable
         checker.reads[before:] = [read for read in checker.reads[before:] if read[0] != "text"]
 

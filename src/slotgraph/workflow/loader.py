@@ -20,6 +20,7 @@ from slotgraph.config.positions import SourceMap
 from slotgraph.config.suggest import did_you_mean
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.expr import Expression, ExpressionError, compile_expression
+from slotgraph.expr.typecheck import type_problems
 from slotgraph.workflow.config import (
     END,
     AgentStageConfig,
@@ -37,6 +38,8 @@ __all__ = ["is_workflow_document", "load_workflow", "validate_workflow"]
 
 WorkflowSource = str | os.PathLike[str] | Mapping[str, Any]
 _NAMES = frozenset({"goal", "slots", "notes", "True", "False", "None"})
+_CHANNEL_TYPES = {"goal": "dict", "slots": "dict", "notes": "list"}
+"""The channels' types, for the expression type check (the values inside them are unknown)."""
 
 
 def is_workflow_document(data: Any) -> bool:
@@ -203,6 +206,13 @@ class _Checker:
                     ),
                     f"write {hint}" if hint else "read values as goal.KEY, slots.STAGE_ID.KEY or notes",
                 )
+        for problem in type_problems(source, _CHANNEL_TYPES):
+            self.add(
+                "expression_type_error",
+                location,
+                f"{source!r}: {problem}, so it fails every time it is evaluated",
+                "read a value inside a channel (goal.KEY, slots.STAGE_ID.KEY), not the channel itself",
+            )
 
     def check_stage(self, n: int, stage: StageConfig) -> None:
         at = f"stages[{n}]"
