@@ -171,3 +171,24 @@ def test_an_expression_that_always_fails_by_the_declared_types_is_an_error(tmp_p
     gate = next(i for i in caught.value.issues if i.location == "tool_logic.lookup.available_when")
     assert "'+' cannot combine a boolean (verified) and a string" in gate.message
     assert "fails every time" in gate.message and gate.fix
+
+
+def test_params_fields_names_and_descriptions_are_checked(tmp_path: Path) -> None:
+    agent = dedent(
+        """\
+        name: ending
+        dag: dag.yaml
+        builtin_tools:
+          end_session:
+            params_fields:
+              EscalationReason: Why a person must follow up.
+              "callback number": The number to call back.
+              Empty: ""
+        """
+    )
+    with pytest.raises(ConfigValidationError) as caught:
+        load_definition(_agent(tmp_path, agent))
+    found = {(i.code, i.location, i.line) for i in caught.value.issues}
+    assert ("bad_field_name", "builtin_tools.end_session.params_fields.callback number", 7) in found
+    assert any(loc == "builtin_tools.end_session.params_fields.Empty" for _, loc, _ in found), found
+    assert len(found) == 2 and all(i.fix for i in caught.value.issues)

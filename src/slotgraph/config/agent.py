@@ -89,7 +89,7 @@ class AgentConfig(BaseModel):
     """Per-tool gates and execution contracts, keyed by tool name: `available_when`, `unavailable_message`,
     `bind`, `merge_bind`, `capture`, `progress_message`, `idempotency`, `receipt`."""
     builtin_tools: BuiltinToolSettings = Field(default_factory=BuiltinToolSettings)
-    """Settings of the built-in tools (`end_session.require_summary`)."""
+    """Settings of the built-in tools (`end_session`: `require_summary`, `params_fields`)."""
     topics: list[TopicConfig] = Field(default_factory=list)
     """Topics (subagents): named specialists with their own instructions the conversation moves between
     with the `transition_topic` tool or rules."""

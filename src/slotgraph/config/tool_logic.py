@@ -16,7 +16,7 @@ before the tool runs. ``idempotency`` and ``receipt`` are execution contracts fo
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -126,11 +126,19 @@ class ToolLogicConfig(_Strict):
         return self
 
 
+Description = Annotated[str, Field(min_length=1)]
+
+
 class EndSessionSettings(_Strict):
     """Settings of the built-in `end_session` tool."""
 
     require_summary: bool = False
     """The model must pass a non-blank `summary` string when it ends the session."""
+    params_fields: dict[str, Description] = Field(default_factory=dict)
+    """Named details of an ending, field name → description: `end_session` takes a `params` object whose
+    optional string fields these are (the model reads the descriptions; the prompt says which apply). A
+    `merge_bind` of `params` adds the application's keys on top. Names are identifiers
+    (`EscalationReason`)."""
 
 
 class BuiltinToolSettings(_Strict):

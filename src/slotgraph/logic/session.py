@@ -81,7 +81,7 @@ class AgentLogic:
     tool_logic: Mapping[str, CompiledToolLogic] = field(default_factory=dict)
     """The ``tool_logic:`` gates and contracts, by tool name."""
     builtin_tools: BuiltinToolSettings = field(default_factory=BuiltinToolSettings)
-    """Settings of the built-in tools (``end_session.require_summary``)."""
+    """Settings of the built-in tools (``end_session``: ``require_summary``, ``params_fields``)."""
     guards: tuple[CompiledGuard, ...] = ()
     topics: tuple[CompiledTopic, ...] = ()
     extraction: ExtractionConfig | None = None
@@ -124,6 +124,7 @@ class AgentLogic:
             or self.template.has_logic
             or self.tool_logic
             or self.builtin_tools.end_session.require_summary
+            or bool(self.builtin_tools.end_session.params_fields)
             or self.guards
             or self.topics
         )

@@ -37,7 +37,7 @@ from slotgraph.config.logic import (
     TopicConfig,
     VariableDeclaration,
 )
-from slotgraph.config.tool_logic import ToolLogicConfig
+from slotgraph.config.tool_logic import IDENTIFIER, ToolLogicConfig
 from slotgraph.expr import ExpressionError, parse_output_path
 from slotgraph.expr.typecheck import TYPE_OF_DECLARED, type_problems
 from slotgraph.logic.templates import (
@@ -379,6 +379,19 @@ def _check_topics(checker: _Checker, raw: Mapping[str, Any]) -> None:
                 )
 
 
+def _check_builtin_tools(checker: _Checker, raw: Any) -> None:
+    ending = raw.get("end_session") if isinstance(raw, Mapping) else None
+    fields = ending.get("params_fields") if isinstance(ending, Mapping) else None
+    for name in fields if isinstance(fields, Mapping) else ():
+        if not isinstance(name, str) or not IDENTIFIER.match(name):
+            checker.error(
+                "bad_field_name",
+                f"builtin_tools.end_session.params_fields.{name}",
+                f"{name!r} is not a field name: the model writes it as a key of end_session's params",
+                "use letters, digits and _ (not starting with a digit), e.g. EscalationReason",
+            )
+
+
 def _check_guard(checker: _Checker, guard: ResponseGuardConfig, at: str) -> None:
     check = guard.check
     if check.pattern is not None:
@@ -468,6 +481,7 @@ def logic_issues(
     for index, rule in _valid_items(raw.get("rules"), RuleConfig):
         _check_rule(checker, rule, f"rules[{index}]")
     _check_tool_logic(checker, raw.get("tool_logic"))
+    _check_builtin_tools(checker, raw.get("builtin_tools"))
     _check_topics(checker, raw)
     _check_extraction(checker, raw)
     for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):

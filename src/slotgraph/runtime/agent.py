@@ -36,8 +36,8 @@ from slotgraph.runtime.agent_team import AgentTeam
 from slotgraph.runtime.builtin_tools import (
     END_SESSION,
     builtin_tools,
+    end_session_tool,
     set_variables_tool,
-    summary_end_session_tool,
     transition_topic_tool,
 )
 from slotgraph.runtime.engine_port import Engine
@@ -103,8 +103,9 @@ def _registry(tools: Iterable[Callable[..., Any] | Tool], logic: AgentLogic | No
         registry.add(set_variables_tool(logic.mutable_variables))
     if logic is not None and logic.topics:
         registry.add(transition_topic_tool(logic.topics))
-    if logic is not None and logic.builtin_tools.end_session.require_summary:
-        registry.add(summary_end_session_tool())
+    ending = logic.builtin_tools.end_session if logic is not None else None
+    if ending is not None and (ending.require_summary or ending.params_fields):
+        registry.add(end_session_tool(summary=ending.require_summary, params_fields=ending.params_fields))
     own = [item if isinstance(item, Tool) else tool_from_function(item) for item in tools]
     reserved = sorted({tool.name for tool in own} & RESERVED_TOOLS)
     if reserved:
@@ -159,13 +160,18 @@ def _check_tool_logic(logic: AgentLogic, registry: ToolRegistry) -> None:
                 f"extraction.tool: the extractor {logic.extraction.tool} has no 'message' parameter — it is "
                 "called with the caller's message (and, if it takes them, 'fields')"
             )
-    if logic.builtin_tools.end_session.require_summary:
-        end = registry.get(END_SESSION)
-        if end is not None and "summary" not in (end.schema.parameters.get("properties") or {}):
-            problems.append(
-                "builtin_tools.end_session.require_summary: the agent's own end_session has no 'summary' "
-                'parameter — add `summary: str = ""` to it, or remove require_summary'
-            )
+    end = registry.get(END_SESSION)
+    end_params = (end.schema.parameters.get("properties") or {}) if end is not None else {}
+    if logic.builtin_tools.end_session.require_summary and "summary" not in end_params:
+        problems.append(
+            "builtin_tools.end_session.require_summary: the agent's own end_session has no 'summary' "
+            'parameter — add `summary: str = ""` to it, or remove require_summary'
+        )
+    if logic.builtin_tools.end_session.params_fields and "params" not in end_params:
+        problems.append(
+            "builtin_tools.end_session.params_fields: the agent's own end_session has no 'params' "
+            "parameter — add `params: dict | None = None` to it, or remove params_fields"
+        )
     if problems:
         details = "\n".join(f"  {problem}" for problem in problems)
         raise AgentLoadError(f"the agent's tool logic has {len(problems)} problem(s):\n{details}")

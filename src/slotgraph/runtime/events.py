@@ -104,6 +104,9 @@ class EndSessionEvent:
     escalated: bool = False
     summary: str | None = None
     """The ending summary the model gave (``end_session``'s ``summary``), when it gave one."""
+    params: Mapping[str, Any] | None = None
+    """The named details of the ending (``end_session``'s ``params``: ``builtin_tools.end_session.
+    params_fields``, with a ``merge_bind``'s keys), when there are any."""
     kind: Literal["end_session"] = "end_session"
 
 

@@ -513,7 +513,15 @@ class ToolRunner:
             reason = str(res.get("reason", call.args.get("reason", "")))
             escalated = bool(res.get("session_escalated", call.args.get("session_escalated", False)))
             summary = res.get("summary", call.args.get("summary"))
-            events.append(EndSessionEvent(reason, escalated, summary if isinstance(summary, str) else None))
+            params = res.get("params", call.args.get("params"))
+            events.append(
+                EndSessionEvent(
+                    reason,
+                    escalated,
+                    summary if isinstance(summary, str) else None,
+                    dict(params) if isinstance(params, Mapping) else None,
+                )
+            )
             ended = True
         elif not failed and call.name == ESCALATE:
             res = result if isinstance(result, Mapping) else {}
