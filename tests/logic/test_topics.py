@@ -88,3 +88,21 @@ def test_validation_reports_topic_problems_with_locations() -> None:
     assert any(code == "unbalanced_when" and loc == "topics[1].instruction" for code, loc, _ in issues)
     assert ("dead_return_when", "topics[2].return_when", "warning") in issues
     assert ("unknown_topic", "rules[0].actions[0].transition", "error") in issues
+
+
+def test_the_model_cannot_move_topics_by_writing_current_topic() -> None:
+    """``current_topic`` is maintained by the topics (entry_when applies to a move): even declared, it is not
+    offered to ``set_variables`` and a write of it is rejected in the result."""
+    from slotgraph.logic import AgentLogic, LogicSession, apply_set_variables
+
+    declared = [
+        VariableDeclaration(name="current_topic", type="string", description="where we are"),
+        VariableDeclaration(name="tier", type="string", description="tier"),
+    ]
+    logic = AgentLogic.build("Hi", declared, topics=[TopicConfig.model_validate(t) for t in TOPICS])
+    assert [d.name for d in logic.mutable_variables] == ["tier"]
+    session = LogicSession(logic)
+    result, _ = apply_set_variables(session.store, {"current_topic": "vip", "tier": "gold"})
+    assert result["saved"] == {"tier": "gold"}
+    assert "maintained by the runtime" in result["rejected"]["current_topic"]
+    assert session.store.get("current_topic") == ""

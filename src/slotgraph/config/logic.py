@@ -28,6 +28,7 @@ __all__ = [
     "GuardAction",
     "GuardCheckConfig",
     "InjectInstructionAction",
+    "PublishedBy",
     "ResponseGuardConfig",
     "RuleActionConfig",
     "RuleConfig",
@@ -85,6 +86,18 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class PublishedBy(_Strict):
+    """The capability that maintains a variable: its tools publish the value on every result."""
+
+    tools: list[str] = Field(min_length=1)
+    """The tools whose results publish the variable (e.g. every tool of an authentication capability)."""
+    path: str = Field(min_length=1)
+    """A `$.path` into each result: the variable's new value (a result without it changes nothing)."""
+    values: list[Any] | None = None
+    """The states the variable can take: a result whose value is not one of them (a call-shaped status
+    such as `consent_required`) changes nothing. Default: any value of the declared type."""
+
+
 class VariableDeclaration(_Strict):
     """One session variable: a name, a type, a description, and a default or a linked runtime fact."""
 
@@ -102,11 +115,21 @@ class VariableDeclaration(_Strict):
     extraction: bool = False
     """Fill the variable by background extraction from the caller's messages (needs the agent's
     `extraction.tool`); a gated tool that binds it waits for the latest extraction."""
+    published_by: PublishedBy | None = None
+    """Make the variable capability-published: the results of these tools write it (and nothing else:
+    the model, rules and prompt programs cannot). It starts with its `default` like any variable."""
 
     @property
     def mutable(self) -> bool:
-        """A linked variable is read-only; every other variable can be written."""
+        """A linked variable is read-only; every other variable can be written (a published one only by
+        its tools' results)."""
         return self.linked_to is None
+
+    @property
+    def writable(self) -> bool:
+        """Whether the model (``set_variables``), rules and prompt programs may write it: a mutable variable
+        that no capability publishes."""
+        return self.linked_to is None and self.published_by is None
 
     @model_validator(mode="after")
     def _consistent(self) -> VariableDeclaration:
@@ -121,6 +144,17 @@ class VariableDeclaration(_Strict):
             raise ValueError(f"the default does not match type {self.type!r}: {problem}")
         if self.extraction and self.linked_to is not None:
             raise ValueError("a linked variable is read-only, so extraction cannot fill it")
+        if self.published_by is not None:
+            if self.linked_to is not None:
+                raise ValueError("a variable is either linked (read-only) or published by tools, not both")
+            if self.extraction:
+                raise ValueError(
+                    "a published variable is written by its tools' results only, so extraction cannot fill it"
+                )
+            for value in self.published_by.values or ():
+                problem = type_problem(value, self.type)
+                if problem is not None:
+                    raise ValueError(f"published_by.values does not match type {self.type!r}: {problem}")
         return self
 
 

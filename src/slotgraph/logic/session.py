@@ -20,6 +20,7 @@ Nothing here raises into the turn.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,8 @@ from slotgraph.config.logic import (
     VariableDeclaration,
 )
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
+from slotgraph.expr import extract_output_path
+from slotgraph.logic.errors import VariableWriteError
 from slotgraph.logic.gates import CompiledToolLogic, ToolGates, compile_tool_logic
 from slotgraph.logic.guards import (
     CompiledGuard,
@@ -55,10 +58,12 @@ from slotgraph.logic.topics import (
     TopicMove,
     compile_topics,
 )
-from slotgraph.logic.variables import SlotFillingFacts, VariableChange, VariableStore
+from slotgraph.logic.variables import PUBLISH_SOURCE, SlotFillingFacts, VariableChange, VariableStore
 from slotgraph.names import SET_VARIABLES
 
 __all__ = ["RECORD_KEY", "AgentLogic", "LogicRecord", "LogicSession", "variables_snapshot"]
+
+logger = logging.getLogger("slotgraph.logic")
 
 _BLANK_LINES: Final = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
 """Lines left empty by statements and untaken sections collapse into one blank line."""
@@ -145,8 +150,10 @@ class AgentLogic:
 
     @property
     def mutable_variables(self) -> tuple[VariableDeclaration, ...]:
-        """The declarations the model may write (through ``set_variables``)."""
-        return tuple(d for d in self.declarations if d.mutable)
+        """The declarations the model may write (through ``set_variables``): not linked, not published, not
+        maintained by a capability of the logic layer."""
+        maintained = self.maintained
+        return tuple(d for d in self.declarations if d.writable and d.name not in maintained)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +256,10 @@ class LogicSession:
         self.store.subscribe(self._note_write)
         self.gates = ToolGates(logic.tool_logic, self.store)
         """The ``tool_logic:`` gates over this session's variables."""
+        self._publishers: dict[str, list[VariableDeclaration]] = {}
+        for declaration in logic.declarations:
+            for tool in declaration.published_by.tools if declaration.published_by is not None else ():
+                self._publishers.setdefault(tool, []).append(declaration)
         self.warnings: list[str] = []
 
     def bind_tools(self, invoker: ToolInvoker | None) -> None:
@@ -279,8 +290,29 @@ class LogicSession:
         return effects
 
     def _note_write(self, change: VariableChange) -> None:
-        if change.source in _OUTSIDE_WRITERS or change.source.startswith("capture:"):
+        if change.source in _OUTSIDE_WRITERS or change.source.startswith(("capture:", PUBLISH_SOURCE)):
             self._outside_writes.append(change)
+
+    def publish(self, tool: str, result: Any) -> list[str]:
+        """Write the variables ``tool`` publishes from its ``result`` (every result of the tool: success or
+        failure, model, rule or engine call). A result without the path, or with a value that is not one of
+        the variable's states, changes nothing; what was refused is returned (one line each) and logged."""
+        problems: list[str] = []
+        for declaration in self._publishers.get(tool, ()):
+            spec = declaration.published_by
+            assert spec is not None
+            value = extract_output_path(result, spec.path)
+            if value is None:
+                continue
+            if spec.values is not None and value not in spec.values:
+                logger.info("%s: %r is not a state of %s; not published", tool, value, declaration.name)
+                continue
+            try:
+                self.store.set(declaration.name, value, source=f"{PUBLISH_SOURCE}{tool}")
+            except VariableWriteError as err:
+                logger.warning("%s: publishing %s refused: %s", tool, declaration.name, err)
+                problems.append(f"{declaration.name}: {err}")
+        return problems
 
     async def variables_changed(self, sm: Mapping[str, Any]) -> RuleEffects:
         """Fire the ``variable_changed`` rules of the writes made since the last call by the model

@@ -133,6 +133,22 @@ class _Checker:
                 f"{what} writes {name!r}, which is linked to {declaration.linked_to!r} (read-only)",
                 f"write another variable, or remove linked_to from {name!r} to make it mutable",
             )
+        self.published_write(name, location, what)
+
+    def published_write(self, name: str, location: str, what: str) -> ConfigIssue | None:
+        declaration = self.declared.get(name)
+        published = declaration.published_by if declaration is not None else None
+        if published is None:
+            return None
+        issue = ConfigIssue(
+            "published_write",
+            location,
+            f"{what} writes {name!r}, which {' and '.join(published.tools)} publish: only their results "
+            "write it",
+            f"write another variable, or remove published_by from {name!r}",
+        )
+        self.issues.append(issue)
+        return issue
 
     def undeclared_write(self, name: str, location: str) -> None:
         if name in self.declared or name in BUILTIN_NAMES or (name, location) in self.warned:
@@ -209,6 +225,17 @@ def _check_template(
         declaration = checker.declared.get(name)
         checker.writes.add(name)
         checker.undeclared_write(name, location)
+        published = declaration.published_by if declaration is not None else None
+        if published is not None:
+            issue = TemplateIssue(
+                "published_write",
+                f"a prompt statement writes {name!r}, which {' and '.join(published.tools)} publish: only "
+                "their results write it",
+                line,
+                1,
+                fix=f"write another variable, or remove published_by from {name!r}",
+            )
+            checker.issues.append(_template_issue(issue, location, file))
         if declaration is not None and declaration.linked_to is not None:
             issue = TemplateIssue(
                 "linked_write",
@@ -475,6 +502,14 @@ def logic_issues(
             )
             continue
         checker.declared[declaration.name] = declaration
+    for index, declaration in _valid_items(raw.get("variables"), VariableDeclaration):
+        published = declaration.published_by
+        if published is None:
+            continue
+        at = f"variables[{index}].published_by"
+        for n, tool in enumerate(published.tools):
+            checker.tool(tool, f"{at}.tools[{n}]", runs=False)
+        checker.path(published.path, f"{at}.path", "published_by.path")
     if instruction:
         location = "instruction_file" if instruction_file is not None else "instruction"
         _check_template(checker, instruction, location, instruction_file)

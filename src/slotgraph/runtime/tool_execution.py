@@ -501,6 +501,8 @@ class ToolRunner:
         replayed: bool = False,
     ) -> ToolOutcome:
         events.append(ToolResultEvent(call.id, call.name, result, failed=failed))
+        if self.gates is not None:  # capability-published variables follow every result of their tools
+            self.gates.publish(call.name, result)
         new_sm = (  # values from outside are fenced before they can reach an instruction (runtime.fencing)
             self.engine.after_tool(self.dag, sm, call.name, fence_value(dict(call.args)), fence_value(result))
             if route

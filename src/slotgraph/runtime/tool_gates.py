@@ -149,6 +149,10 @@ class GateLayer:
     def capture(self, name: str, result: Any) -> list[str]:
         return self.gates.capture(name, result)
 
+    def publish(self, name: str, result: Any) -> list[str]:
+        """The variables tool ``name`` publishes, written from its result (every result, every origin)."""
+        return self.logic.publish(name, result)
+
     def set_variables(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """Run the ``set_variables`` built-in: write through the session's store, rejections in the result."""
         result, _ = apply_set_variables(self.logic.store, args)
