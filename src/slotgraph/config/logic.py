@@ -13,7 +13,7 @@ or a caller fact passed at session start, or a slot-filling fact: ``filled.<slot
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -22,12 +22,14 @@ __all__ = [
     "RESERVED_NAMES",
     "TRIGGERS",
     "VARIABLE_TYPES",
+    "Condition",
     "EndSessionAction",
     "EscalateAction",
     "ExtractionConfig",
     "GuardAction",
     "GuardCheckConfig",
     "InjectInstructionAction",
+    "LlmCondition",
     "PublishedBy",
     "ResponseGuardConfig",
     "RuleActionConfig",
@@ -84,6 +86,22 @@ def type_problem(value: Any, type_: str) -> str | None:
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LlmCondition(_Strict):
+    """A condition an LLM judges: one cheap ALLOW/DENY completion on the person's latest message."""
+
+    kind: Literal["llm"]
+    """`llm` (an expression is written as a plain string instead)."""
+    prompt: str = Field(min_length=1)
+    """What the judge decides, in your words (used verbatim; the call site adds what ALLOW and DENY
+    mean for it, e.g. "the rule applies")."""
+    model: str | None = Field(default=None, min_length=1)
+    """The judge model as a "provider:model" string (default: the agent's model)."""
+
+
+Condition = str | LlmCondition
+"""A condition: an expression (a string) or an LLM judge (`{kind: llm, prompt: ...}`)."""
 
 
 class PublishedBy(_Strict):
@@ -280,8 +298,9 @@ class RuleConfig(_Strict):
     """For `tool_result`: only results of this tool (default: every tool)."""
     variable: str | None = None
     """For `variable_changed`: only changes of this variable (default: every variable)."""
-    condition: str | None = None
-    """An expression; the rule fires only when it is true (a condition that fails to evaluate: no fire)."""
+    condition: Condition | None = None
+    """An expression, or an LLM judge (`{kind: llm, prompt: ...}`); the rule fires only when it is true (a
+    condition that fails to evaluate, or a judge that cannot decide: no fire)."""
     actions: list[RuleActionConfig] = Field(min_length=1)
     """What to do, in order."""
 
@@ -368,11 +387,12 @@ class TopicConfig(_Strict):
     control: Literal["refer", "transfer"] = "refer"
     """`refer` (default): entering remembers where the conversation was, and `__return__` (or
     `return_when`) goes back there. `transfer`: a full hand-over; the return history is cleared."""
-    entry_when: str | None = Field(default=None, min_length=1)
-    """An expression that must be true to enter the topic (a condition that fails to evaluate: closed)."""
-    return_when: str | None = Field(default=None, min_length=1)
-    """An expression evaluated at the end of every turn in this topic; when true the conversation returns
-    to where it came from (a pop, never a new entry)."""
+    entry_when: Annotated[str, Field(min_length=1)] | LlmCondition | None = None
+    """An expression (or an LLM judge) that must be true to enter the topic (a condition that fails to
+    evaluate, or a judge that cannot decide: closed)."""
+    return_when: Annotated[str, Field(min_length=1)] | LlmCondition | None = None
+    """An expression (or an LLM judge) evaluated at the end of every turn in this topic; when true the
+    conversation returns to where it came from (a pop, never a new entry)."""
     dag: str | dict[str, Any] | None = None
     """The topic's own slot-filling DAG (a file relative to the agent directory, or inline), with its own
     slot state: while the topic is active its engine runs instead of the agent's, on the topic's state,

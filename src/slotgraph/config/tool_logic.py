@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from slotgraph.config.logic import Condition
+
 __all__ = [
     "BindSource",
     "BuiltinToolSettings",
@@ -97,8 +99,9 @@ class ReceiptConfig(_Strict):
 class ToolLogicConfig(_Strict):
     """The gates and contracts of one tool (a key of `tool_logic:`, the tool's name)."""
 
-    available_when: str | None = None
-    """An expression: the tool is offered and runs only while it is true (an error counts as false)."""
+    available_when: Condition | None = None
+    """An expression, or an LLM judge (`{kind: llm, prompt: ...}`, decided once per turn): the tool is
+    offered and runs only while it is true (an error, or a judge that cannot decide, counts as false)."""
     unavailable_message: str | None = None
     """The tool result when the gate refuses a call (default: a generic sentence)."""
     bind: dict[str, BindSource] = Field(default_factory=dict)

@@ -9,6 +9,7 @@ rules share one set of session variables (:class:`VariableStore`); every conditi
 * :mod:`~slotgraph.logic.templates` / :mod:`~slotgraph.logic.render` — the instruction grammar and its
   renderer (``#when`` sections, ``{{name}}``, ``{{run}}``/``{{set}}``/``{{= }}`` statements).
 * :mod:`~slotgraph.logic.tooling` — the tool-invoker interface the host provides, budgets, the run cache.
+* :mod:`~slotgraph.logic.conditions` — conditions (expressions, or an LLM judge) and the judge's shared core.
 * :mod:`~slotgraph.logic.rules` — lifecycle rules and their typed :class:`RuleEvent`.
 * :mod:`~slotgraph.logic.gates` — per-tool gates (``tool_logic:``): availability, bound arguments, captures.
 * :mod:`~slotgraph.logic.set_variables` — the ``set_variables`` built-in's schema and writes.

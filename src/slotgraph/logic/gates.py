@@ -28,9 +28,16 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from slotgraph.config.tool_logic import BindSource, ToolLogicConfig
-from slotgraph.expr import Expression, ExpressionError, extract_output_path
+from slotgraph.expr import ExpressionError, extract_output_path
+from slotgraph.logic.conditions import (
+    CompiledCondition,
+    Compose,
+    JudgeCondition,
+    Judging,
+    compile_condition,
+    judge_prompt,
+)
 from slotgraph.logic.errors import VariableWriteError
-from slotgraph.logic.templates import compile_logic_expression
 from slotgraph.logic.variables import VariableStore
 
 __all__ = [
@@ -63,7 +70,7 @@ class CompiledToolLogic:
 
     tool: str
     config: ToolLogicConfig
-    available_when: Expression | None = None
+    available_when: CompiledCondition | None = None
 
     @property
     def unavailable_message(self) -> str:
@@ -80,9 +87,20 @@ def compile_tool_logic(entries: Mapping[str, ToolLogicConfig]) -> dict[str, Comp
     first)."""
     out: dict[str, CompiledToolLogic] = {}
     for tool, config in entries.items():
-        condition = compile_logic_expression(config.available_when) if config.available_when else None
+        condition = compile_condition(config.available_when) if config.available_when else None
         out[tool] = CompiledToolLogic(tool, config, condition)
     return out
+
+
+def _gate_prompt(tool: str) -> Compose:
+    """The tool-gate call site's judge prompt."""
+    return lambda prompt: judge_prompt(
+        prompt,
+        f"You decide whether the assistant may use the tool {tool!r} now, from the person's latest message "
+        "(the user message).",
+        "it may",
+        "it may not",
+    )
 
 
 def _missing(value: Any) -> bool:
@@ -92,26 +110,55 @@ def _missing(value: Any) -> bool:
 class ToolGates:
     """The gates of one session (see the module docstring)."""
 
-    def __init__(self, logic: Mapping[str, CompiledToolLogic], store: VariableStore) -> None:
+    def __init__(
+        self, logic: Mapping[str, CompiledToolLogic], store: VariableStore, judging: Judging | None = None
+    ) -> None:
         self.logic = dict(logic)
         self.store = store
+        self.judging = judging or Judging()
+        """The judge and the person's latest message, for ``available_when`` conditions an LLM decides."""
+        self.judged: dict[str, bool] = {}
+        """This turn's verdicts of the LLM-judged gates (:meth:`judge_turn`), by tool."""
 
     def gated(self, name: str) -> bool:
         return name in self.logic
+
+    async def judge_turn(self) -> None:
+        """Decide the LLM-judged gates for this turn, one judge call each, on the person's latest message:
+        the verdicts hold until the next turn (offering the tools and checking every call read them). A judge
+        that cannot decide keeps the tool closed."""
+        self.judged = {}
+        for name, entry in self.logic.items():
+            condition = entry.available_when
+            if not isinstance(condition, JudgeCondition):
+                continue
+            verdict = await self.judging.holds(condition, self.store.context(), _gate_prompt(name))
+            if verdict.value is None:
+                logger.warning(
+                    "tool %s: available_when could not decide, the tool stays closed: %s",
+                    name,
+                    verdict.problem,
+                )
+            self.judged[name] = verdict.decided(default=False)
 
     def closed(self, name: str) -> GateRefusal | None:
         """Why tool ``name`` is unavailable now (``available_when`` false or failing), else None."""
         entry = self.logic.get(name)
         if entry is None or entry.available_when is None:
             return None
-        try:
-            open_ = bool(entry.available_when.evaluate(self.store.context()))
-        except ExpressionError as err:
-            logger.warning("tool %s: available_when failed, the tool stays closed: %s", name, err.one_line())
-            open_ = False
-        except Exception as err:  # a value without a truth value: closed, like an error
-            logger.warning("tool %s: available_when has no truth value (%r:.80), closed", name, err)
-            open_ = False
+        if isinstance(entry.available_when, JudgeCondition):
+            open_ = self.judged.get(name, False)  # not judged this turn (no judge yet): closed
+        else:
+            try:
+                open_ = bool(entry.available_when.evaluate(self.store.context()))
+            except ExpressionError as err:
+                logger.warning(
+                    "tool %s: available_when failed, the tool stays closed: %s", name, err.one_line()
+                )
+                open_ = False
+            except Exception as err:  # a value without a truth value: closed, like an error
+                logger.warning("tool %s: available_when has no truth value (%r:.80), closed", name, err)
+                open_ = False
         return None if open_ else GateRefusal("gate_closed", entry.unavailable_message)
 
     def hidden(self, names: tuple[str, ...]) -> frozenset[str]:

@@ -33,10 +33,11 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
 from slotgraph.config.logic import ResponseGuardConfig
 from slotgraph.expr import Expression, ExpressionError
+from slotgraph.logic.conditions import LogicJudge, evaluate_llm_judge, judge_prompt
 from slotgraph.logic.templates import compile_logic_expression
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
     "compile_guards",
     "guard_reply",
     "judge_system_prompt",
-    "parse_verdict",
     "split_sentences",
 ]
 
@@ -79,11 +79,9 @@ class GuardEvent:
     kind: Literal["guard"] = "guard"
 
 
-class GuardJudge(Protocol):
-    """The host's LLM judge: one completion for ``system`` (the guard's prompt) and ``text`` (the sentence),
-    with ``model`` (a "provider:model" spec; None: the agent's model). Returns the model's answer text."""
-
-    async def __call__(self, *, system: str, text: str, model: str | None) -> str: ...
+GuardJudge = LogicJudge
+"""The host's LLM judge (:class:`~slotgraph.logic.conditions.LogicJudge`): for a guard, ``system`` is the
+guard's prompt and ``text`` the sentence."""
 
 
 Regenerate = Callable[[str], Awaitable[str | None]]
@@ -198,22 +196,13 @@ def split_sentences(text: str) -> list[str]:
 
 
 def judge_system_prompt(prompt: str) -> str:
-    """The judge's system prompt: the guard's prompt verbatim, then the answer format."""
-    return (
-        f"{prompt.strip()}\n\nYou are checking one sentence an assistant is about to say. Answer with one "
-        "word: ALLOW if it may be said, DENY if it must not."
+    """The guard call site's judge prompt: the guard's prompt verbatim, then what ALLOW and DENY mean here."""
+    return judge_prompt(
+        prompt,
+        "You are checking one sentence an assistant is about to say.",
+        "it may be said",
+        "it must not",
     )
-
-
-def parse_verdict(answer: str) -> bool | None:
-    """A judge's answer: True for DENY (a violation), False for ALLOW, None when it is neither."""
-    words = re.findall(r"[A-Za-z]+", answer)
-    first = words[0].upper() if words else ""
-    if first == "DENY":
-        return True
-    if first == "ALLOW":
-        return False
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,20 +237,14 @@ class _Run:
             if guard.expression is not None:
                 return bool(guard.expression.evaluate({**self.variables, "text": body}))
             prompt = guard.config.check.llm or ""
-            if self.judge is None:
-                problem = "no judge is available to this host"
-            else:
-                answer = await self.judge(
-                    system=judge_system_prompt(prompt), text=body, model=guard.config.check.model
-                )
-                verdict = parse_verdict(answer)
-                if verdict is not None:
-                    return verdict
-                problem = f"the judge answered neither ALLOW nor DENY: {answer.strip()!r:.80}"
+            verdict = await evaluate_llm_judge(
+                self.judge, system=judge_system_prompt(prompt), text=body, model=guard.config.check.model
+            )
+            if verdict.value is not None:
+                return not verdict.value  # DENY is a violation
+            problem = verdict.problem
         except ExpressionError as err:
             problem = err.one_line()
-        except Exception as err:  # a judge backend failing must not break the reply
-            problem = f"the judge failed: {type(err).__name__}: {err}"
         logger.warning("response guard %s could not decide: %s", guard.name, problem)
         self.events.append(GuardEvent(guard.name, guard.check, "check_failed", index, problem))
         return guard.config.strict

@@ -36,6 +36,7 @@ from slotgraph.config.logic import (
 )
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
 from slotgraph.expr import extract_output_path
+from slotgraph.logic.conditions import Judging, LogicJudge
 from slotgraph.logic.errors import VariableWriteError
 from slotgraph.logic.gates import CompiledToolLogic, ToolGates, compile_tool_logic
 from slotgraph.logic.guards import (
@@ -246,15 +247,19 @@ class LogicSession:
         self.clock = clock
         self.topic_states: dict[str, Mapping[str, Any]] = dict(record.topic_states)
         """The state of every topic with its own DAG the conversation entered (the host keeps it)."""
+        self.judging = Judging()
+        """The judge of the conditions an LLM decides (bound per turn) and the person's latest message."""
         self.topics: TopicManager | None = None
         """The agent's topics (``current_topic`` and the return stack); None when it has none."""
         if logic.topics:
-            self.topics = TopicManager({t.id: t for t in logic.topics}, self.store, list(record.topic_stack))
-        self.rules = RuleEngine(logic.rules, self.store, invoker, topics=self.topics)
+            self.topics = TopicManager(
+                {t.id: t for t in logic.topics}, self.store, list(record.topic_stack), self.judging
+            )
+        self.rules = RuleEngine(logic.rules, self.store, invoker, topics=self.topics, judging=self.judging)
         self.rules.moved = self.moved_text
         self._outside_writes: list[VariableChange] = []
         self.store.subscribe(self._note_write)
-        self.gates = ToolGates(logic.tool_logic, self.store)
+        self.gates = ToolGates(logic.tool_logic, self.store, self.judging)
         """The ``tool_logic:`` gates over this session's variables."""
         self._publishers: dict[str, list[VariableDeclaration]] = {}
         for declaration in logic.declarations:
@@ -262,9 +267,11 @@ class LogicSession:
                 self._publishers.setdefault(tool, []).append(declaration)
         self.warnings: list[str] = []
 
-    def bind_tools(self, invoker: ToolInvoker | None) -> None:
-        """Use ``invoker`` for ``{{run}}`` statements and rule actions from now on (the host's tool path)."""
+    def bind_tools(self, invoker: ToolInvoker | None, judge: LogicJudge | None = None) -> None:
+        """Use ``invoker`` for ``{{run}}`` statements and rule actions from now on (the host's tool path), and
+        ``judge`` for the conditions an LLM decides (rules, tool gates, topics, hand-offs)."""
         self.rules.invoker = invoker
+        self.judging.judge = judge
 
     def _sync(self, sm: Mapping[str, Any]) -> None:
         self.store.facts = SlotFillingFacts.from_state(sm)
@@ -277,6 +284,8 @@ class LogicSession:
         """Fire ``session_start`` (first turn), ``user_message`` (with user text) and ``turn_start``."""
         self._sync(sm)
         self._delivered = 0
+        self.judging.message = user_text
+        await self.gates.judge_turn()
         effects = RuleEffects()
         if not self.started:
             self.started = True
@@ -337,7 +346,7 @@ class LogicSession:
         self._delivered = 0
         effects = await self.variables_changed(sm)
         effects.extend(self._apply(await self.rules.fire("turn_end")))
-        move = self.topics.return_due() if self.topics is not None else None
+        move = await self.topics.return_due() if self.topics is not None else None
         if move is not None:
             effects.events.append(move.event)
             self.injected.append(await self.moved_text(move))
@@ -349,7 +358,7 @@ class LogicSession:
         self._sync(sm)
         if self.topics is None:
             raise ValueError("this agent has no topics")
-        move = self.topics.move(topic, via="model")
+        move = await self.topics.move(topic, via="model")
         return move, (await self.prompt_text() if move.ok else "")
 
     async def prompt_text(self) -> str:

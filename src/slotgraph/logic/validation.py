@@ -32,6 +32,7 @@ from pydantic import ValidationError
 from slotgraph.config import ConfigIssue
 from slotgraph.config.logic import (
     ExtractionConfig,
+    LlmCondition,
     ResponseGuardConfig,
     RuleConfig,
     TopicConfig,
@@ -72,8 +73,14 @@ _BUILTIN_TOOLS: Final = SESSION_ENDING_TOOLS | READBACK_TOOLS | {SET_VARIABLES}
 
 
 class _Checker:
-    def __init__(self, tool_names: frozenset[str] | None, executors: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        tool_names: frozenset[str] | None,
+        executors: frozenset[str] = frozenset(),
+        agent_model: str = "offline",
+    ) -> None:
         self.executors = executors
+        self.agent_model = agent_model
         self.issues: list[ConfigIssue] = []
         self.declared: dict[str, VariableDeclaration] = {}
         self.tool_names = tool_names | _BUILTIN_TOOLS if tool_names is not None else None
@@ -83,6 +90,27 @@ class _Checker:
 
     def error(self, code: str, location: str, message: str, fix: str) -> None:
         self.issues.append(ConfigIssue(code, location, message, fix))
+
+    def condition(self, source: Any, location: str, what: str) -> None:
+        """A condition: an expression (checked as one), or an LLM judge (``{kind: llm}``)."""
+        if isinstance(source, LlmCondition):
+            self.judge(source.model, location)
+        else:
+            self.expression(source, location, what)
+
+    def judge(self, model: str | None, location: str) -> None:
+        """An LLM judge with the agent's model: the offline model cannot judge, so it never decides."""
+        if model is None and self.agent_model.split(":", 1)[0] == "offline":
+            self.issues.append(
+                ConfigIssue(
+                    "offline_judge",
+                    location,
+                    "this LLM judge uses the agent's model, the offline model, which cannot judge: it never "
+                    "decides, so the check fails as its policy says (closed for a gate or a topic entry)",
+                    "give the judge a model (model: openai:gpt-4o-mini), or the agent a model that can judge",
+                    severity="warning",
+                )
+            )
 
     def types(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The names whose type is known: the runtime's typed names, then the declared mutable variables
@@ -290,7 +318,7 @@ def _check_rule(checker: _Checker, rule: RuleConfig, at: str) -> None:
     if rule.variable is not None:
         checker.reads.append((rule.variable, f"{at}.variable", None))
     if rule.condition is not None:
-        checker.expression(rule.condition, f"{at}.condition", "rule condition")
+        checker.condition(rule.condition, f"{at}.condition", "rule condition")
     for index, action in enumerate(rule.actions):
         where = f"{at}.actions[{index}]"
         if action.set_variable is not None:
@@ -355,7 +383,7 @@ def _check_tool_logic(checker: _Checker, raw: Any) -> None:
         else:
             checker.tool(str(tool), at, runs=False)
         if config.available_when is not None:
-            checker.expression(config.available_when, f"{at}.available_when", "available_when")
+            checker.condition(config.available_when, f"{at}.available_when", "available_when")
         for mode in ("bind", "merge_bind"):
             for param, source in getattr(config, mode).items():
                 if source.kind == "variable" and source.name is not None:
@@ -378,7 +406,7 @@ def _check_topics(checker: _Checker, raw: Mapping[str, Any]) -> None:
         for key in ("entry_when", "return_when"):
             source = getattr(topic, key)
             if source is not None:
-                checker.expression(source, f"{at}.{key}", key)
+                checker.condition(source, f"{at}.{key}", key)
         if topic.instruction is not None:
             _check_template(checker, topic.instruction, f"{at}.instruction", None)
         if topic.control == "transfer" and topic.return_when is not None:
@@ -431,6 +459,8 @@ def _check_guard(checker: _Checker, guard: ResponseGuardConfig, at: str) -> None
                 f"the guard's pattern {check.pattern!r:.80} is not a valid regular expression: {err}",
                 "fix the regular expression (Python re syntax; escape . ? ( with a backslash)",
             )
+    if check.llm is not None:
+        checker.judge(check.model, f"{at}.check.llm")
     if check.code is not None:
         before = len(checker.reads)
         checker.expression(check.code, f"{at}.check.code", "guard check", types={"text": "str"})
@@ -491,7 +521,8 @@ def logic_issues(
     executor_names: Iterable[str] = (),
 ) -> list[ConfigIssue]:
     """Every logic problem of an agent file (``raw``) and its instruction text, errors and warnings."""
-    checker = _Checker(tool_names, frozenset(executor_names))
+    model = raw.get("model")
+    checker = _Checker(tool_names, frozenset(executor_names), model if isinstance(model, str) else "offline")
     for index, declaration in _valid_items(raw.get("variables"), VariableDeclaration):
         if declaration.name in checker.declared:
             checker.error(

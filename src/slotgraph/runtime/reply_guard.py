@@ -12,6 +12,7 @@ token usage; regenerations also count as model calls.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from slotgraph.models.protocol import Model, ModelRequest, ModelResponse, UserMessage
@@ -27,6 +28,8 @@ class ModelJudge:
     default: Model
     responses: list[ModelResponse] = field(default_factory=list)
     """Every judge response of the turn (the turn adds their usage)."""
+    on_response: Callable[[ModelResponse], None] | None = None
+    """Called with every response as it arrives (a caller that adds the usage at once)."""
     _models: dict[str, Model] = field(default_factory=dict)
 
     async def __call__(self, *, system: str, text: str, model: str | None) -> str:
@@ -39,6 +42,8 @@ class ModelJudge:
             ModelRequest(system_instruction=system, messages=(UserMessage(text),), metadata={"judge": True})
         )
         self.responses.append(response)
+        if self.on_response is not None:
+            self.on_response(response)
         return response.text if isinstance(response.text, str) else ""
 
 
