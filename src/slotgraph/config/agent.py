@@ -30,6 +30,7 @@ from slotgraph.config.logic import (
     ExtractionConfig,
     ResponseGuardConfig,
     RuleConfig,
+    SafetyConfig,
     TopicConfig,
     VariableDeclaration,
 )
@@ -98,6 +99,10 @@ class AgentConfig(BaseModel):
     response_guards: list[ResponseGuardConfig] = Field(default_factory=list)
     """Checks on the model's text before the person sees it (pattern, code or llm) and what to do on a
     violation (replace, redact, regenerate, suppress)."""
+    safety: SafetyConfig | None = None
+    """The safety classifier (a Llama Guard-style model), its latency limit and failure policy, and the
+    versioned profiles response guards (`check: {safety: ...}`) and tool settings (`tool_logic.<tool>.safety`)
+    check against."""
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     """Bounds on one turn's work: tool timeouts, tool calls per response and per turn, stored history."""
 

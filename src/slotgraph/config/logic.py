@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "GUARD_ACTIONS",
+    "LLAMA_GUARD_CATEGORIES",
     "RESERVED_NAMES",
     "TRIGGERS",
     "VARIABLE_TYPES",
@@ -35,6 +36,9 @@ __all__ = [
     "RuleActionConfig",
     "RuleConfig",
     "RunToolAction",
+    "SafetyCheck",
+    "SafetyConfig",
+    "SafetyProfile",
     "SetVariableAction",
     "TopicConfig",
     "TransitionAction",
@@ -305,12 +309,82 @@ class RuleConfig(_Strict):
     """What to do, in order."""
 
 
+SafetyFailure = Literal["allow", "block"]
+
+LLAMA_GUARD_CATEGORIES: dict[str, str] = {
+    "S1": "Violent Crimes",
+    "S2": "Non-Violent Crimes",
+    "S3": "Sex-Related Crimes",
+    "S4": "Child Sexual Exploitation",
+    "S5": "Defamation",
+    "S6": "Specialized Advice",
+    "S7": "Privacy",
+    "S8": "Intellectual Property",
+    "S9": "Indiscriminate Weapons",
+    "S10": "Hate",
+    "S11": "Suicide & Self-Harm",
+    "S12": "Sexual Content",
+    "S13": "Elections",
+    "S14": "Code Interpreter Abuse",
+}
+"""Llama Guard 3's hazard categories (the MLCommons taxonomy), what a classifier served with its default
+chat template answers with."""
+
+
+class SafetyProfile(_Strict):
+    """A versioned safety profile: which categories of the classifier's taxonomy are violations."""
+
+    version: int = Field(ge=1)
+    """The profile's version: raise it when `block` changes, so events and logs say which rules applied."""
+    block: list[str] = Field(min_length=1)
+    """The category codes that are violations (`S1`, `S10`, ...); other categories the classifier flags
+    are allowed."""
+    categories: dict[str, str] = Field(default_factory=dict)
+    """Category code → name, for a classifier served with its own taxonomy (default: Llama Guard 3's
+    S1–S14; these add to it or rename)."""
+
+
+class SafetyConfig(_Strict):
+    """The safety classifier (a Llama Guard-style model) and the profiles guards and tools check against."""
+
+    model: str = Field(min_length=1)
+    """The classifier as a "provider:model" string: any OpenAI-compatible endpoint serving Llama Guard
+    (`openai-compatible:http://localhost:8000/v1#meta-llama/Llama-Guard-3-8B`), or `offline-safety` (a
+    deterministic stand-in for tests)."""
+    timeout_seconds: float = Field(default=2.0, gt=0, le=30)
+    """The latency limit of one check: a classifier that has not answered by then is a failure."""
+    on_failure: SafetyFailure = "allow"
+    """What a check that fails — no answer within the limit, an error, an answer that is neither `safe` nor
+    `unsafe` — counts as: `allow` (fail open: the text is said, the tool runs; default) or `block` (fail
+    closed: a violation)."""
+    profiles: dict[str, SafetyProfile] = Field(min_length=1)
+    """The profiles by name."""
+
+
+class SafetyCheck(_Strict):
+    """A safety check against one profile; `model`, `timeout_seconds` and `on_failure` override `safety:`."""
+
+    profile: str = Field(min_length=1)
+    """The profile (a key of `safety.profiles`)."""
+    model: str | None = Field(default=None, min_length=1)
+    """Another classifier for this check."""
+    timeout_seconds: float | None = Field(default=None, gt=0, le=30)
+    """Another latency limit for this check."""
+    on_failure: SafetyFailure | None = None
+    """Another failure policy for this check."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return {"profile": data} if isinstance(data, str) else data
+
+
 GuardAction = Literal["replace", "redact", "regenerate", "suppress"]
 GUARD_ACTIONS: tuple[str, ...] = ("replace", "redact", "regenerate", "suppress")
 
 
 class GuardCheckConfig(_Strict):
-    """What a response guard looks for: exactly one of `pattern`, `code` or `llm`."""
+    """What a response guard looks for: exactly one of `pattern`, `code`, `llm` or `safety`."""
 
     pattern: str | None = Field(default=None, min_length=1)
     """A regular expression (Python `re` syntax, searched in each sentence); a match is a violation."""
@@ -321,24 +395,30 @@ class GuardCheckConfig(_Strict):
     violation."""
     model: str | None = Field(default=None, min_length=1)
     """For `llm`: the judge model as a "provider:model" string (default: the agent's model)."""
+    safety: SafetyCheck | None = None
+    """A safety classifier check: a profile of the agent's `safety:` (`safety: standard`), or a mapping
+    with `profile` and overrides of `model`, `timeout_seconds`, `on_failure`. A sentence in a blocked
+    category is a violation."""
 
     @model_validator(mode="after")
     def _exactly_one(self) -> GuardCheckConfig:
-        given = [k for k in ("pattern", "code", "llm") if getattr(self, k) is not None]
+        given = [k for k in ("pattern", "code", "llm", "safety") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(
-                "a guard check has exactly one of pattern, code, llm"
+                "a guard check has exactly one of pattern, code, llm, safety"
                 + (f" (got {', '.join(given)})" if given else "")
             )
         if self.model is not None and self.llm is None:
-            raise ValueError("'model' only applies to an llm check")
+            raise ValueError("'model' only applies to an llm check (a safety check takes safety.model)")
         return self
 
     @property
-    def kind(self) -> Literal["pattern", "code", "llm"]:
+    def kind(self) -> Literal["pattern", "code", "llm", "safety"]:
         if self.pattern is not None:
             return "pattern"
-        return "code" if self.code is not None else "llm"
+        if self.code is not None:
+            return "code"
+        return "llm" if self.llm is not None else "safety"
 
 
 class ResponseGuardConfig(_Strict):

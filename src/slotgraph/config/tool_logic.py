@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from slotgraph.config.logic import Condition
+from slotgraph.config.logic import Condition, SafetyCheck
 
 __all__ = [
     "BindSource",
@@ -29,6 +29,7 @@ __all__ = [
     "IdempotencyConfig",
     "ReceiptConfig",
     "ToolLogicConfig",
+    "ToolSafetyConfig",
 ]
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -96,6 +97,13 @@ class ReceiptConfig(_Strict):
     """The direction a matching record must have when it carries one (null: any)."""
 
 
+class ToolSafetyConfig(SafetyCheck):
+    """A safety check of a tool's arguments before it runs: the text the agent is about to send."""
+
+    params: list[str] | None = Field(default=None, min_length=1)
+    """The parameters whose text is checked (default: every string argument of the call)."""
+
+
 class ToolLogicConfig(_Strict):
     """The gates and contracts of one tool (a key of `tool_logic:`, the tool's name)."""
 
@@ -117,6 +125,10 @@ class ToolLogicConfig(_Strict):
     """Run at most once per key (see IdempotencyConfig)."""
     receipt: ReceiptConfig | None = None
     """Run only with a matching succeeded payment record (see ReceiptConfig)."""
+    safety: ToolSafetyConfig | None = None
+    """Check the call's text arguments with the safety classifier before the tool runs (a profile of the
+    agent's `safety:`; `safety: standard` or a mapping with `profile`, `params` and overrides); a blocked
+    category refuses the call."""
 
     @model_validator(mode="after")
     def _one_mode(self) -> ToolLogicConfig:

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from slotgraph.config.logic import Condition, LlmCondition
 from slotgraph.expr import Expression, ExpressionError
+from slotgraph.logic.safety import SafetyClassifier
 from slotgraph.logic.templates import compile_logic_expression
 
 __all__ = [
@@ -130,6 +131,8 @@ class Judging:
 
     judge: LogicJudge | None = None
     message: str = ""
+    classifier: SafetyClassifier | None = None
+    """The host's safety classifier (bound per turn with the judge), for safety checks."""
 
     async def holds(
         self, condition: CompiledCondition, context: Mapping[str, Any], compose: Compose

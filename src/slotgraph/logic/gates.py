@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from slotgraph.config.logic import SafetyConfig
 from slotgraph.config.tool_logic import BindSource, ToolLogicConfig
 from slotgraph.expr import ExpressionError, extract_output_path
 from slotgraph.logic.conditions import (
@@ -38,6 +39,7 @@ from slotgraph.logic.conditions import (
     judge_prompt,
 )
 from slotgraph.logic.errors import VariableWriteError
+from slotgraph.logic.safety import SafetyPolicy, check_safety, resolve_safety
 from slotgraph.logic.variables import VariableStore
 
 __all__ = [
@@ -53,7 +55,7 @@ logger = logging.getLogger("slotgraph.logic")
 
 DEFAULT_UNAVAILABLE: Final = "{tool} is not available right now."
 
-GateReason = Literal["gate_closed", "bind_unresolved", "merge_bind_refused"]
+GateReason = Literal["gate_closed", "bind_unresolved", "merge_bind_refused", "safety_refused"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,8 @@ class CompiledToolLogic:
     tool: str
     config: ToolLogicConfig
     available_when: CompiledCondition | None = None
+    safety: SafetyPolicy | None = None
+    """The safety check of the call's text arguments (``safety:``), resolved against the agent's profiles."""
 
     @property
     def unavailable_message(self) -> str:
@@ -82,13 +86,16 @@ class CompiledToolLogic:
         return frozenset(self.config.bind)
 
 
-def compile_tool_logic(entries: Mapping[str, ToolLogicConfig]) -> dict[str, CompiledToolLogic]:
-    """Compile ``tool_logic:``; a bad expression raises ExpressionSyntaxError (validation reports it
-    first)."""
+def compile_tool_logic(
+    entries: Mapping[str, ToolLogicConfig], safety: SafetyConfig | None = None
+) -> dict[str, CompiledToolLogic]:
+    """Compile ``tool_logic:``; a bad expression raises ExpressionSyntaxError, a safety check without its
+    profile ValueError (validation reports both first)."""
     out: dict[str, CompiledToolLogic] = {}
     for tool, config in entries.items():
         condition = compile_condition(config.available_when) if config.available_when else None
-        out[tool] = CompiledToolLogic(tool, config, condition)
+        policy = resolve_safety(safety, config.safety) if config.safety is not None else None
+        out[tool] = CompiledToolLogic(tool, config, condition, policy)
     return out
 
 
@@ -241,6 +248,36 @@ class ToolGates:
                 logger.warning("tool %s: capture %s refused: %s", name, variable, err)
                 problems.append(f"{variable}: {err}")
         return problems
+
+    async def unsafe(self, name: str, args: Mapping[str, Any]) -> GateRefusal | None:
+        """The tool's safety check of its final arguments' text (the ``params`` named, else every string
+        argument): a refusal when the classifier flags a category the profile blocks, or when the check
+        fails and the policy's ``on_failure`` is ``block``."""
+        entry = self.logic.get(name)
+        policy = entry.safety if entry is not None else None
+        if entry is None or policy is None:
+            return None
+        wanted = entry.config.safety.params if entry.config.safety is not None else None
+        texts = [
+            f"{param}: {value}"
+            for param, value in args.items()
+            if isinstance(value, str) and value.strip() and (wanted is None or param in wanted)
+        ]
+        if not texts:
+            return None
+        verdict = await check_safety(
+            self.judging.classifier, policy, user=self.judging.message, text="\n".join(texts)
+        )
+        if verdict.violation is None:
+            logger.warning("tool %s: safety check failed: %s", name, verdict.detail(policy))
+        if not verdict.decided(policy):
+            return None
+        why = verdict.detail(policy)
+        return GateRefusal(
+            "safety_refused",
+            f"{name} was not run: the safety check refused its content ({why}). Do not send this; answer the "
+            "person without it.",
+        )
 
     def progress(self, name: str) -> str | None:
         entry = self.logic.get(name)

@@ -31,6 +31,7 @@ from slotgraph.config.logic import (
     ExtractionConfig,
     ResponseGuardConfig,
     RuleConfig,
+    SafetyConfig,
     TopicConfig,
     VariableDeclaration,
 )
@@ -49,6 +50,7 @@ from slotgraph.logic.guards import (
 )
 from slotgraph.logic.render import render_template
 from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile_rules
+from slotgraph.logic.safety import SafetyClassifier
 from slotgraph.logic.templates import Template, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker
 from slotgraph.logic.topics import (
@@ -92,6 +94,8 @@ class AgentLogic:
     topics: tuple[CompiledTopic, ...] = ()
     extraction: ExtractionConfig | None = None
     """Background extraction of the variables declared ``extraction: true``."""
+    safety: SafetyConfig | None = None
+    """The safety classifier and profiles guards and tool settings check against."""
 
     @classmethod
     def build(
@@ -106,6 +110,7 @@ class AgentLogic:
         guards: Sequence[ResponseGuardConfig] = (),
         topics: Sequence[TopicConfig] = (),
         extraction: ExtractionConfig | None = None,
+        safety: SafetyConfig | None = None,
     ) -> AgentLogic:
         """Compile an agent's logic (run :func:`slotgraph.logic.validation.logic_issues` first for errors
         with locations; here a bad rule expression raises ExpressionSyntaxError)."""
@@ -114,11 +119,12 @@ class AgentLogic:
             parse_template(instruction),
             compile_rules(rules),
             budget or ProgramBudget(),
-            compile_tool_logic(tool_logic or {}),
+            compile_tool_logic(tool_logic or {}, safety),
             builtin_tools or BuiltinToolSettings(),
-            compile_guards(guards),
+            compile_guards(guards, safety),
             compile_topics(topics),
             extraction,
+            safety,
         )
 
     @property
@@ -267,11 +273,18 @@ class LogicSession:
                 self._publishers.setdefault(tool, []).append(declaration)
         self.warnings: list[str] = []
 
-    def bind_tools(self, invoker: ToolInvoker | None, judge: LogicJudge | None = None) -> None:
-        """Use ``invoker`` for ``{{run}}`` statements and rule actions from now on (the host's tool path), and
-        ``judge`` for the conditions an LLM decides (rules, tool gates, topics, hand-offs)."""
+    def bind_tools(
+        self,
+        invoker: ToolInvoker | None,
+        judge: LogicJudge | None = None,
+        classifier: SafetyClassifier | None = None,
+    ) -> None:
+        """Use ``invoker`` for ``{{run}}`` statements and rule actions from now on (the host's tool path),
+        ``judge`` for the conditions an LLM decides (rules, tool gates, topics, hand-offs) and ``classifier``
+        for safety checks (guards, tool settings)."""
         self.rules.invoker = invoker
         self.judging.judge = judge
+        self.judging.classifier = classifier
 
     def _sync(self, sm: Mapping[str, Any]) -> None:
         self.store.facts = SlotFillingFacts.from_state(sm)
@@ -423,7 +436,13 @@ class LogicSession:
             return GuardedReply(text)
         self._sync(sm)
         return await guard_reply(
-            text, self.logic.guards, self.condition_variables(), judge=judge, regenerate=regenerate
+            text,
+            self.logic.guards,
+            self.condition_variables(),
+            judge=judge,
+            regenerate=regenerate,
+            classifier=self.judging.classifier,
+            user=self.judging.message,
         )
 
     def condition_variables(self) -> dict[str, Any]:

@@ -31,13 +31,16 @@ from pydantic import ValidationError
 
 from slotgraph.config import ConfigIssue
 from slotgraph.config.logic import (
+    LLAMA_GUARD_CATEGORIES,
     ExtractionConfig,
     LlmCondition,
     ResponseGuardConfig,
     RuleConfig,
+    SafetyConfig,
     TopicConfig,
     VariableDeclaration,
 )
+from slotgraph.config.suggest import did_you_mean
 from slotgraph.config.tool_logic import IDENTIFIER, ToolLogicConfig
 from slotgraph.expr import ExpressionError, parse_output_path
 from slotgraph.expr.typecheck import TYPE_OF_DECLARED, type_problems
@@ -499,6 +502,61 @@ def _check_extraction(checker: _Checker, raw: Mapping[str, Any]) -> None:
             )
 
 
+def _check_safety(checker: _Checker, raw: Mapping[str, Any]) -> None:
+    """``safety:`` and the checks that use it: known profiles, known categories, a classifier that can
+    classify."""
+    config: SafetyConfig | None = None
+    try:
+        config = SafetyConfig.model_validate(raw["safety"]) if raw.get("safety") is not None else None
+    except ValidationError:
+        return  # the structure check reports it, with its location
+    if config is not None:
+        if config.model.split(":", 1)[0] == "offline":
+            checker.error(
+                "not_a_classifier",
+                "safety.model",
+                "the offline model is not a safety classifier: it never answers safe or unsafe",
+                "name a Llama Guard endpoint (openai-compatible:URL#MODEL), or offline-safety in tests",
+            )
+        for name, profile in config.profiles.items():
+            known = {code.upper() for code in (*LLAMA_GUARD_CATEGORIES, *profile.categories)}
+            for n, code in enumerate(profile.block):
+                if code.upper() not in known:
+                    checker.error(
+                        "unknown_category",
+                        f"safety.profiles.{name}.block[{n}]",
+                        f"{code!r} is not a category of the classifier's taxonomy",
+                        "use a Llama Guard code (S1 … S14), or declare it under this profile's categories",
+                    )
+    uses: list[tuple[str, str]] = []
+    for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):
+        if guard.check.safety is not None:
+            uses.append((guard.check.safety.profile, f"response_guards[{index}].check.safety"))
+    tool_logic = raw.get("tool_logic")
+    for tool, entry in tool_logic.items() if isinstance(tool_logic, Mapping) else ():
+        try:
+            gate = ToolLogicConfig.model_validate(entry)
+        except ValidationError:
+            continue
+        if gate.safety is not None:
+            uses.append((gate.safety.profile, f"tool_logic.{tool}.safety"))
+    for used, location in uses:
+        if config is None:
+            checker.error(
+                "no_safety_classifier",
+                location,
+                f"this safety check uses profile {used!r}, but the agent has no safety: classifier",
+                "add safety: {model: <classifier>, profiles: {" + used + ": {version: 1, block: [...]}}}",
+            )
+        elif used not in config.profiles:
+            checker.error(
+                "unknown_safety_profile",
+                location,
+                f"there is no safety profile {used!r}{did_you_mean(used, list(config.profiles))}",
+                f"use one of {', '.join(config.profiles)}, or add it under safety.profiles",
+            )
+
+
 def _valid_items(raw: Any, model: type[Any]) -> list[tuple[int, Any]]:
     if not isinstance(raw, list):
         return []
@@ -550,6 +608,7 @@ def logic_issues(
     _check_builtin_tools(checker, raw.get("builtin_tools"))
     _check_topics(checker, raw)
     _check_extraction(checker, raw)
+    _check_safety(checker, raw)
     for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):
         _check_guard(checker, guard, f"response_guards[{index}]")
     for name in sorted(set(checker.declared) & set(slot_names)):

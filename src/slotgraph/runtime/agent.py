@@ -23,6 +23,7 @@ from slotgraph.config.logic import (
     ExtractionConfig,
     ResponseGuardConfig,
     RuleConfig,
+    SafetyConfig,
     TopicConfig,
     VariableDeclaration,
 )
@@ -138,6 +139,13 @@ def _check_tool_logic(logic: AgentLogic, registry: ToolRegistry) -> None:
                         f"tool_logic.{name}.{mode}.{param}: {name} has no parameter {param!r} (its "
                         f"parameters: {known}) — fix the name or remove the binding"
                     )
+        safety = entry.config.safety
+        for param in safety.params or () if safety is not None else ():
+            if param not in properties:
+                problems.append(
+                    f"tool_logic.{name}.safety.params: {name} has no parameter {param!r} (its parameters: "
+                    f"{', '.join(sorted(properties)) or 'none'}) — fix the name"
+                )
         for key in ("idempotency", "receipt"):
             contract = getattr(entry.config, key)
             if contract is None:
@@ -186,6 +194,7 @@ def _logic(
     guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
     topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
     extraction: ExtractionConfig | Mapping[str, Any] | None = None,
+    safety: SafetyConfig | Mapping[str, Any] | None = None,
 ) -> AgentLogic | None:
     """The agent logic of Python-given parts, checked like agent.yaml's (errors raise AgentLoadError)."""
     raw: dict[str, Any] = {
@@ -215,6 +224,10 @@ def _logic(
         raw["extraction"] = (
             extraction.model_dump() if isinstance(extraction, ExtractionConfig) else dict(extraction)
         )
+    if safety is not None:
+        raw["safety"] = (
+            safety.model_dump(exclude_none=True) if isinstance(safety, SafetyConfig) else dict(safety)
+        )
     issues = structure_issues(raw, _LogicKeys) or [
         i for i in logic_issues(raw, instruction) if i.severity == "error"
     ]
@@ -231,6 +244,7 @@ def _logic(
         guards=keys.response_guards,
         topics=keys.topics,
         extraction=keys.extraction,
+        safety=keys.safety,
     )
     return logic if logic.active else None
 
@@ -268,6 +282,7 @@ class _LogicKeys(BaseModel):
     response_guards: list[ResponseGuardConfig]
     topics: list[TopicConfig]
     extraction: ExtractionConfig | None = None
+    safety: SafetyConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -337,6 +352,7 @@ class Agent:
             guards=agent_cfg.response_guards if agent_cfg is not None else (),
             topics=agent_cfg.topics if agent_cfg is not None else (),
             extraction=agent_cfg.extraction if agent_cfg is not None else None,
+            safety=agent_cfg.safety if agent_cfg is not None else None,
         )
         try:
             registry = _registry([*functions, *external], logic if logic.active else None)
@@ -384,12 +400,13 @@ class Agent:
         topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
         limits: LimitsConfig | Mapping[str, Any] | None = None,
         extraction: ExtractionConfig | Mapping[str, Any] | None = None,
+        safety: SafetyConfig | Mapping[str, Any] | None = None,
     ) -> Agent:
         """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
 
-        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools``, ``response_guards``, ``topics`` and
-        ``extraction`` take the shapes of ``agent.yaml``'s keys; the instruction may use ``#when`` sections
-        and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
+        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools``, ``response_guards``, ``topics``,
+        ``extraction`` and ``safety`` take the shapes of ``agent.yaml``'s keys; the instruction may use
+        ``#when`` sections and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
         ``model`` is a :class:`Model` or a ``"provider:model"`` spec (resolved when a session starts); without
         it the agent uses agent.yaml's default, the offline model.
         """
@@ -404,6 +421,7 @@ class Agent:
             response_guards,
             topics,
             extraction,
+            safety,
         )
         bounds = _limits(limits)
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC

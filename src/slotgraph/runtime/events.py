@@ -134,11 +134,15 @@ RefusalReason = Literal[
     "idempotency_unconfirmed",
     "receipt_refused",
     "call_limit",
+    "safety_refused",
+    "handoff_refused",
 ]
 """Why a call was refused: the runtime's checks (``unknown_tool``, ``executor``, ``bad_arguments``,
 ``session_ended``, ``call_limit``: past a tool-call cap of ``limits:``), the DAG's visibility
 (``hidden_tool``), a tool gate (``gate_closed``, ``bind_unresolved``,
-``merge_bind_refused``, ``summary_required``, ``extraction_pending``) or an execution contract
+``merge_bind_refused``, ``summary_required``, ``extraction_pending``, ``safety_refused``: the safety
+classifier refused the call's text, ``handoff_refused``: a hand-off routing rule refused the destination) or
+an execution contract
 (``idempotency_*``, ``receipt_refused``)."""
 
 RefusedBy = Literal["runtime", "dag", "gate", "contract"]

@@ -427,6 +427,9 @@ class ToolRunner:
         if prepared != dict(call.args):  # the call as it runs: with its bound arguments
             call = ToolCall(call.id, call.name, prepared)
             events[0] = ToolCallEvent(call.id, call.name, dict(prepared), origin)
+        decision = await self.gates.unsafe(call.name, prepared)
+        if decision is not None:
+            return self._refuse(call, decision.reason, decision.message, sm, by=decision.by, origin=origin)
         if self.gates.routes(call.name):
             saved, made = await self.gates.run_builtin(call.name, prepared, sm)
             events.extend(made)

@@ -136,6 +136,11 @@ class GateLayer:
             )
         return checked, None
 
+    async def unsafe(self, name: str, args: Mapping[str, Any]) -> GateDecision | None:
+        """The tool's safety check (``tool_logic.<tool>.safety``) of the final arguments' text."""
+        refusal = await self.gates.unsafe(name, args)
+        return GateDecision(refusal.reason, refusal.message) if refusal is not None else None
+
     def contracts_of(self, name: str) -> tuple[IdempotencyConfig | None, ReceiptConfig | None]:
         """The tool's execution contracts (``idempotency``, ``receipt``), if any."""
         entry = self.gates.logic.get(name)

@@ -213,7 +213,7 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
     logic = inputs.logic
     if logic is not None:
         tools = LogicTools(runner, out, inputs.model)
-        logic.bind_tools(tools, tools.judge)
+        logic.bind_tools(tools, tools.judge, tools.judge)
         if not inputs.continued:
             _start_extraction(inputs, runner)
             effects = await logic.start_turn(inputs.user.text, out.sm)
