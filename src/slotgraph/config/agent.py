@@ -28,6 +28,7 @@ from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.logic import (
     ExtractionConfig,
+    HandoffConfig,
     ResponseGuardConfig,
     RuleConfig,
     SafetyConfig,
@@ -99,6 +100,9 @@ class AgentConfig(BaseModel):
     response_guards: list[ResponseGuardConfig] = Field(default_factory=list)
     """Checks on the model's text before the person sees it (pattern, code or llm) and what to do on a
     violation (replace, redact, regenerate, suppress)."""
+    handoff: HandoffConfig | None = None
+    """Warm hand-off: the `start_consult` tool's destinations (people, other agents of the app), each with
+    its routing rule (`when`, fail open) and the context the receiver gets."""
     safety: SafetyConfig | None = None
     """The safety classifier (a Llama Guard-style model), its latency limit and failure policy, and the
     versioned profiles response guards (`check: {safety: ...}`) and tool settings (`tool_logic.<tool>.safety`)

@@ -29,6 +29,8 @@ __all__ = [
     "ExtractionConfig",
     "GuardAction",
     "GuardCheckConfig",
+    "HandoffConfig",
+    "HandoffDestination",
     "InjectInstructionAction",
     "LlmCondition",
     "PublishedBy",
@@ -448,6 +450,47 @@ class ResponseGuardConfig(_Strict):
         if self.on_violation == "replace" and self.message is None:
             raise ValueError("on_violation: replace needs a 'message' (the text said instead)")
         return self
+
+
+class HandoffDestination(_Strict):
+    """Where the conversation can be handed: a person (a queue, a desk) or another agent of the app."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    """The destination's id (snake_case): what `start_consult`'s `destination` enumerates."""
+    description: str = Field(min_length=1)
+    """When to hand the conversation here (the model reads it in the tool's description)."""
+    kind: Literal["human", "agent"] = "human"
+    """`human`: the host connects a person, who gets the context (the session ends for the agent).
+    `agent`: another agent of the multi-agent app takes the conversation over, within the turn."""
+    agent: str | None = Field(default=None, min_length=1)
+    """For `kind: agent`: the app's agent (default: the id)."""
+    mode: Literal["consult", "transfer"] = "consult"
+    """For the host connecting a person: `consult` (warm: the person is briefed with the context and joins
+    while the caller waits) or `transfer` (cold)."""
+    when: Condition | None = None
+    """The routing rule: an expression, or an LLM judge, that must hold for a hand-off here. A rule that
+    cannot be decided lets the hand-off through (fail open: a typo must not strand a caller who needs a
+    person)."""
+    context: list[str] = Field(default_factory=list)
+    """The variables the receiver gets (besides the reason, the summary and the filled slots)."""
+
+    @model_validator(mode="after")
+    def _agent_only_for_agents(self) -> HandoffDestination:
+        if self.agent is not None and self.kind != "agent":
+            raise ValueError("'agent' is for kind: agent destinations; remove it, or set kind: agent")
+        return self
+
+    @property
+    def target(self) -> str:
+        """The app's agent a `kind: agent` destination hands over to."""
+        return self.agent or self.id
+
+
+class HandoffConfig(_Strict):
+    """Warm hand-off: the `start_consult` tool and the routing rules that gate it."""
+
+    destinations: list[HandoffDestination] = Field(min_length=1)
+    """Where the conversation can be handed, each with its routing rule and the context it gets."""
 
 
 TOPIC_ID = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -29,6 +29,7 @@ from typing import Any, Final
 
 from slotgraph.config.logic import (
     ExtractionConfig,
+    HandoffConfig,
     ResponseGuardConfig,
     RuleConfig,
     SafetyConfig,
@@ -48,6 +49,7 @@ from slotgraph.logic.guards import (
     compile_guards,
     guard_reply,
 )
+from slotgraph.logic.handoff import CompiledDestination, HandoffOutcome, compile_handoff, start_consult
 from slotgraph.logic.render import render_template
 from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile_rules
 from slotgraph.logic.safety import SafetyClassifier
@@ -96,6 +98,8 @@ class AgentLogic:
     """Background extraction of the variables declared ``extraction: true``."""
     safety: SafetyConfig | None = None
     """The safety classifier and profiles guards and tool settings check against."""
+    handoff: tuple[CompiledDestination, ...] = ()
+    """The warm hand-off destinations (``handoff:``) of ``start_consult``, with their routing rules."""
 
     @classmethod
     def build(
@@ -111,6 +115,7 @@ class AgentLogic:
         topics: Sequence[TopicConfig] = (),
         extraction: ExtractionConfig | None = None,
         safety: SafetyConfig | None = None,
+        handoff: HandoffConfig | None = None,
     ) -> AgentLogic:
         """Compile an agent's logic (run :func:`slotgraph.logic.validation.logic_issues` first for errors
         with locations; here a bad rule expression raises ExpressionSyntaxError)."""
@@ -125,6 +130,7 @@ class AgentLogic:
             compile_topics(topics),
             extraction,
             safety,
+            compile_handoff(handoff),
         )
 
     @property
@@ -139,6 +145,7 @@ class AgentLogic:
             or bool(self.builtin_tools.end_session.params_fields)
             or self.guards
             or self.topics
+            or self.handoff
         )
 
     @property
@@ -364,6 +371,14 @@ class LogicSession:
             effects.events.append(move.event)
             self.injected.append(await self.moved_text(move))
         return effects
+
+    async def consult(self, args: Mapping[str, Any], sm: Mapping[str, Any]) -> HandoffOutcome:
+        """The model's ``start_consult``: the destination's routing rule checked (fail open), and the context
+        the receiver gets."""
+        self._sync(sm)
+        return await start_consult(
+            self.logic.handoff, args, self.store, self.judging, self.store.facts.filled
+        )
 
     async def transition(self, topic: str, sm: Mapping[str, Any]) -> tuple[TopicMove, str]:
         """The model's ``transition_topic``: the move, and the resolved instructions it leads to (empty when

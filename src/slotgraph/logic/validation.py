@@ -33,6 +33,7 @@ from slotgraph.config import ConfigIssue
 from slotgraph.config.logic import (
     LLAMA_GUARD_CATEGORIES,
     ExtractionConfig,
+    HandoffConfig,
     LlmCondition,
     ResponseGuardConfig,
     RuleConfig,
@@ -51,7 +52,7 @@ from slotgraph.logic.templates import (
     expression_names,
     parse_template,
 )
-from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS, SET_VARIABLES
+from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS, SET_VARIABLES, START_CONSULT
 
 __all__ = ["BUILTIN_NAMES", "logic_issues", "template_issues"]
 
@@ -557,6 +558,39 @@ def _check_safety(checker: _Checker, raw: Mapping[str, Any]) -> None:
             )
 
 
+def _check_handoff(checker: _Checker, raw: Mapping[str, Any]) -> None:
+    """``handoff:``: unique destinations, their routing rules, the variables their context lists, and no
+    tool of the agent's own named ``start_consult``."""
+    try:
+        config = HandoffConfig.model_validate(raw["handoff"]) if raw.get("handoff") is not None else None
+    except ValidationError:
+        return  # the structure check reports it, with its location
+    if config is None:
+        return
+    seen: set[str] = set()
+    for index, destination in enumerate(config.destinations):
+        at = f"handoff.destinations[{index}]"
+        if destination.id in seen:
+            checker.error(
+                "duplicate_destination",
+                f"{at}.id",
+                f"destination {destination.id!r} is declared twice",
+                "keep one, or rename one",
+            )
+        seen.add(destination.id)
+        if destination.when is not None:
+            checker.condition(destination.when, f"{at}.when", "routing rule")
+        for n, name in enumerate(destination.context):
+            checker.reads.append((name, f"{at}.context[{n}]", None))
+    if checker.tool_names is not None and START_CONSULT in checker.tool_names - _BUILTIN_TOOLS:
+        checker.error(
+            "reserved_tool",
+            "handoff",
+            f"the agent has its own tool {START_CONSULT!r}, and handoff: gives it the built-in of that name",
+            "rename the agent's tool, or remove handoff:",
+        )
+
+
 def _valid_items(raw: Any, model: type[Any]) -> list[tuple[int, Any]]:
     if not isinstance(raw, list):
         return []
@@ -609,6 +643,7 @@ def logic_issues(
     _check_topics(checker, raw)
     _check_extraction(checker, raw)
     _check_safety(checker, raw)
+    _check_handoff(checker, raw)
     for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):
         _check_guard(checker, guard, f"response_guards[{index}]")
     for name in sorted(set(checker.declared) & set(slot_names)):

@@ -21,6 +21,7 @@ from slotgraph.config.agent import Definition
 from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.logic import (
     ExtractionConfig,
+    HandoffConfig,
     ResponseGuardConfig,
     RuleConfig,
     SafetyConfig,
@@ -32,13 +33,14 @@ from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.logic import AgentLogic, load_definition, logic_issues
 from slotgraph.models.protocol import Model
-from slotgraph.names import RESERVED_TOOLS
+from slotgraph.names import RESERVED_TOOLS, START_CONSULT
 from slotgraph.runtime.agent_team import AgentTeam
 from slotgraph.runtime.builtin_tools import (
     END_SESSION,
     builtin_tools,
     end_session_tool,
     set_variables_tool,
+    start_consult_tool,
     transition_topic_tool,
 )
 from slotgraph.runtime.engine_port import Engine
@@ -104,16 +106,19 @@ def _registry(tools: Iterable[Callable[..., Any] | Tool], logic: AgentLogic | No
         registry.add(set_variables_tool(logic.mutable_variables))
     if logic is not None and logic.topics:
         registry.add(transition_topic_tool(logic.topics))
+    if logic is not None and logic.handoff:
+        registry.add(start_consult_tool(logic.handoff))
     ending = logic.builtin_tools.end_session if logic is not None else None
     if ending is not None and (ending.require_summary or ending.params_fields):
         registry.add(end_session_tool(summary=ending.require_summary, params_fields=ending.params_fields))
     own = [item if isinstance(item, Tool) else tool_from_function(item) for item in tools]
-    reserved = sorted({tool.name for tool in own} & RESERVED_TOOLS)
+    taken = RESERVED_TOOLS | ({START_CONSULT} if logic is not None and logic.handoff else set())
+    reserved = sorted({tool.name for tool in own} & taken)
     if reserved:
         listed = ", ".join(repr(name) for name in reserved)
         raise AgentLoadError(
             f"the agent's own tool {listed} has the name of a Slotgraph built-in the runtime runs itself "
-            f"({', '.join(sorted(RESERVED_TOOLS))}), so it would never run — rename the function or HTTP "
+            f"({', '.join(sorted(taken))}), so it would never run — rename the function or HTTP "
             "tool (and every reference to it), or leave an MCP server's tool out with 'tools.mcp.tools'"
         )
     for tool in own:
@@ -195,6 +200,7 @@ def _logic(
     topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
     extraction: ExtractionConfig | Mapping[str, Any] | None = None,
     safety: SafetyConfig | Mapping[str, Any] | None = None,
+    handoff: HandoffConfig | Mapping[str, Any] | None = None,
 ) -> AgentLogic | None:
     """The agent logic of Python-given parts, checked like agent.yaml's (errors raise AgentLoadError)."""
     raw: dict[str, Any] = {
@@ -228,6 +234,10 @@ def _logic(
         raw["safety"] = (
             safety.model_dump(exclude_none=True) if isinstance(safety, SafetyConfig) else dict(safety)
         )
+    if handoff is not None:
+        raw["handoff"] = (
+            handoff.model_dump(exclude_none=True) if isinstance(handoff, HandoffConfig) else dict(handoff)
+        )
     issues = structure_issues(raw, _LogicKeys) or [
         i for i in logic_issues(raw, instruction) if i.severity == "error"
     ]
@@ -245,6 +255,7 @@ def _logic(
         topics=keys.topics,
         extraction=keys.extraction,
         safety=keys.safety,
+        handoff=keys.handoff,
     )
     return logic if logic.active else None
 
@@ -283,6 +294,7 @@ class _LogicKeys(BaseModel):
     topics: list[TopicConfig]
     extraction: ExtractionConfig | None = None
     safety: SafetyConfig | None = None
+    handoff: HandoffConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -353,6 +365,7 @@ class Agent:
             topics=agent_cfg.topics if agent_cfg is not None else (),
             extraction=agent_cfg.extraction if agent_cfg is not None else None,
             safety=agent_cfg.safety if agent_cfg is not None else None,
+            handoff=agent_cfg.handoff if agent_cfg is not None else None,
         )
         try:
             registry = _registry([*functions, *external], logic if logic.active else None)
@@ -401,12 +414,14 @@ class Agent:
         limits: LimitsConfig | Mapping[str, Any] | None = None,
         extraction: ExtractionConfig | Mapping[str, Any] | None = None,
         safety: SafetyConfig | Mapping[str, Any] | None = None,
+        handoff: HandoffConfig | Mapping[str, Any] | None = None,
     ) -> Agent:
         """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
 
         ``variables``, ``rules``, ``tool_logic``, ``builtin_tools``, ``response_guards``, ``topics``,
-        ``extraction`` and ``safety`` take the shapes of ``agent.yaml``'s keys; the instruction may use
-        ``#when`` sections and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
+        ``extraction``, ``safety`` and ``handoff`` take the shapes of ``agent.yaml``'s keys; the instruction
+        may use ``#when`` sections and prompt programs. Problems raise :class:`AgentLoadError` with every
+        issue.
         ``model`` is a :class:`Model` or a ``"provider:model"`` spec (resolved when a session starts); without
         it the agent uses agent.yaml's default, the offline model.
         """
@@ -422,6 +437,7 @@ class Agent:
             topics,
             extraction,
             safety,
+            handoff,
         )
         bounds = _limits(limits)
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC

@@ -22,6 +22,12 @@ from pydantic import AfterValidator, ConfigDict, create_model
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.config.logic import VariableDeclaration
+from slotgraph.logic.handoff import (
+    START_CONSULT,
+    CompiledDestination,
+    consult_description,
+    consult_parameters,
+)
 from slotgraph.logic.set_variables import (
     SET_VARIABLES,
     set_variables_description,
@@ -57,6 +63,7 @@ __all__ = [
     "end_session_tool",
     "readback_result",
     "set_variables_tool",
+    "start_consult_tool",
     "transition_topic_tool",
 ]
 
@@ -203,7 +210,7 @@ def end_session_tool(*, summary: bool, params_fields: Mapping[str, str]) -> Tool
 
 
 def _no_effect(**_: Any) -> None:
-    raise RuntimeError("set_variables and transition_topic are run by the gate layer")  # pragma: no cover
+    raise RuntimeError("the logic layer's built-ins are run by the gate layer")  # pragma: no cover
 
 
 def set_variables_tool(declarations: Sequence[VariableDeclaration]) -> Tool:
@@ -213,6 +220,20 @@ def set_variables_tool(declarations: Sequence[VariableDeclaration]) -> Tool:
     schema = ToolSchema(SET_VARIABLES, set_variables_description(), set_variables_parameters(declarations))
     validator = create_model(f"{SET_VARIABLES}_args", __config__=ConfigDict(extra="allow"))
     return Tool(SET_VARIABLES, _no_effect, schema, validator=validator)
+
+
+def start_consult_tool(destinations: Sequence[CompiledDestination]) -> Tool:
+    """``start_consult(destination, reason, summary)`` of an agent with ``handoff:``: ``destination``
+    enumerates the destinations. The gate layer runs it (:meth:`slotgraph.logic.LogicSession.consult`)."""
+    schema = ToolSchema(START_CONSULT, consult_description(), consult_parameters(destinations))
+    validator = create_model(
+        f"{START_CONSULT}_args",
+        __config__=ConfigDict(extra="forbid"),
+        destination=(str, ...),
+        reason=(str, ...),
+        summary=(str, ...),
+    )
+    return Tool(START_CONSULT, _no_effect, schema, validator=validator)
 
 
 def transition_topic_tool(topics: Sequence[CompiledTopic]) -> Tool:

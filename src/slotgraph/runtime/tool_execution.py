@@ -44,6 +44,7 @@ from typing import Any, Literal
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.config.limits import LimitsConfig
 from slotgraph.models.protocol import ToolCall, ToolSchema
+from slotgraph.names import START_CONSULT
 from slotgraph.runtime.builtin_tools import (
     CONFIRM_PENDING,
     END_SESSION,
@@ -74,7 +75,7 @@ from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.records import record
 from slotgraph.runtime.state_copy import StateSnapshot
-from slotgraph.runtime.tool_gates import GateLayer
+from slotgraph.runtime.tool_gates import GateDecision, GateLayer
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
 
 __all__ = ["ToolOutcome", "ToolRunner", "refusal_result"]
@@ -431,7 +432,10 @@ class ToolRunner:
         if decision is not None:
             return self._refuse(call, decision.reason, decision.message, sm, by=decision.by, origin=origin)
         if self.gates.routes(call.name):
-            saved, made = await self.gates.run_builtin(call.name, prepared, sm)
+            built = await self.gates.run_builtin(call.name, prepared, sm, team=self.team)
+            if isinstance(built, GateDecision):  # a hand-off its routing rule refused
+                return self._refuse(call, built.reason, built.message, sm, by=built.by, origin=origin)
+            saved, made = built
             events.extend(made)
             return self._finish(call, sm, events, saved, failed=False, route=False)
         admission: Admission | None = None
@@ -483,6 +487,17 @@ class ToolRunner:
             return target
         return None
 
+    def _hands_to_person(self, name: str, result: Any) -> bool:
+        """A warm hand-off (``start_consult``) to a person: the host connects them with the context."""
+        return (
+            name == START_CONSULT
+            and self.gates is not None
+            and self.gates.routes(name)
+            and isinstance(result, Mapping)
+            and isinstance(result.get("context"), Mapping)
+            and result["context"].get("kind") == "human"
+        )
+
     def _routes_away(self, name: str, result: Any) -> bool:
         """The config's ``bootstrap`` routing tool asked for another agent (its result's ``target_agent``):
         this session hands the conversation over to it, as the platform's host does."""
@@ -531,6 +546,10 @@ class ToolRunner:
         elif not failed and call.name == ESCALATE:
             res = result if isinstance(result, Mapping) else {}
             events.append(TransferEvent(str(res.get("reason", call.args.get("reason", ""))), dict(call.args)))
+            ended = True
+        elif not failed and self._hands_to_person(call.name, result):
+            context = dict(result["context"])
+            events.append(TransferEvent(str(context.get("reason", "")), context))
             ended = True
         elif not failed and (target := self._team_target(result)) is not None:
             events.append(AgentTransferEvent(self.agent_name, target, call.name))
