@@ -11,10 +11,18 @@ a ``tool_logic`` entry for a tool the agent does not have (``unknown_tool``) or 
 (``executor_gate``: gates apply to the model's and the logic layer's calls), an ``available_when`` that does
 not parse, a ``capture`` into a linked variable or with a bad path, a ``bind``/``merge_bind`` of the same
 parameter (``bind_conflict``); a response guard's ``pattern`` that is not a regular expression or ``code``
-that does not parse.
+that does not parse; an expression that fails every time it runs by the declared types of its variables
+(``expression_type_error``); a write to a capability-published variable (``published_write``) and a
+``published_by`` naming a tool the agent does not have; an ``end_session.params_fields`` name that is not an
+identifier (``bad_field_name``); a safety check naming an unknown profile or without ``safety:``
+(``unknown_safety_profile``, ``no_safety_classifier``), a profile blocking a category outside the taxonomy
+(``unknown_category``), the offline model as the classifier (``not_a_classifier``); two hand-off
+destinations of one id (``duplicate_destination``) and an agent tool named ``start_consult`` beside
+``handoff:`` (``reserved_tool``).
 
 Warnings (the agent loads): a name that is read or written but neither declared nor provided by the
-runtime — session variables are sparse by design, so this is most often a typo, but not always.
+runtime — session variables are sparse by design, so this is most often a typo, but not always; an LLM
+judge that would use the offline model (``offline_judge``).
 
 :func:`logic_issues` is the check :func:`slotgraph.logic.load_definition` plugs into
 :func:`slotgraph.config.load_definition`.
