@@ -31,6 +31,7 @@ __all__ = [
     "SESSION_ENDING_TOOLS",
     "SET_VARIABLES",
     "SLOT_FILLING_PROTOCOL",
+    "START_CONSULT",
     "STEER_BACK",
     "STEER_BACK_ARMED",
     "STEER_BACK_SOFT",
@@ -67,6 +68,8 @@ ESCALATE: Final = "escalate"
 SESSION_ENDING_TOOLS: Final = frozenset({END_SESSION, ESCALATE})
 SET_VARIABLES: Final = "set_variables"
 TRANSITION_TOPIC: Final = "transition_topic"
+START_CONSULT: Final = "start_consult"
+"""The warm hand-off built-in of an agent with ``handoff:`` (its own tool of the name is then refused)."""
 RESERVED_TOOLS: Final = frozenset({SET_VARIABLES, TRANSITION_TOPIC})
 """Built-in tools the runtime runs itself, by name (agent logic: variables, topics): an agent's own tool
 may not take one of these names — it would never run. (``end_session``, ``escalate`` and the readback

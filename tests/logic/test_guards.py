@@ -13,7 +13,8 @@ from pydantic import ValidationError
 
 from slotgraph.config.logic import ResponseGuardConfig
 from slotgraph.logic import GuardedReply, SentenceBuffer, guard_reply, split_sentences
-from slotgraph.logic.guards import compile_guards, parse_verdict
+from slotgraph.logic.conditions import parse_verdict
+from slotgraph.logic.guards import compile_guards
 from slotgraph.logic.validation import logic_issues
 
 
@@ -214,8 +215,8 @@ def test_no_judge_is_undecided() -> None:
 
 
 def test_verdicts_are_read_from_the_first_word() -> None:
-    assert parse_verdict(" deny - medical advice") is True
-    assert parse_verdict("**ALLOW**") is False
+    assert parse_verdict(" deny - medical advice") is False
+    assert parse_verdict("**ALLOW**") is True
     assert parse_verdict("I think DENY") is None
 
 

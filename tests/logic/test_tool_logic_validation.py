@@ -131,3 +131,64 @@ def test_extraction_needs_an_extractor_the_agent_has(tmp_path: Path) -> None:
     unused = agent.replace(", extraction: true", "") + "extraction: {tool: lookup}\n"
     warned = load_definition(_agent(tmp_path, unused)).report.warnings
     assert [(w.code, w.location) for w in warned] == [("nothing_to_extract", "extraction")]
+
+
+def test_an_expression_that_always_fails_by_the_declared_types_is_an_error(tmp_path: Path) -> None:
+    """``verified + "x"`` parses but fails whenever it is evaluated (a boolean, or None, plus a string): the
+    gate would stay closed for ever. Validation sees it from the declared types, in every expression of the
+    agent; an operand of unknown type (``any``, linked, undeclared) is never reported."""
+    agent = dedent(
+        """\
+        name: typed
+        dag: dag.yaml
+        instruction: |
+          Hello.
+          {{#when visits - "1"}}Welcome back.{{/when}}
+        variables:
+          - {name: verified, type: boolean, description: verified, default: false}
+          - {name: visits, type: integer, description: visits, default: 0}
+          - {name: tags, type: any, description: anything}
+          - {name: phone, type: string, description: the number, linked_to: caller_phone}
+        tool_logic:
+          lookup:
+            available_when: verified + "x"
+        rules:
+          - trigger: turn_start
+            condition: "'vip' in visits"
+            actions: [{set_variable: {variable: visits, value: "visits + 1 + tags + phone"}}]
+        """
+    )
+    with pytest.raises(ConfigValidationError) as caught:
+        load_definition(_agent(tmp_path, agent))
+    found = {(i.code, i.location, i.line) for i in caught.value.issues}
+    assert found == {
+        ("expression_type_error", "instruction", 3),
+        ("expression_type_error", "tool_logic.lookup.available_when", 13),
+        ("expression_type_error", "rules[0].condition", 16),
+    }
+    section = next(i for i in caught.value.issues if i.location == "instruction")
+    assert section.message.startswith("line 2, column 1 of the text:")
+    gate = next(i for i in caught.value.issues if i.location == "tool_logic.lookup.available_when")
+    assert "'+' cannot combine a boolean (verified) and a string" in gate.message
+    assert "fails every time" in gate.message and gate.fix
+
+
+def test_params_fields_names_and_descriptions_are_checked(tmp_path: Path) -> None:
+    agent = dedent(
+        """\
+        name: ending
+        dag: dag.yaml
+        builtin_tools:
+          end_session:
+            params_fields:
+              EscalationReason: Why a person must follow up.
+              "callback number": The number to call back.
+              Empty: ""
+        """
+    )
+    with pytest.raises(ConfigValidationError) as caught:
+        load_definition(_agent(tmp_path, agent))
+    found = {(i.code, i.location, i.line) for i in caught.value.issues}
+    assert ("bad_field_name", "builtin_tools.end_session.params_fields.callback number", 7) in found
+    assert any(loc == "builtin_tools.end_session.params_fields.Empty" for _, loc, _ in found), found
+    assert len(found) == 2 and all(i.fix for i in caught.value.issues)

@@ -44,7 +44,15 @@ def test_list_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
     result = CliRunner().invoke(_app(), ["models", "list", "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["provider"]: row for row in json.loads(result.output)}
-    assert list(rows) == ["offline", "scripted", "openai", "openai-compatible", "gemini", "anthropic"]
+    assert list(rows) == [
+        "offline",
+        "scripted",
+        "openai",
+        "openai-compatible",
+        "gemini",
+        "anthropic",
+        "offline-safety",
+    ]
     assert rows["openai"]["key_required"] and not rows["openai"]["key_present"]
     assert rows["openai"]["installed"] and rows["openai"]["install"] is None
 

@@ -41,7 +41,15 @@ def _echo(rest: str, env: Mapping[str, str]) -> Model:
 
 def test_the_builtin_providers_in_order() -> None:
     names = [info.name for info in default_registry(plugins=False).list_providers()]
-    assert names == ["offline", "scripted", "openai", "openai-compatible", "gemini", "anthropic"]
+    assert names == [
+        "offline",
+        "scripted",
+        "openai",
+        "openai-compatible",
+        "gemini",
+        "anthropic",
+        "offline-safety",
+    ]
     assert all(info.example.startswith(info.name) for info in BUILTIN_PROVIDERS)
 
 
@@ -129,8 +137,9 @@ def test_an_unknown_provider_suggests_the_nearest() -> None:
         UnknownProviderError, match=r"unknown provider 'opnai'; did you mean 'openai'"
     ) as info:
         resolve("opnai:gpt-4o-mini", env={})
-    assert "Known providers: offline, scripted, openai, openai-compatible, gemini, anthropic" in str(
-        info.value
+    assert (
+        "Known providers: offline, scripted, openai, openai-compatible, gemini, anthropic, offline-safety"
+        in str(info.value)
     )
     assert "slotgraph models list" in str(info.value)
 

@@ -208,3 +208,51 @@ def test_a_message_left_unread_is_read_again_by_the_next_session_object() -> Non
     assert extractor.closed == ["ACC-5"]
     saved = asyncio.run(store.load("s"))
     assert saved is not None and "unextracted" not in saved[0]["logic"]
+
+
+def test_a_synchronous_send_keeps_an_extraction_that_outlives_its_turn() -> None:
+    """``session.send`` returns while the extraction it started still runs: the extraction is kept (the
+    facade's loop goes on running it), so the next turn's gate gets its value and the message is read once,
+    not again with the next one."""
+    import threading
+
+    release = threading.Event()
+    messages: list[str] = []
+    closed: list[str] = []
+
+    def set_topic(topic: str) -> dict[str, Any]:
+        """Record the topic."""
+        return {"value": topic}
+
+    def extract(message: str) -> dict[str, Any]:
+        """Extract the caller's details (a synchronous tool: it runs on the tool threads)."""
+        messages.append(message)
+        release.wait(timeout=30)
+        words = [w for w in message.split() if w.startswith("ACC-")]
+        return {"account": words[-1] if words else None}
+
+    def close_account(account: str) -> dict[str, Any]:
+        """Close an account."""
+        closed.append(account)
+        return {"closed": account}
+
+    steps = [
+        ScriptedStep(text="Noted."),
+        ScriptedStep(tool_calls=(call("close_account"),)),
+        ScriptedStep(text="Closed."),
+    ]
+    agent = Agent.from_config(
+        DAG,
+        tools=[set_topic, extract, close_account],
+        model=ScriptedModel(steps),
+        variables=VARIABLES,
+        tool_logic=TOOL_LOGIC,
+        extraction={"tool": "extract", "wait_seconds": 10},
+    )
+    session = agent.session()
+    session.send("my account is ACC-4")  # returns with the extraction still held
+    release.set()
+    result = session.send("close it")
+    assert not _refusals(result)
+    assert closed == ["ACC-4"]
+    assert messages == ["my account is ACC-4", "close it"]  # kept: never read again

@@ -122,10 +122,11 @@ def test_a_closed_gate_hides_the_tool_and_refuses_a_call_with_its_message() -> N
 
 def test_a_gate_that_fails_to_evaluate_stays_closed() -> None:
     backend = Backend()
-    logic = {"refund": {"available_when": "order_id + 1 > 0"}}
+    # tier is linked to a caller fact, so its type is unknown at load: "gold" + 1 fails only at run time
+    logic = {"refund": {"available_when": "tier + 1 > 0"}}
     steps = [ScriptedStep(tool_calls=(call("refund", order_id="O-1", amount=5.0),)), ScriptedStep(text="ok")]
     agent, _ = _agent(steps, backend, tool_logic=logic)
-    result = agent.session(variables={"order_id": "O-1"}).send("refund")
+    result = agent.session(variables={"order_id": "O-1"}, metadata={"tier": "gold"}).send("refund")
     [refusal] = _refusals(result)
     assert refusal.refused == "gate_closed"
     assert refusal.message == "refund is not available right now."
@@ -426,3 +427,77 @@ def test_requiring_a_summary_leaves_end_sessions_own_schema_as_declared() -> Non
     agent.session().send("hi")
     model.assert_complete()
     assert dict(tool.schema.parameters) == declared and "summary" not in declared.get("required", [])
+
+
+def test_params_fields_advertise_named_ending_details_that_merge_bind_supplements(tmp_path: Any) -> None:
+    """``builtin_tools.end_session.params_fields``: ``end_session`` takes a ``params`` object whose fields are
+    the named, optional strings (described for the model); a ``merge_bind`` of ``params`` adds the
+    application's verified keys on top; the ending's details are on the EndSessionEvent."""
+    (tmp_path / "agent.yaml").write_text(
+        "name: desk\n"
+        "dag: {slots: [{name: topic, source: user, setter: set_topic, ask: 'What is it about?'}]}\n"
+        "variables:\n"
+        "  - {name: transfer_params, type: object, description: Verified fields for the follow-up.}\n"
+        "builtin_tools:\n"
+        "  end_session:\n"
+        "    params_fields:\n"
+        "      EscalationReason: Why a person must follow up, in the caller's words.\n"
+        "      CallbackNumber: The number the caller asked to be called back on.\n"
+        "tool_logic:\n"
+        "  end_session:\n"
+        "    merge_bind: {params: {kind: variable, name: transfer_params}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "tools.py").write_text(
+        "def set_topic(topic: str) -> dict:\n    return {'value': topic}\n", encoding="utf-8"
+    )
+
+    def advertised(request: Any) -> bool:
+        [tool] = [t for t in request.tools if t.name == "end_session"]
+        params = tool.parameters["properties"]["params"]
+        assert "params" not in tool.parameters.get("required", [])
+        assert params["properties"]["EscalationReason"] == {
+            "type": "string",
+            "description": "Why a person must follow up, in the caller's words.",
+        }
+        return set(params["properties"]) == {"EscalationReason", "CallbackNumber"}
+
+    model = ScriptedModel(
+        [
+            ScriptedStep(
+                tool_calls=(call("end_session", reason="handover", params={"EscalationReason": 7}),),
+                check=advertised,
+            ),
+            ScriptedStep(
+                tool_calls=(
+                    call(
+                        "end_session",
+                        reason="handover",
+                        params={"EscalationReason": "wants a manager", "customer_id": "forged"},
+                    ),
+                )
+            ),
+        ]
+    )
+    agent = Agent.load(tmp_path, model=model)
+    session = agent.session(variables={"transfer_params": {"customer_id": "C-42"}})
+    result = session.send("I want a manager")
+    [refusal] = _refusals(result)  # a field of the wrong type is the model's to repair
+    assert refusal.refused == "bad_arguments" and "params.EscalationReason must be text" in refusal.message
+    [ended] = [e for e in result.events if isinstance(e, EndSessionEvent)]
+    assert ended.params == {"EscalationReason": "wants a manager", "customer_id": "C-42"}  # application wins
+    assert session.ended
+    model.assert_complete()
+
+
+def test_params_fields_need_an_own_end_session_with_params() -> None:
+    def end_session(reason: str = "") -> dict[str, Any]:
+        """End."""
+        return {"ended": True}
+
+    with pytest.raises(AgentLoadError, match="end_session has no 'params' parameter"):
+        Agent.from_config(
+            DAG,
+            tools=[*Backend().tools(), end_session],
+            builtin_tools={"end_session": {"params_fields": {"reason_code": "Why."}}},
+        )

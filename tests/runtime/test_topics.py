@@ -141,3 +141,36 @@ def test_the_offline_model_moves_to_a_topic_by_its_description() -> None:
     session = _agent(OfflineModel(clock=_clock)).session(clock=_clock)
     result = session.send("I would like a refund")
     assert [(e.to_topic, e.via) for e in result.events if isinstance(e, TopicEvent)] == [("returns", "model")]
+
+
+def test_current_topic_is_the_main_conversation_from_the_first_turn(tmp_path: Any) -> None:
+    """``current_topic`` is seeded ``""`` before any move, so a ``#when`` section written for "in main"
+    holds on the first turn as after a return, and ``{{current_topic}}`` never reaches the model as a tag."""
+    (tmp_path / "agent.yaml").write_text(
+        "name: shop\n"
+        "dag: {slots: [{name: order_id, source: user, setter: set_order_id, ask: 'Order number?'}]}\n"
+        "instruction: |\n"
+        "  Topic: [{{current_topic}}].\n"
+        '  {{#when current_topic == ""}}You are the front desk.{{:else}}You are a specialist.{{/when}}\n'
+        "topics:\n"
+        "  - {id: returns, description: Returning an order., instruction: Returns desk.}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "tools.py").write_text(
+        "def set_order_id(order_id: str) -> dict:\n    return {'stored': True, 'value': order_id}\n",
+        encoding="utf-8",
+    )
+    main = "Topic: [].\nYou are the front desk."
+    model = ScriptedModel(
+        [
+            ScriptedStep(text="Hello!", check=lambda r: _base(r) == main),
+            ScriptedStep(tool_calls=(call("transition_topic", topic="returns"),)),
+            ScriptedStep(tool_calls=(call("transition_topic", topic="__return__"),)),
+            ScriptedStep(text="Back at the desk.", check=lambda r: _base(r) == main),
+        ]
+    )
+    session = Agent.load(tmp_path, model=model).session(clock=_clock)
+    first = session.send("hi")
+    assert first.variables["current_topic"] == ""
+    session.send("a return, then never mind")
+    model.assert_complete()

@@ -100,6 +100,18 @@ def test_expression_problems_and_unknown_names() -> None:
     assert "did you mean 'slots'" in by_location["stages[2].when"].message
 
 
+def test_a_condition_that_always_fails_by_the_channels_types_is_an_error() -> None:
+    _, report = validate_workflow(
+        _wf(
+            {"id": "g", "kind": "gate", "when": "len_notes > 0 or notes + 1 > 0"},
+            {"id": "h", "kind": "gate", "when": "slots.a.count + 1 > 2 and 'x' in goal", "next": "end"},
+        )
+    )
+    typed = [i for i in report.errors if i.code == "expression_type_error"]
+    assert [i.location for i in typed] == ["stages[0].when"]  # values inside a channel are unknown
+    assert "'+' cannot combine a list (notes) and an integer" in typed[0].message
+
+
 def test_structure_errors_use_the_config_reporting() -> None:
     codes = _codes(_wf({"id": "x", "kind": "llm", "role": "clasify"}, {"id": "y", "kind": "http"}))
     assert "invalid_value" in codes and "clasify" in codes["invalid_value"]

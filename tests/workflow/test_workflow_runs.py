@@ -99,6 +99,10 @@ def test_an_output_still_invalid_after_the_retries_fails_the_run() -> None:
     assert record.status == "failed"
     assert record.error is not None and record.error["code"] == "invalid_stage_output"
     assert "2 attempt" in record.error["message"] and "amount" in record.error["message"]
+    (stage,) = record.stages  # the failed stage keeps its retry history, as a successful one does
+    assert (stage.status, stage.attempts) == ("failed", 2)
+    assert stage.detail["role"] == "extract" and len(stage.detail["rejected"]) == 2
+    assert "no structured output" in stage.detail["rejected"][0] and "amount" in stage.detail["rejected"][1]
     model.assert_complete()
 
 

@@ -85,8 +85,14 @@ def read_app(path: str | os.PathLike[str]) -> tuple[AppConfig, Path]:
     return config, file.parent
 
 
-def app_issues(config: AppConfig, names: list[str], tools: Mapping[str, set[str]]) -> list[ConfigIssue]:
-    """The app file's reference problems, given each agent's name (in ``agents`` order) and tool names."""
+def app_issues(
+    config: AppConfig,
+    names: list[str],
+    tools: Mapping[str, set[str]],
+    consults: Mapping[str, Sequence[str]] | None = None,
+) -> list[ConfigIssue]:
+    """The app file's reference problems, given each agent's name (in ``agents`` order), tool names and the
+    agents its ``handoff:`` destinations of ``kind: agent`` hand over to (``consults``)."""
     issues: list[ConfigIssue] = []
     known = set(names)
     listed = ", ".join(sorted(known))
@@ -130,6 +136,18 @@ def app_issues(config: AppConfig, names: list[str], tools: Mapping[str, set[str]
                         f"agents[{index}].handoffs[{n}]",
                         f"{target!r} is not another agent of the app",
                         f"use one of {listed} (not the agent itself)",
+                    )
+                )
+    for index, name in enumerate(names):
+        for target in (consults or {}).get(name, ()):
+            if target not in known or target == name:
+                issues.append(
+                    ConfigIssue(
+                        "unknown_agent",
+                        f"agents[{index}]",
+                        f"{name!r} hands over to {target!r} (handoff: a destination of kind agent), which is "
+                        "not another agent of the app",
+                        f"use one of {listed} (not the agent itself) as the destination's agent",
                     )
                 )
     for index, routing in enumerate(config.routing):
@@ -199,7 +217,12 @@ def load_app(path: str | os.PathLike[str], *, model: Model | str | None = None) 
         loaded = [dataclasses.replace(agent, model_spec=spec) for agent in loaded]
     names = [agent.name for agent in loaded]
     tools = {agent.name: set(agent.tools.names) for agent in loaded}
-    issues = app_issues(config, names, tools)
+    consults = {
+        agent.name: [d.config.target for d in agent.logic.handoff if d.config.kind == "agent"]
+        for agent in loaded
+        if agent.logic is not None
+    }
+    issues = app_issues(config, names, tools, consults)
     if issues:
         file = _app_file(path)
         assert file is not None

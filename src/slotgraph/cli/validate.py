@@ -138,6 +138,7 @@ def _check_app(path: Path, *, check_tools: bool) -> PathResult:
     warnings: list[ConfigIssue] = []
     names: list[str] = []
     tools: dict[str, set[str]] = {}
+    consults: dict[str, list[str]] = {}
     slots = tasks = 0
     file = path / APP_FILE if path.is_dir() else path
     for index, entry in enumerate(config.agents):
@@ -172,8 +173,11 @@ def _check_app(path: Path, *, check_tools: bool) -> PathResult:
         names.append(name)
         own = discover_tool_names(definition.tools_path) if definition.tools_path is not None else set()
         tools[name] = set(own) | {tool.name for tool in definition.http_tools}
+        handoff = definition.agent.handoff if definition.agent is not None else None
+        if handoff is not None:
+            consults[name] = [d.target for d in handoff.destinations if d.kind == "agent"]
     if len(names) == len(config.agents):
-        errors += app_issues(config, names, tools)
+        errors += app_issues(config, names, tools, consults)
     if errors:
         count = len(errors)
         message = f"{count} problem{'s' if count != 1 else ''}"

@@ -28,8 +28,10 @@ from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.loader import read_located_mapping
 from slotgraph.config.logic import (
     ExtractionConfig,
+    HandoffConfig,
     ResponseGuardConfig,
     RuleConfig,
+    SafetyConfig,
     TopicConfig,
     VariableDeclaration,
 )
@@ -89,7 +91,7 @@ class AgentConfig(BaseModel):
     """Per-tool gates and execution contracts, keyed by tool name: `available_when`, `unavailable_message`,
     `bind`, `merge_bind`, `capture`, `progress_message`, `idempotency`, `receipt`."""
     builtin_tools: BuiltinToolSettings = Field(default_factory=BuiltinToolSettings)
-    """Settings of the built-in tools (`end_session.require_summary`)."""
+    """Settings of the built-in tools (`end_session`: `require_summary`, `params_fields`)."""
     topics: list[TopicConfig] = Field(default_factory=list)
     """Topics (subagents): named specialists with their own instructions the conversation moves between
     with the `transition_topic` tool or rules."""
@@ -98,6 +100,13 @@ class AgentConfig(BaseModel):
     response_guards: list[ResponseGuardConfig] = Field(default_factory=list)
     """Checks on the model's text before the person sees it (pattern, code or llm) and what to do on a
     violation (replace, redact, regenerate, suppress)."""
+    handoff: HandoffConfig | None = None
+    """Warm hand-off: the `start_consult` tool's destinations (people, other agents of the app), each with
+    its routing rule (`when`, fail open) and the context the receiver gets."""
+    safety: SafetyConfig | None = None
+    """The safety classifier (a Llama Guard-style model), its latency limit and failure policy, and the
+    versioned profiles response guards (`check: {safety: ...}`) and tool settings (`tool_logic.<tool>.safety`)
+    check against."""
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     """Bounds on one turn's work: tool timeouts, tool calls per response and per turn, stored history."""
 

@@ -13,25 +13,34 @@ or a caller fact passed at session start, or a slot-filling fact: ``filled.<slot
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "GUARD_ACTIONS",
+    "LLAMA_GUARD_CATEGORIES",
     "RESERVED_NAMES",
     "TRIGGERS",
     "VARIABLE_TYPES",
+    "Condition",
     "EndSessionAction",
     "EscalateAction",
     "ExtractionConfig",
     "GuardAction",
     "GuardCheckConfig",
+    "HandoffConfig",
+    "HandoffDestination",
     "InjectInstructionAction",
+    "LlmCondition",
+    "PublishedBy",
     "ResponseGuardConfig",
     "RuleActionConfig",
     "RuleConfig",
     "RunToolAction",
+    "SafetyCheck",
+    "SafetyConfig",
+    "SafetyProfile",
     "SetVariableAction",
     "TopicConfig",
     "TransitionAction",
@@ -85,6 +94,34 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class LlmCondition(_Strict):
+    """A condition an LLM judges: one cheap ALLOW/DENY completion on the person's latest message."""
+
+    kind: Literal["llm"]
+    """`llm` (an expression is written as a plain string instead)."""
+    prompt: str = Field(min_length=1)
+    """What the judge decides, in your words (used verbatim; the call site adds what ALLOW and DENY
+    mean for it, e.g. "the rule applies")."""
+    model: str | None = Field(default=None, min_length=1)
+    """The judge model as a "provider:model" string (default: the agent's model)."""
+
+
+Condition = str | LlmCondition
+"""A condition: an expression (a string) or an LLM judge (`{kind: llm, prompt: ...}`)."""
+
+
+class PublishedBy(_Strict):
+    """The capability that maintains a variable: its tools publish the value on every result."""
+
+    tools: list[str] = Field(min_length=1)
+    """The tools whose results publish the variable (e.g. every tool of an authentication capability)."""
+    path: str = Field(min_length=1)
+    """A `$.path` into each result: the variable's new value (a result without it changes nothing)."""
+    values: list[Any] | None = None
+    """The states the variable can take: a result whose value is not one of them (a call-shaped status
+    such as `consent_required`) changes nothing. Default: any value of the declared type."""
+
+
 class VariableDeclaration(_Strict):
     """One session variable: a name, a type, a description, and a default or a linked runtime fact."""
 
@@ -102,11 +139,21 @@ class VariableDeclaration(_Strict):
     extraction: bool = False
     """Fill the variable by background extraction from the caller's messages (needs the agent's
     `extraction.tool`); a gated tool that binds it waits for the latest extraction."""
+    published_by: PublishedBy | None = None
+    """Make the variable capability-published: the results of these tools write it (and nothing else:
+    the model, rules and prompt programs cannot). It starts with its `default` like any variable."""
 
     @property
     def mutable(self) -> bool:
-        """A linked variable is read-only; every other variable can be written."""
+        """A linked variable is read-only; every other variable can be written (a published one only by
+        its tools' results)."""
         return self.linked_to is None
+
+    @property
+    def writable(self) -> bool:
+        """Whether the model (``set_variables``), rules and prompt programs may write it: a mutable variable
+        that no capability publishes."""
+        return self.linked_to is None and self.published_by is None
 
     @model_validator(mode="after")
     def _consistent(self) -> VariableDeclaration:
@@ -121,6 +168,17 @@ class VariableDeclaration(_Strict):
             raise ValueError(f"the default does not match type {self.type!r}: {problem}")
         if self.extraction and self.linked_to is not None:
             raise ValueError("a linked variable is read-only, so extraction cannot fill it")
+        if self.published_by is not None:
+            if self.linked_to is not None:
+                raise ValueError("a variable is either linked (read-only) or published by tools, not both")
+            if self.extraction:
+                raise ValueError(
+                    "a published variable is written by its tools' results only, so extraction cannot fill it"
+                )
+            for value in self.published_by.values or ():
+                problem = type_problem(value, self.type)
+                if problem is not None:
+                    raise ValueError(f"published_by.values does not match type {self.type!r}: {problem}")
         return self
 
 
@@ -246,10 +304,81 @@ class RuleConfig(_Strict):
     """For `tool_result`: only results of this tool (default: every tool)."""
     variable: str | None = None
     """For `variable_changed`: only changes of this variable (default: every variable)."""
-    condition: str | None = None
-    """An expression; the rule fires only when it is true (a condition that fails to evaluate: no fire)."""
+    condition: Condition | None = None
+    """An expression, or an LLM judge (`{kind: llm, prompt: ...}`); the rule fires only when it is true (a
+    condition that fails to evaluate, or a judge that cannot decide: no fire)."""
     actions: list[RuleActionConfig] = Field(min_length=1)
     """What to do, in order."""
+
+
+SafetyFailure = Literal["allow", "block"]
+
+LLAMA_GUARD_CATEGORIES: dict[str, str] = {
+    "S1": "Violent Crimes",
+    "S2": "Non-Violent Crimes",
+    "S3": "Sex-Related Crimes",
+    "S4": "Child Sexual Exploitation",
+    "S5": "Defamation",
+    "S6": "Specialized Advice",
+    "S7": "Privacy",
+    "S8": "Intellectual Property",
+    "S9": "Indiscriminate Weapons",
+    "S10": "Hate",
+    "S11": "Suicide & Self-Harm",
+    "S12": "Sexual Content",
+    "S13": "Elections",
+    "S14": "Code Interpreter Abuse",
+}
+"""Llama Guard 3's hazard categories (the MLCommons taxonomy), what a classifier served with its default
+chat template answers with."""
+
+
+class SafetyProfile(_Strict):
+    """A versioned safety profile: which categories of the classifier's taxonomy are violations."""
+
+    version: int = Field(ge=1)
+    """The profile's version: raise it when `block` changes, so events and logs say which rules applied."""
+    block: list[str] = Field(min_length=1)
+    """The category codes that are violations (`S1`, `S10`, ...); other categories the classifier flags
+    are allowed."""
+    categories: dict[str, str] = Field(default_factory=dict)
+    """Category code → name, for a classifier served with its own taxonomy (default: Llama Guard 3's
+    S1–S14; these add to it or rename)."""
+
+
+class SafetyConfig(_Strict):
+    """The safety classifier (a Llama Guard-style model) and the profiles guards and tools check against."""
+
+    model: str = Field(min_length=1)
+    """The classifier as a "provider:model" string: any OpenAI-compatible endpoint serving Llama Guard
+    (`openai-compatible:http://localhost:8000/v1#meta-llama/Llama-Guard-3-8B`), or `offline-safety` (a
+    deterministic stand-in for tests)."""
+    timeout_seconds: float = Field(default=2.0, gt=0, le=30)
+    """The latency limit of one check: a classifier that has not answered by then is a failure."""
+    on_failure: SafetyFailure = "allow"
+    """What a check that fails — no answer within the limit, an error, an answer that is neither `safe` nor
+    `unsafe` — counts as: `allow` (fail open: the text is said, the tool runs; default) or `block` (fail
+    closed: a violation)."""
+    profiles: dict[str, SafetyProfile] = Field(min_length=1)
+    """The profiles by name."""
+
+
+class SafetyCheck(_Strict):
+    """A safety check against one profile; `model`, `timeout_seconds` and `on_failure` override `safety:`."""
+
+    profile: str = Field(min_length=1)
+    """The profile (a key of `safety.profiles`)."""
+    model: str | None = Field(default=None, min_length=1)
+    """Another classifier for this check."""
+    timeout_seconds: float | None = Field(default=None, gt=0, le=30)
+    """Another latency limit for this check."""
+    on_failure: SafetyFailure | None = None
+    """Another failure policy for this check."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, data: Any) -> Any:
+        return {"profile": data} if isinstance(data, str) else data
 
 
 GuardAction = Literal["replace", "redact", "regenerate", "suppress"]
@@ -257,7 +386,7 @@ GUARD_ACTIONS: tuple[str, ...] = ("replace", "redact", "regenerate", "suppress")
 
 
 class GuardCheckConfig(_Strict):
-    """What a response guard looks for: exactly one of `pattern`, `code` or `llm`."""
+    """What a response guard looks for: exactly one of `pattern`, `code`, `llm` or `safety`."""
 
     pattern: str | None = Field(default=None, min_length=1)
     """A regular expression (Python `re` syntax, searched in each sentence); a match is a violation."""
@@ -268,24 +397,30 @@ class GuardCheckConfig(_Strict):
     violation."""
     model: str | None = Field(default=None, min_length=1)
     """For `llm`: the judge model as a "provider:model" string (default: the agent's model)."""
+    safety: SafetyCheck | None = None
+    """A safety classifier check: a profile of the agent's `safety:` (`safety: standard`), or a mapping
+    with `profile` and overrides of `model`, `timeout_seconds`, `on_failure`. A sentence in a blocked
+    category is a violation."""
 
     @model_validator(mode="after")
     def _exactly_one(self) -> GuardCheckConfig:
-        given = [k for k in ("pattern", "code", "llm") if getattr(self, k) is not None]
+        given = [k for k in ("pattern", "code", "llm", "safety") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(
-                "a guard check has exactly one of pattern, code, llm"
+                "a guard check has exactly one of pattern, code, llm, safety"
                 + (f" (got {', '.join(given)})" if given else "")
             )
         if self.model is not None and self.llm is None:
-            raise ValueError("'model' only applies to an llm check")
+            raise ValueError("'model' only applies to an llm check (a safety check takes safety.model)")
         return self
 
     @property
-    def kind(self) -> Literal["pattern", "code", "llm"]:
+    def kind(self) -> Literal["pattern", "code", "llm", "safety"]:
         if self.pattern is not None:
             return "pattern"
-        return "code" if self.code is not None else "llm"
+        if self.code is not None:
+            return "code"
+        return "llm" if self.llm is not None else "safety"
 
 
 class ResponseGuardConfig(_Strict):
@@ -317,6 +452,47 @@ class ResponseGuardConfig(_Strict):
         return self
 
 
+class HandoffDestination(_Strict):
+    """Where the conversation can be handed: a person (a queue, a desk) or another agent of the app."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    """The destination's id (snake_case): what `start_consult`'s `destination` enumerates."""
+    description: str = Field(min_length=1)
+    """When to hand the conversation here (the model reads it in the tool's description)."""
+    kind: Literal["human", "agent"] = "human"
+    """`human`: the host connects a person, who gets the context (the session ends for the agent).
+    `agent`: another agent of the multi-agent app takes the conversation over, within the turn."""
+    agent: str | None = Field(default=None, min_length=1)
+    """For `kind: agent`: the app's agent (default: the id)."""
+    mode: Literal["consult", "transfer"] = "consult"
+    """For the host connecting a person: `consult` (warm: the person is briefed with the context and joins
+    while the caller waits) or `transfer` (cold)."""
+    when: Condition | None = None
+    """The routing rule: an expression, or an LLM judge, that must hold for a hand-off here. A rule that
+    cannot be decided lets the hand-off through (fail open: a typo must not strand a caller who needs a
+    person)."""
+    context: list[str] = Field(default_factory=list)
+    """The variables the receiver gets (besides the reason, the summary and the filled slots)."""
+
+    @model_validator(mode="after")
+    def _agent_only_for_agents(self) -> HandoffDestination:
+        if self.agent is not None and self.kind != "agent":
+            raise ValueError("'agent' is for kind: agent destinations; remove it, or set kind: agent")
+        return self
+
+    @property
+    def target(self) -> str:
+        """The app's agent a `kind: agent` destination hands over to."""
+        return self.agent or self.id
+
+
+class HandoffConfig(_Strict):
+    """Warm hand-off: the `start_consult` tool and the routing rules that gate it."""
+
+    destinations: list[HandoffDestination] = Field(min_length=1)
+    """Where the conversation can be handed, each with its routing rule and the context it gets."""
+
+
 TOPIC_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -334,11 +510,12 @@ class TopicConfig(_Strict):
     control: Literal["refer", "transfer"] = "refer"
     """`refer` (default): entering remembers where the conversation was, and `__return__` (or
     `return_when`) goes back there. `transfer`: a full hand-over; the return history is cleared."""
-    entry_when: str | None = Field(default=None, min_length=1)
-    """An expression that must be true to enter the topic (a condition that fails to evaluate: closed)."""
-    return_when: str | None = Field(default=None, min_length=1)
-    """An expression evaluated at the end of every turn in this topic; when true the conversation returns
-    to where it came from (a pop, never a new entry)."""
+    entry_when: Annotated[str, Field(min_length=1)] | LlmCondition | None = None
+    """An expression (or an LLM judge) that must be true to enter the topic (a condition that fails to
+    evaluate, or a judge that cannot decide: closed)."""
+    return_when: Annotated[str, Field(min_length=1)] | LlmCondition | None = None
+    """An expression (or an LLM judge) evaluated at the end of every turn in this topic; when true the
+    conversation returns to where it came from (a pop, never a new entry)."""
     dag: str | dict[str, Any] | None = None
     """The topic's own slot-filling DAG (a file relative to the agent directory, or inline), with its own
     slot state: while the topic is active its engine runs instead of the agent's, on the topic's state,

@@ -16,9 +16,11 @@ before the tool runs. ``idempotency`` and ``receipt`` are execution contracts fo
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from slotgraph.config.logic import Condition, SafetyCheck
 
 __all__ = [
     "BindSource",
@@ -27,6 +29,7 @@ __all__ = [
     "IdempotencyConfig",
     "ReceiptConfig",
     "ToolLogicConfig",
+    "ToolSafetyConfig",
 ]
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -94,11 +97,19 @@ class ReceiptConfig(_Strict):
     """The direction a matching record must have when it carries one (null: any)."""
 
 
+class ToolSafetyConfig(SafetyCheck):
+    """A safety check of a tool's arguments before it runs: the text the agent is about to send."""
+
+    params: list[str] | None = Field(default=None, min_length=1)
+    """The parameters whose text is checked (default: every string argument of the call)."""
+
+
 class ToolLogicConfig(_Strict):
     """The gates and contracts of one tool (a key of `tool_logic:`, the tool's name)."""
 
-    available_when: str | None = None
-    """An expression: the tool is offered and runs only while it is true (an error counts as false)."""
+    available_when: Condition | None = None
+    """An expression, or an LLM judge (`{kind: llm, prompt: ...}`, decided once per turn): the tool is
+    offered and runs only while it is true (an error, or a judge that cannot decide, counts as false)."""
     unavailable_message: str | None = None
     """The tool result when the gate refuses a call (default: a generic sentence)."""
     bind: dict[str, BindSource] = Field(default_factory=dict)
@@ -114,6 +125,10 @@ class ToolLogicConfig(_Strict):
     """Run at most once per key (see IdempotencyConfig)."""
     receipt: ReceiptConfig | None = None
     """Run only with a matching succeeded payment record (see ReceiptConfig)."""
+    safety: ToolSafetyConfig | None = None
+    """Check the call's text arguments with the safety classifier before the tool runs (a profile of the
+    agent's `safety:`; `safety: standard` or a mapping with `profile`, `params` and overrides); a blocked
+    category refuses the call."""
 
     @model_validator(mode="after")
     def _one_mode(self) -> ToolLogicConfig:
@@ -126,11 +141,19 @@ class ToolLogicConfig(_Strict):
         return self
 
 
+Description = Annotated[str, Field(min_length=1)]
+
+
 class EndSessionSettings(_Strict):
     """Settings of the built-in `end_session` tool."""
 
     require_summary: bool = False
     """The model must pass a non-blank `summary` string when it ends the session."""
+    params_fields: dict[str, Description] = Field(default_factory=dict)
+    """Named details of an ending, field name → description: `end_session` takes a `params` object whose
+    optional string fields these are (the model reads the descriptions; the prompt says which apply). A
+    `merge_bind` of `params` adds the application's keys on top. Names are identifiers
+    (`EscalationReason`)."""
 
 
 class BuiltinToolSettings(_Strict):

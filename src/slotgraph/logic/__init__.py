@@ -9,11 +9,15 @@ rules share one set of session variables (:class:`VariableStore`); every conditi
 * :mod:`~slotgraph.logic.templates` / :mod:`~slotgraph.logic.render` — the instruction grammar and its
   renderer (``#when`` sections, ``{{name}}``, ``{{run}}``/``{{set}}``/``{{= }}`` statements).
 * :mod:`~slotgraph.logic.tooling` — the tool-invoker interface the host provides, budgets, the run cache.
+* :mod:`~slotgraph.logic.conditions` — conditions (expressions, or an LLM judge) and the judge's shared core.
 * :mod:`~slotgraph.logic.rules` — lifecycle rules and their typed :class:`RuleEvent`.
 * :mod:`~slotgraph.logic.gates` — per-tool gates (``tool_logic:``): availability, bound arguments, captures.
 * :mod:`~slotgraph.logic.set_variables` — the ``set_variables`` built-in's schema and writes.
 * :mod:`~slotgraph.logic.guards` — response guards on the assistant's text, the decimal-safe sentence
   buffer, and their typed :class:`GuardEvent`.
+* :mod:`~slotgraph.logic.safety` — safety classifier checks (Llama Guard's format, versioned profiles, a
+  latency limit and a failure policy) for guards and tool settings.
+* :mod:`~slotgraph.logic.handoff` — warm hand-off: ``start_consult``, routing rules (fail open), the context.
 * :mod:`~slotgraph.logic.topics` — topics (subagents): prompt takeover, ``current_topic``, the return stack,
   ``entry_when``/``return_when``, and their typed :class:`TopicEvent`.
 * :mod:`~slotgraph.logic.session` — :class:`AgentLogic` (per agent) and :class:`LogicSession` (per session),

@@ -27,10 +27,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from slotgraph.config.logic import SafetyConfig
 from slotgraph.config.tool_logic import BindSource, ToolLogicConfig
-from slotgraph.expr import Expression, ExpressionError, extract_output_path
+from slotgraph.expr import ExpressionError, extract_output_path
+from slotgraph.logic.conditions import (
+    CompiledCondition,
+    Compose,
+    JudgeCondition,
+    Judging,
+    compile_condition,
+    judge_prompt,
+)
 from slotgraph.logic.errors import VariableWriteError
-from slotgraph.logic.templates import compile_logic_expression
+from slotgraph.logic.safety import SafetyPolicy, check_safety, resolve_safety
 from slotgraph.logic.variables import VariableStore
 
 __all__ = [
@@ -46,7 +55,7 @@ logger = logging.getLogger("slotgraph.logic")
 
 DEFAULT_UNAVAILABLE: Final = "{tool} is not available right now."
 
-GateReason = Literal["gate_closed", "bind_unresolved", "merge_bind_refused"]
+GateReason = Literal["gate_closed", "bind_unresolved", "merge_bind_refused", "safety_refused"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +72,9 @@ class CompiledToolLogic:
 
     tool: str
     config: ToolLogicConfig
-    available_when: Expression | None = None
+    available_when: CompiledCondition | None = None
+    safety: SafetyPolicy | None = None
+    """The safety check of the call's text arguments (``safety:``), resolved against the agent's profiles."""
 
     @property
     def unavailable_message(self) -> str:
@@ -75,14 +86,28 @@ class CompiledToolLogic:
         return frozenset(self.config.bind)
 
 
-def compile_tool_logic(entries: Mapping[str, ToolLogicConfig]) -> dict[str, CompiledToolLogic]:
-    """Compile ``tool_logic:``; a bad expression raises ExpressionSyntaxError (validation reports it
-    first)."""
+def compile_tool_logic(
+    entries: Mapping[str, ToolLogicConfig], safety: SafetyConfig | None = None
+) -> dict[str, CompiledToolLogic]:
+    """Compile ``tool_logic:``; a bad expression raises ExpressionSyntaxError, a safety check without its
+    profile ValueError (validation reports both first)."""
     out: dict[str, CompiledToolLogic] = {}
     for tool, config in entries.items():
-        condition = compile_logic_expression(config.available_when) if config.available_when else None
-        out[tool] = CompiledToolLogic(tool, config, condition)
+        condition = compile_condition(config.available_when) if config.available_when else None
+        policy = resolve_safety(safety, config.safety) if config.safety is not None else None
+        out[tool] = CompiledToolLogic(tool, config, condition, policy)
     return out
+
+
+def _gate_prompt(tool: str) -> Compose:
+    """The tool-gate call site's judge prompt."""
+    return lambda prompt: judge_prompt(
+        prompt,
+        f"You decide whether the assistant may use the tool {tool!r} now, from the person's latest message "
+        "(the user message).",
+        "it may",
+        "it may not",
+    )
 
 
 def _missing(value: Any) -> bool:
@@ -92,26 +117,55 @@ def _missing(value: Any) -> bool:
 class ToolGates:
     """The gates of one session (see the module docstring)."""
 
-    def __init__(self, logic: Mapping[str, CompiledToolLogic], store: VariableStore) -> None:
+    def __init__(
+        self, logic: Mapping[str, CompiledToolLogic], store: VariableStore, judging: Judging | None = None
+    ) -> None:
         self.logic = dict(logic)
         self.store = store
+        self.judging = judging or Judging()
+        """The judge and the person's latest message, for ``available_when`` conditions an LLM decides."""
+        self.judged: dict[str, bool] = {}
+        """This turn's verdicts of the LLM-judged gates (:meth:`judge_turn`), by tool."""
 
     def gated(self, name: str) -> bool:
         return name in self.logic
+
+    async def judge_turn(self) -> None:
+        """Decide the LLM-judged gates for this turn, one judge call each, on the person's latest message:
+        the verdicts hold until the next turn (offering the tools and checking every call read them). A judge
+        that cannot decide keeps the tool closed."""
+        self.judged = {}
+        for name, entry in self.logic.items():
+            condition = entry.available_when
+            if not isinstance(condition, JudgeCondition):
+                continue
+            verdict = await self.judging.holds(condition, self.store.context(), _gate_prompt(name))
+            if verdict.value is None:
+                logger.warning(
+                    "tool %s: available_when could not decide, the tool stays closed: %s",
+                    name,
+                    verdict.problem,
+                )
+            self.judged[name] = verdict.decided(default=False)
 
     def closed(self, name: str) -> GateRefusal | None:
         """Why tool ``name`` is unavailable now (``available_when`` false or failing), else None."""
         entry = self.logic.get(name)
         if entry is None or entry.available_when is None:
             return None
-        try:
-            open_ = bool(entry.available_when.evaluate(self.store.context()))
-        except ExpressionError as err:
-            logger.warning("tool %s: available_when failed, the tool stays closed: %s", name, err.one_line())
-            open_ = False
-        except Exception as err:  # a value without a truth value: closed, like an error
-            logger.warning("tool %s: available_when has no truth value (%r:.80), closed", name, err)
-            open_ = False
+        if isinstance(entry.available_when, JudgeCondition):
+            open_ = self.judged.get(name, False)  # not judged this turn (no judge yet): closed
+        else:
+            try:
+                open_ = bool(entry.available_when.evaluate(self.store.context()))
+            except ExpressionError as err:
+                logger.warning(
+                    "tool %s: available_when failed, the tool stays closed: %s", name, err.one_line()
+                )
+                open_ = False
+            except Exception as err:  # a value without a truth value: closed, like an error
+                logger.warning("tool %s: available_when has no truth value (%r:.80), closed", name, err)
+                open_ = False
         return None if open_ else GateRefusal("gate_closed", entry.unavailable_message)
 
     def hidden(self, names: tuple[str, ...]) -> frozenset[str]:
@@ -194,6 +248,36 @@ class ToolGates:
                 logger.warning("tool %s: capture %s refused: %s", name, variable, err)
                 problems.append(f"{variable}: {err}")
         return problems
+
+    async def unsafe(self, name: str, args: Mapping[str, Any]) -> GateRefusal | None:
+        """The tool's safety check of its final arguments' text (the ``params`` named, else every string
+        argument): a refusal when the classifier flags a category the profile blocks, or when the check
+        fails and the policy's ``on_failure`` is ``block``."""
+        entry = self.logic.get(name)
+        policy = entry.safety if entry is not None else None
+        if entry is None or policy is None:
+            return None
+        wanted = entry.config.safety.params if entry.config.safety is not None else None
+        texts = [
+            f"{param}: {value}"
+            for param, value in args.items()
+            if isinstance(value, str) and value.strip() and (wanted is None or param in wanted)
+        ]
+        if not texts:
+            return None
+        verdict = await check_safety(
+            self.judging.classifier, policy, user=self.judging.message, text="\n".join(texts)
+        )
+        if verdict.violation is None:
+            logger.warning("tool %s: safety check failed: %s", name, verdict.detail(policy))
+        if not verdict.decided(policy):
+            return None
+        why = verdict.detail(policy)
+        return GateRefusal(
+            "safety_refused",
+            f"{name} was not run: the safety check refused its content ({why}). Do not send this; answer the "
+            "person without it.",
+        )
 
     def progress(self, name: str) -> str | None:
         entry = self.logic.get(name)

@@ -1,8 +1,9 @@
 """Response guards: checks on the assistant's text before the person sees it.
 
 A guard has one **check** — ``pattern`` (a regular expression searched in the sentence), ``code`` (an
-expression over the session's variables and ``text``, the sentence; true is a violation) or ``llm`` (one
-ALLOW/DENY judge call) — and one action **on violation**:
+expression over the session's variables and ``text``, the sentence; true is a violation), ``llm`` (one
+ALLOW/DENY judge call) or ``safety`` (a Llama Guard-style classifier and a versioned profile,
+:mod:`slotgraph.logic.safety`) — and one action **on violation**:
 
 * ``replace`` — the violating sentence and the rest of the reply give way to the guard's ``message``;
 * ``redact`` — the match (the whole sentence for ``code`` and ``llm`` checks) is replaced by ``redaction``
@@ -33,10 +34,12 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
-from slotgraph.config.logic import ResponseGuardConfig
+from slotgraph.config.logic import ResponseGuardConfig, SafetyConfig
 from slotgraph.expr import Expression, ExpressionError
+from slotgraph.logic.conditions import LogicJudge, evaluate_llm_judge, judge_prompt
+from slotgraph.logic.safety import SafetyClassifier, SafetyPolicy, check_safety, resolve_safety
 from slotgraph.logic.templates import compile_logic_expression
 
 __all__ = [
@@ -49,13 +52,13 @@ __all__ = [
     "compile_guards",
     "guard_reply",
     "judge_system_prompt",
-    "parse_verdict",
     "split_sentences",
 ]
 
 logger = logging.getLogger("slotgraph.logic")
 
 GuardEventAction = Literal["replace", "redact", "regenerate", "suppress", "check_failed"]
+CheckKind = Literal["pattern", "code", "llm", "safety"]
 
 _TERMINATORS: Final = ".!?…"
 _CLOSERS: Final = "\"')]}»”’"
@@ -72,18 +75,16 @@ class GuardEvent:
     (the judge's answer, the evaluation error, "attempts used up"), never the withheld text."""
 
     guard: str
-    check: Literal["pattern", "code", "llm"]
+    check: CheckKind
     action: GuardEventAction
     sentence: int
     detail: str = ""
     kind: Literal["guard"] = "guard"
 
 
-class GuardJudge(Protocol):
-    """The host's LLM judge: one completion for ``system`` (the guard's prompt) and ``text`` (the sentence),
-    with ``model`` (a "provider:model" spec; None: the agent's model). Returns the model's answer text."""
-
-    async def __call__(self, *, system: str, text: str, model: str | None) -> str: ...
+GuardJudge = LogicJudge
+"""The host's LLM judge (:class:`~slotgraph.logic.conditions.LogicJudge`): for a guard, ``system`` is the
+guard's prompt and ``text`` the sentence."""
 
 
 Regenerate = Callable[[str], Awaitable[str | None]]
@@ -92,21 +93,24 @@ Regenerate = Callable[[str], Awaitable[str | None]]
 
 @dataclass(frozen=True, slots=True)
 class CompiledGuard:
-    """A guard, compiled once: its config, its name, and its regex or expression."""
+    """A guard, compiled once: its config, its name, and its regex, expression or safety policy."""
 
     name: str
     config: ResponseGuardConfig
     regex: re.Pattern[str] | None = None
     expression: Expression | None = None
+    safety: SafetyPolicy | None = None
 
     @property
-    def check(self) -> Literal["pattern", "code", "llm"]:
+    def check(self) -> CheckKind:
         return self.config.check.kind
 
 
-def compile_guards(configs: Sequence[ResponseGuardConfig]) -> tuple[CompiledGuard, ...]:
-    """Compile guards (a bad regex raises ``re.error``, a bad expression ExpressionSyntaxError; the
-    agent's validation reports both with their locations first)."""
+def compile_guards(
+    configs: Sequence[ResponseGuardConfig], safety: SafetyConfig | None = None
+) -> tuple[CompiledGuard, ...]:
+    """Compile guards (a bad regex raises ``re.error``, a bad expression ExpressionSyntaxError, a safety
+    check without its profile ValueError; the agent's validation reports them with their locations first)."""
     out: list[CompiledGuard] = []
     for index, config in enumerate(configs):
         check = config.check
@@ -116,6 +120,7 @@ def compile_guards(configs: Sequence[ResponseGuardConfig]) -> tuple[CompiledGuar
                 config=config,
                 regex=re.compile(check.pattern) if check.pattern is not None else None,
                 expression=compile_logic_expression(check.code) if check.code is not None else None,
+                safety=resolve_safety(safety, check.safety) if check.safety is not None else None,
             )
         )
     return tuple(out)
@@ -198,22 +203,13 @@ def split_sentences(text: str) -> list[str]:
 
 
 def judge_system_prompt(prompt: str) -> str:
-    """The judge's system prompt: the guard's prompt verbatim, then the answer format."""
-    return (
-        f"{prompt.strip()}\n\nYou are checking one sentence an assistant is about to say. Answer with one "
-        "word: ALLOW if it may be said, DENY if it must not."
+    """The guard call site's judge prompt: the guard's prompt verbatim, then what ALLOW and DENY mean here."""
+    return judge_prompt(
+        prompt,
+        "You are checking one sentence an assistant is about to say.",
+        "it may be said",
+        "it must not",
     )
-
-
-def parse_verdict(answer: str) -> bool | None:
-    """A judge's answer: True for DENY (a violation), False for ALLOW, None when it is neither."""
-    words = re.findall(r"[A-Za-z]+", answer)
-    first = words[0].upper() if words else ""
-    if first == "DENY":
-        return True
-    if first == "ALLOW":
-        return False
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,36 +231,48 @@ class _Run:
     variables: Mapping[str, Any]
     judge: GuardJudge | None
     regenerate: Regenerate | None
+    classifier: SafetyClassifier | None = None
+    user: str = ""
     events: list[GuardEvent] = field(default_factory=list)
     attempts: dict[str, int] = field(default_factory=dict)
     regenerating: str = ""
+    detail: str = ""
+    """What the last verdict found that its event may say (a safety check's profile and categories)."""
 
     async def verdict(self, guard: CompiledGuard, body: str, index: int) -> bool:
         """Whether ``body`` violates ``guard`` (an undecided check: reported, then strict decides)."""
         problem: str
+        self.detail = ""
         try:
             if guard.regex is not None:
                 return guard.regex.search(body) is not None
             if guard.expression is not None:
                 return bool(guard.expression.evaluate({**self.variables, "text": body}))
+            if guard.safety is not None:
+                return await self.safe(guard, guard.safety, body, index)
             prompt = guard.config.check.llm or ""
-            if self.judge is None:
-                problem = "no judge is available to this host"
-            else:
-                answer = await self.judge(
-                    system=judge_system_prompt(prompt), text=body, model=guard.config.check.model
-                )
-                verdict = parse_verdict(answer)
-                if verdict is not None:
-                    return verdict
-                problem = f"the judge answered neither ALLOW nor DENY: {answer.strip()!r:.80}"
+            verdict = await evaluate_llm_judge(
+                self.judge, system=judge_system_prompt(prompt), text=body, model=guard.config.check.model
+            )
+            if verdict.value is not None:
+                return not verdict.value  # DENY is a violation
+            problem = verdict.problem
         except ExpressionError as err:
             problem = err.one_line()
-        except Exception as err:  # a judge backend failing must not break the reply
-            problem = f"the judge failed: {type(err).__name__}: {err}"
         logger.warning("response guard %s could not decide: %s", guard.name, problem)
         self.events.append(GuardEvent(guard.name, guard.check, "check_failed", index, problem))
         return guard.config.strict
+
+    async def safe(self, guard: CompiledGuard, policy: SafetyPolicy, body: str, index: int) -> bool:
+        """A safety check of ``body``: a violation when the classifier flags a category the profile blocks;
+        a failed check is reported and follows the policy's ``on_failure`` (``strict`` blocks too)."""
+        verdict = await check_safety(self.classifier, policy, user=self.user, text=body)
+        self.detail = verdict.detail(policy)
+        if verdict.violation is None:
+            logger.warning("response guard %s could not decide: %s", guard.name, self.detail)
+            self.events.append(GuardEvent(guard.name, guard.check, "check_failed", index, self.detail))
+            return verdict.decided(policy) or guard.config.strict
+        return verdict.violation
 
     async def once(self, text: str) -> tuple[str, str | None]:
         """Guard one reply: the released text, or the feedback of a regeneration to ask for."""
@@ -279,16 +287,17 @@ class _Run:
                 if not await self.verdict(guard, body, index):
                     continue
                 action = guard.config.on_violation
-                detail = ""
+                detail = self.detail
                 if action == "regenerate":
                     used = self.attempts.get(guard.name, 0)
                     if self.regenerate is not None and used < guard.config.max_regenerations:
                         self.attempts[guard.name] = used + 1
                         self.regenerating = guard.name
-                        self.events.append(GuardEvent(guard.name, guard.check, "regenerate", index))
+                        self.events.append(GuardEvent(guard.name, guard.check, "regenerate", index, detail))
                         return "", _feedback(guard)
                     action = "replace" if guard.config.message is not None else "suppress"
-                    detail = "no regeneration left" if self.regenerate else "the host cannot regenerate"
+                    why = "no regeneration left" if self.regenerate else "the host cannot regenerate"
+                    detail = f"{detail}; {why}" if detail else why
                 self.events.append(GuardEvent(guard.name, guard.check, action, index, detail))
                 if action == "redact":
                     body = _redact(guard, body)
@@ -322,13 +331,16 @@ async def guard_reply(
     *,
     judge: GuardJudge | None = None,
     regenerate: Regenerate | None = None,
+    classifier: SafetyClassifier | None = None,
+    user: str = "",
 ) -> GuardedReply:
     """Check ``text`` sentence by sentence against ``guards`` (in order) and apply their actions.
 
-    ``variables`` are what ``code`` checks read (``text`` is added: the sentence). A ``regenerate`` action
+    ``variables`` are what ``code`` checks read (``text`` is added: the sentence); a ``safety`` check asks
+    ``classifier`` about the sentence after ``user`` (the person's latest message). A ``regenerate`` action
     calls ``regenerate`` with feedback for the model and guards the new reply from the start; the attempts
     are counted per guard over the whole call, so the loop is bounded."""
-    run = _Run(guards, variables, judge, regenerate)
+    run = _Run(guards, variables, judge, regenerate, classifier, user)
     current = text
     regenerations = 0
     while True:

@@ -23,6 +23,7 @@ from typing import Any, Final, Literal
 
 from slotgraph.config.logic import RuleConfig
 from slotgraph.expr import Expression, ExpressionError, extract_output_path
+from slotgraph.logic.conditions import CompiledCondition, Compose, Judging, compile_condition, judge_prompt
 from slotgraph.logic.errors import VariableWriteError
 from slotgraph.logic.render import render_template
 from slotgraph.logic.templates import Template, compile_logic_expression, parse_template
@@ -69,10 +70,21 @@ class _Action:
 class CompiledRule:
     name: str
     trigger: str
-    condition: Expression | None
+    condition: CompiledCondition | None
     actions: tuple[_Action, ...]
     tool: str | None = None
     variable: str | None = None
+
+
+def _rule_prompt(rule: CompiledRule) -> Compose:
+    """The rule call site's judge prompt: the author's prompt, then whether the rule applies now."""
+    return lambda prompt: judge_prompt(
+        prompt,
+        f"You decide whether the rule {rule.name!r} of this conversation applies now, from the person's "
+        "latest message (the user message).",
+        "it applies",
+        "it does not",
+    )
 
 
 def compile_rules(rules: Sequence[RuleConfig]) -> tuple[CompiledRule, ...]:
@@ -98,7 +110,7 @@ def compile_rules(rules: Sequence[RuleConfig]) -> tuple[CompiledRule, ...]:
                 actions.append(_Action(kind, text=action.escalate.reason))
             elif action.transition is not None:
                 actions.append(_Action(kind, text=action.transition.topic))
-        condition = compile_logic_expression(rule.condition) if rule.condition else None
+        condition = compile_condition(rule.condition) if rule.condition else None
         name = rule.name or f"rules[{index}]"
         out.append(CompiledRule(name, rule.trigger, condition, tuple(actions), rule.tool, rule.variable))
     return tuple(out)
@@ -133,10 +145,13 @@ class RuleEngine:
         invoker: ToolInvoker | None,
         *,
         topics: TopicManager | None = None,
+        judging: Judging | None = None,
     ) -> None:
         self.rules = tuple(rules)
         self.store = store
         self.invoker = invoker
+        self.judging = judging or Judging()
+        """The judge and the person's latest message, for conditions an LLM decides."""
         self.topics = topics
         """With topics, a ``transition`` action is a topic move (``entry_when`` applies)."""
         self.moved: Callable[[TopicMove], Awaitable[str]] | None = None
@@ -160,14 +175,11 @@ class RuleEngine:
     ) -> None:
         context = self.store.context(extra)
         if rule.condition is not None:
-            try:
-                if not rule.condition.evaluate(context):
-                    return
-            except ExpressionError as err:
-                self._report(effects, rule, (), f"condition failed, rule not fired: {err.one_line()}")
+            verdict = await self.judging.holds(rule.condition, context, _rule_prompt(rule))
+            if verdict.value is None:
+                self._report(effects, rule, (), f"condition failed, rule not fired: {verdict.problem}")
                 return
-            except Exception as err:
-                self._report(effects, rule, (), f"condition has no truth value ({err!r:.80})")
+            if not verdict.value:
                 return
         changes: list[VariableChange] = []
         unsubscribe = self.store.subscribe(changes.append)
@@ -261,7 +273,7 @@ class RuleEngine:
             await self._invoke("escalate", {"reason": action.text or f"rule {rule.name}"})
             effects.ended = True
         elif action.kind == "transition" and self.topics is not None:
-            move = self.topics.move(action.text or "", via="rule")
+            move = await self.topics.move(action.text or "", via="rule")
             effects.events.append(move.event)
             if not move.ok:
                 raise _ActionFailed(f"transition to {action.text!r}: {move.event.message}")

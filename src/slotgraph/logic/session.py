@@ -20,6 +20,7 @@ Nothing here raises into the turn.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -28,12 +29,17 @@ from typing import Any, Final
 
 from slotgraph.config.logic import (
     ExtractionConfig,
+    HandoffConfig,
     ResponseGuardConfig,
     RuleConfig,
+    SafetyConfig,
     TopicConfig,
     VariableDeclaration,
 )
 from slotgraph.config.tool_logic import BuiltinToolSettings, ToolLogicConfig
+from slotgraph.expr import extract_output_path
+from slotgraph.logic.conditions import Judging, LogicJudge
+from slotgraph.logic.errors import VariableWriteError
 from slotgraph.logic.gates import CompiledToolLogic, ToolGates, compile_tool_logic
 from slotgraph.logic.guards import (
     CompiledGuard,
@@ -43,15 +49,26 @@ from slotgraph.logic.guards import (
     compile_guards,
     guard_reply,
 )
+from slotgraph.logic.handoff import CompiledDestination, HandoffOutcome, compile_handoff, start_consult
 from slotgraph.logic.render import render_template
 from slotgraph.logic.rules import CompiledRule, RuleEffects, RuleEngine, compile_rules
+from slotgraph.logic.safety import SafetyClassifier
 from slotgraph.logic.templates import Template, parse_template
 from slotgraph.logic.tooling import ProgramBudget, RunCache, ToolInvoker
-from slotgraph.logic.topics import CompiledTopic, TopicManager, TopicMove, compile_topics
-from slotgraph.logic.variables import SlotFillingFacts, VariableChange, VariableStore
+from slotgraph.logic.topics import (
+    MAIN,
+    TOPIC_VARIABLE,
+    CompiledTopic,
+    TopicManager,
+    TopicMove,
+    compile_topics,
+)
+from slotgraph.logic.variables import PUBLISH_SOURCE, SlotFillingFacts, VariableChange, VariableStore
 from slotgraph.names import SET_VARIABLES
 
 __all__ = ["RECORD_KEY", "AgentLogic", "LogicRecord", "LogicSession", "variables_snapshot"]
+
+logger = logging.getLogger("slotgraph.logic")
 
 _BLANK_LINES: Final = re.compile(r"\n[ \t]*(?:\n[ \t]*)+\n")
 """Lines left empty by statements and untaken sections collapse into one blank line."""
@@ -74,11 +91,15 @@ class AgentLogic:
     tool_logic: Mapping[str, CompiledToolLogic] = field(default_factory=dict)
     """The ``tool_logic:`` gates and contracts, by tool name."""
     builtin_tools: BuiltinToolSettings = field(default_factory=BuiltinToolSettings)
-    """Settings of the built-in tools (``end_session.require_summary``)."""
+    """Settings of the built-in tools (``end_session``: ``require_summary``, ``params_fields``)."""
     guards: tuple[CompiledGuard, ...] = ()
     topics: tuple[CompiledTopic, ...] = ()
     extraction: ExtractionConfig | None = None
     """Background extraction of the variables declared ``extraction: true``."""
+    safety: SafetyConfig | None = None
+    """The safety classifier and profiles guards and tool settings check against."""
+    handoff: tuple[CompiledDestination, ...] = ()
+    """The warm hand-off destinations (``handoff:``) of ``start_consult``, with their routing rules."""
 
     @classmethod
     def build(
@@ -93,6 +114,8 @@ class AgentLogic:
         guards: Sequence[ResponseGuardConfig] = (),
         topics: Sequence[TopicConfig] = (),
         extraction: ExtractionConfig | None = None,
+        safety: SafetyConfig | None = None,
+        handoff: HandoffConfig | None = None,
     ) -> AgentLogic:
         """Compile an agent's logic (run :func:`slotgraph.logic.validation.logic_issues` first for errors
         with locations; here a bad rule expression raises ExpressionSyntaxError)."""
@@ -101,11 +124,13 @@ class AgentLogic:
             parse_template(instruction),
             compile_rules(rules),
             budget or ProgramBudget(),
-            compile_tool_logic(tool_logic or {}),
+            compile_tool_logic(tool_logic or {}, safety),
             builtin_tools or BuiltinToolSettings(),
-            compile_guards(guards),
+            compile_guards(guards, safety),
             compile_topics(topics),
             extraction,
+            safety,
+            compile_handoff(handoff),
         )
 
     @property
@@ -117,8 +142,10 @@ class AgentLogic:
             or self.template.has_logic
             or self.tool_logic
             or self.builtin_tools.end_session.require_summary
+            or bool(self.builtin_tools.end_session.params_fields)
             or self.guards
             or self.topics
+            or self.handoff
         )
 
     @property
@@ -129,9 +156,18 @@ class AgentLogic:
         return frozenset(d.name for d in self.declarations if d.extraction)
 
     @property
+    def maintained(self) -> dict[str, Any]:
+        """The variables the logic layer's capabilities maintain, with the value a session starts with:
+        ``current_topic`` (``""``, the main conversation) for an agent with topics or ``transition`` rules."""
+        moves = any(action.kind == "transition" for rule in self.rules for action in rule.actions)
+        return {TOPIC_VARIABLE: MAIN} if self.topics or moves else {}
+
+    @property
     def mutable_variables(self) -> tuple[VariableDeclaration, ...]:
-        """The declarations the model may write (through ``set_variables``)."""
-        return tuple(d for d in self.declarations if d.mutable)
+        """The declarations the model may write (through ``set_variables``): not linked, not published, not
+        maintained by a capability of the logic layer."""
+        maintained = self.maintained
+        return tuple(d for d in self.declarations if d.writable and d.name not in maintained)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,6 +249,8 @@ class LogicSession:
         self.logic = logic
         self.store = VariableStore(logic.declarations, record.variables, metadata=metadata)
         self.seed_problems = self.store.seed(initial_variables if not record.started else None)
+        for name, initial in logic.maintained.items():
+            self.store.maintain(name, initial)
         self.started = record.started
         self.unextracted: tuple[str, ...] = record.unextracted
         """Messages background extraction has yet to read (the host keeps it current)."""
@@ -222,21 +260,38 @@ class LogicSession:
         self.clock = clock
         self.topic_states: dict[str, Mapping[str, Any]] = dict(record.topic_states)
         """The state of every topic with its own DAG the conversation entered (the host keeps it)."""
+        self.judging = Judging()
+        """The judge of the conditions an LLM decides (bound per turn) and the person's latest message."""
         self.topics: TopicManager | None = None
         """The agent's topics (``current_topic`` and the return stack); None when it has none."""
         if logic.topics:
-            self.topics = TopicManager({t.id: t for t in logic.topics}, self.store, list(record.topic_stack))
-        self.rules = RuleEngine(logic.rules, self.store, invoker, topics=self.topics)
+            self.topics = TopicManager(
+                {t.id: t for t in logic.topics}, self.store, list(record.topic_stack), self.judging
+            )
+        self.rules = RuleEngine(logic.rules, self.store, invoker, topics=self.topics, judging=self.judging)
         self.rules.moved = self.moved_text
         self._outside_writes: list[VariableChange] = []
         self.store.subscribe(self._note_write)
-        self.gates = ToolGates(logic.tool_logic, self.store)
+        self.gates = ToolGates(logic.tool_logic, self.store, self.judging)
         """The ``tool_logic:`` gates over this session's variables."""
+        self._publishers: dict[str, list[VariableDeclaration]] = {}
+        for declaration in logic.declarations:
+            for tool in declaration.published_by.tools if declaration.published_by is not None else ():
+                self._publishers.setdefault(tool, []).append(declaration)
         self.warnings: list[str] = []
 
-    def bind_tools(self, invoker: ToolInvoker | None) -> None:
-        """Use ``invoker`` for ``{{run}}`` statements and rule actions from now on (the host's tool path)."""
+    def bind_tools(
+        self,
+        invoker: ToolInvoker | None,
+        judge: LogicJudge | None = None,
+        classifier: SafetyClassifier | None = None,
+    ) -> None:
+        """Use ``invoker`` for ``{{run}}`` statements and rule actions from now on (the host's tool path),
+        ``judge`` for the conditions an LLM decides (rules, tool gates, topics, hand-offs) and ``classifier``
+        for safety checks (guards, tool settings)."""
         self.rules.invoker = invoker
+        self.judging.judge = judge
+        self.judging.classifier = classifier
 
     def _sync(self, sm: Mapping[str, Any]) -> None:
         self.store.facts = SlotFillingFacts.from_state(sm)
@@ -249,6 +304,8 @@ class LogicSession:
         """Fire ``session_start`` (first turn), ``user_message`` (with user text) and ``turn_start``."""
         self._sync(sm)
         self._delivered = 0
+        self.judging.message = user_text
+        await self.gates.judge_turn()
         effects = RuleEffects()
         if not self.started:
             self.started = True
@@ -262,8 +319,29 @@ class LogicSession:
         return effects
 
     def _note_write(self, change: VariableChange) -> None:
-        if change.source in _OUTSIDE_WRITERS or change.source.startswith("capture:"):
+        if change.source in _OUTSIDE_WRITERS or change.source.startswith(("capture:", PUBLISH_SOURCE)):
             self._outside_writes.append(change)
+
+    def publish(self, tool: str, result: Any) -> list[str]:
+        """Write the variables ``tool`` publishes from its ``result`` (every result of the tool: success or
+        failure, model, rule or engine call). A result without the path, or with a value that is not one of
+        the variable's states, changes nothing; what was refused is returned (one line each) and logged."""
+        problems: list[str] = []
+        for declaration in self._publishers.get(tool, ()):
+            spec = declaration.published_by
+            assert spec is not None
+            value = extract_output_path(result, spec.path)
+            if value is None:
+                continue
+            if spec.values is not None and value not in spec.values:
+                logger.info("%s: %r is not a state of %s; not published", tool, value, declaration.name)
+                continue
+            try:
+                self.store.set(declaration.name, value, source=f"{PUBLISH_SOURCE}{tool}")
+            except VariableWriteError as err:
+                logger.warning("%s: publishing %s refused: %s", tool, declaration.name, err)
+                problems.append(f"{declaration.name}: {err}")
+        return problems
 
     async def variables_changed(self, sm: Mapping[str, Any]) -> RuleEffects:
         """Fire the ``variable_changed`` rules of the writes made since the last call by the model
@@ -288,11 +366,19 @@ class LogicSession:
         self._delivered = 0
         effects = await self.variables_changed(sm)
         effects.extend(self._apply(await self.rules.fire("turn_end")))
-        move = self.topics.return_due() if self.topics is not None else None
+        move = await self.topics.return_due() if self.topics is not None else None
         if move is not None:
             effects.events.append(move.event)
             self.injected.append(await self.moved_text(move))
         return effects
+
+    async def consult(self, args: Mapping[str, Any], sm: Mapping[str, Any]) -> HandoffOutcome:
+        """The model's ``start_consult``: the destination's routing rule checked (fail open), and the context
+        the receiver gets."""
+        self._sync(sm)
+        return await start_consult(
+            self.logic.handoff, args, self.store, self.judging, self.store.facts.filled
+        )
 
     async def transition(self, topic: str, sm: Mapping[str, Any]) -> tuple[TopicMove, str]:
         """The model's ``transition_topic``: the move, and the resolved instructions it leads to (empty when
@@ -300,7 +386,7 @@ class LogicSession:
         self._sync(sm)
         if self.topics is None:
             raise ValueError("this agent has no topics")
-        move = self.topics.move(topic, via="model")
+        move = await self.topics.move(topic, via="model")
         return move, (await self.prompt_text() if move.ok else "")
 
     async def prompt_text(self) -> str:
@@ -365,7 +451,13 @@ class LogicSession:
             return GuardedReply(text)
         self._sync(sm)
         return await guard_reply(
-            text, self.logic.guards, self.condition_variables(), judge=judge, regenerate=regenerate
+            text,
+            self.logic.guards,
+            self.condition_variables(),
+            judge=judge,
+            regenerate=regenerate,
+            classifier=self.judging.classifier,
+            user=self.judging.message,
         )
 
     def condition_variables(self) -> dict[str, Any]:
@@ -395,5 +487,7 @@ def variables_snapshot(
     store = VariableStore(logic.declarations, record.variables, metadata=metadata)
     if not record.started:
         store.seed()
+    for name, initial in logic.maintained.items():
+        store.maintain(name, initial)
     store.facts = SlotFillingFacts.from_state(sm)
     return store.snapshot()

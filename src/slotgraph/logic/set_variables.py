@@ -6,7 +6,8 @@ why a declaration needs a description — it is the model's hint). :func:`set_va
 that schema; :func:`apply_set_variables` writes a call's values through the session's store, so a saved
 fact re-renders ``#when`` sections and opens tool gates for the very next model call of the turn.
 
-Names the model may not write — undeclared, linked (read-only) or reserved — and values of the wrong type
+Names the model may not write — undeclared, linked (read-only), published by a capability's tools or
+maintained by the runtime (``current_topic``) — and values of the wrong type
 are not an error of the call: they are listed under ``rejected`` in the result, with why, so the model can
 correct itself; the other values are saved.
 """
@@ -45,7 +46,7 @@ def set_variables_parameters(declarations: Sequence[VariableDeclaration]) -> dic
     """The tool's JSON Schema: one optional, typed, described property per mutable declaration."""
     properties: dict[str, Any] = {}
     for declaration in declarations:
-        if not declaration.mutable:
+        if not declaration.writable:
             continue
         prop: dict[str, Any] = {"description": declaration.description}
         json_type = _JSON_TYPES.get(declaration.type)
@@ -64,12 +65,17 @@ def apply_set_variables(
     changes: list[VariableChange] = []
     for name, value in args.items():
         declaration = store.declarations.get(name)
-        if declaration is None:
-            known = ", ".join(sorted(d.name for d in store.declarations.values() if d.mutable)) or "none"
-            rejected[name] = f"not a variable of this agent; the variables you can set are: {known}"
+        if declaration is None or name in store.maintained:
+            known = ", ".join(sorted(d.name for d in store.declarations.values() if d.writable)) or "none"
+            what = "maintained by the runtime" if name in store.maintained else "not a variable of this agent"
+            rejected[name] = f"{what}; the variables you can set are: {known}"
             continue
         if not declaration.mutable:
             rejected[name] = f"read-only (it follows {declaration.linked_to!r}); it cannot be set"
+            continue
+        if declaration.published_by is not None:
+            tools = " and ".join(declaration.published_by.tools)
+            rejected[name] = f"read-only for you: the results of {tools} keep it up to date"
             continue
         try:
             change = store.set(name, value, source=SET_VARIABLES)

@@ -160,6 +160,17 @@ class Template:
     def runs(self) -> list[RunStatement]:
         return [node for node in _walk(self.nodes) if isinstance(node, RunStatement)]
 
+    def expressions(self) -> list[tuple[Expression, int]]:
+        """Every expression of the template (``#when`` conditions, ``{{= }}``, ``{{set}}``, ``{{run}}``
+        arguments) with the line it is on."""
+        out: list[tuple[Expression, int]] = []
+        for node in _walk(self.nodes):
+            if isinstance(node, When):
+                out.extend((b.condition, b.line) for b in node.branches if b.condition is not None)
+            elif isinstance(node, ValueStatement | SetStatement | RunStatement):
+                out.extend((expression, node.line) for expression in _expressions(node))
+        return out
+
 
 def _walk(nodes: tuple[Node, ...]) -> list[Node]:
     out: list[Node] = []

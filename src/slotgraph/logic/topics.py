@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from slotgraph.config.logic import TopicConfig
-from slotgraph.expr import Expression, ExpressionError
-from slotgraph.logic.templates import Template, compile_logic_expression, parse_template
+from slotgraph.logic.conditions import CompiledCondition, Compose, Judging, compile_condition, judge_prompt
+from slotgraph.logic.templates import Template, parse_template
 from slotgraph.logic.variables import VariableStore
 from slotgraph.names import TRANSITION_TOPIC
 
@@ -77,8 +77,8 @@ class CompiledTopic:
     id: str
     config: TopicConfig
     template: Template | None
-    entry_when: Expression | None
-    return_when: Expression | None
+    entry_when: CompiledCondition | None
+    return_when: CompiledCondition | None
 
 
 def compile_topics(configs: Sequence[TopicConfig]) -> tuple[CompiledTopic, ...]:
@@ -88,10 +88,32 @@ def compile_topics(configs: Sequence[TopicConfig]) -> tuple[CompiledTopic, ...]:
             c.id,
             c,
             parse_template(c.instruction) if c.instruction is not None else None,
-            compile_logic_expression(c.entry_when) if c.entry_when else None,
-            compile_logic_expression(c.return_when) if c.return_when else None,
+            compile_condition(c.entry_when) if c.entry_when else None,
+            compile_condition(c.return_when) if c.return_when else None,
         )
         for c in configs
+    )
+
+
+def _entry_prompt(topic: str) -> Compose:
+    """The topic-entry call site's judge prompt."""
+    return lambda prompt: judge_prompt(
+        prompt,
+        f"You decide whether the conversation may move to the topic {topic!r} now, from the person's latest "
+        "message (the user message).",
+        "it may",
+        "it may not",
+    )
+
+
+def _return_prompt(topic: str) -> Compose:
+    """The topic-return call site's judge prompt."""
+    return lambda prompt: judge_prompt(
+        prompt,
+        f"You decide whether the work of the topic {topic!r} is done, so that the conversation goes back to "
+        "where it came from, from the person's latest message (the user message).",
+        "it is done",
+        "it is not",
     )
 
 
@@ -141,6 +163,8 @@ class TopicManager:
     topics: Mapping[str, CompiledTopic]
     store: VariableStore
     stack: list[str] = field(default_factory=list)
+    judging: Judging = field(default_factory=Judging)
+    """The judge and the person's latest message, for conditions an LLM decides."""
 
     @property
     def current(self) -> str:
@@ -157,7 +181,7 @@ class TopicManager:
         logger.info("topic move to %r refused: %s", target, message)
         return TopicMove(TopicEvent(self.current, target, via, ok=False, message=message))
 
-    def move(self, target: str, *, via: Via) -> TopicMove:
+    async def move(self, target: str, *, via: Via) -> TopicMove:
         """Enter ``target`` (a topic id) or go back (``__return__``)."""
         here = self.current
         if target == RETURN:
@@ -173,12 +197,10 @@ class TopicManager:
         if target == here:
             return TopicMove(TopicEvent(here, target, via))
         if topic.entry_when is not None:
-            try:
-                allowed = bool(topic.entry_when.evaluate(self.store.context()))
-            except ExpressionError as err:  # fails closed
-                logger.warning("topic %s: entry_when failed to evaluate: %s", target, err.one_line())
-                allowed = False
-            if not allowed:
+            verdict = await self.judging.holds(topic.entry_when, self.store.context(), _entry_prompt(target))
+            if verdict.value is None:  # fails closed
+                logger.warning("topic %s: entry_when could not decide: %s", target, verdict.problem)
+            if not verdict.decided(default=False):
                 return self._refuse(
                     target, via, f"{target!r} cannot be entered now (its entry condition is false)"
                 )
@@ -189,14 +211,12 @@ class TopicManager:
         self._set(target)
         return TopicMove(TopicEvent(here, target, via), moved=True)
 
-    def return_due(self) -> TopicMove | None:
+    async def return_due(self) -> TopicMove | None:
         """At the end of a turn: the return ``return_when`` asks for, if any (nothing to return to: none)."""
         topic = self.active()
         if topic is None or topic.return_when is None or not self.stack:
             return None
-        try:
-            due = bool(topic.return_when.evaluate(self.store.context()))
-        except ExpressionError as err:
-            logger.warning("topic %s: return_when failed to evaluate: %s", topic.id, err.one_line())
-            return None
-        return self.move(RETURN, via="return_when") if due else None
+        verdict = await self.judging.holds(topic.return_when, self.store.context(), _return_prompt(topic.id))
+        if verdict.value is None:
+            logger.warning("topic %s: return_when could not decide: %s", topic.id, verdict.problem)
+        return await self.move(RETURN, via="return_when") if verdict.decided(default=False) else None

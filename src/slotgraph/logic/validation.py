@@ -11,10 +11,18 @@ a ``tool_logic`` entry for a tool the agent does not have (``unknown_tool``) or 
 (``executor_gate``: gates apply to the model's and the logic layer's calls), an ``available_when`` that does
 not parse, a ``capture`` into a linked variable or with a bad path, a ``bind``/``merge_bind`` of the same
 parameter (``bind_conflict``); a response guard's ``pattern`` that is not a regular expression or ``code``
-that does not parse.
+that does not parse; an expression that fails every time it runs by the declared types of its variables
+(``expression_type_error``); a write to a capability-published variable (``published_write``) and a
+``published_by`` naming a tool the agent does not have; an ``end_session.params_fields`` name that is not an
+identifier (``bad_field_name``); a safety check naming an unknown profile or without ``safety:``
+(``unknown_safety_profile``, ``no_safety_classifier``), a profile blocking a category outside the taxonomy
+(``unknown_category``), the offline model as the classifier (``not_a_classifier``); two hand-off
+destinations of one id (``duplicate_destination``) and an agent tool named ``start_consult`` beside
+``handoff:`` (``reserved_tool``).
 
 Warnings (the agent loads): a name that is read or written but neither declared nor provided by the
-runtime — session variables are sparse by design, so this is most often a typo, but not always.
+runtime — session variables are sparse by design, so this is most often a typo, but not always; an LLM
+judge that would use the offline model (``offline_judge``).
 
 :func:`logic_issues` is the check :func:`slotgraph.logic.load_definition` plugs into
 :func:`slotgraph.config.load_definition`.
@@ -31,14 +39,20 @@ from pydantic import ValidationError
 
 from slotgraph.config import ConfigIssue
 from slotgraph.config.logic import (
+    LLAMA_GUARD_CATEGORIES,
     ExtractionConfig,
+    HandoffConfig,
+    LlmCondition,
     ResponseGuardConfig,
     RuleConfig,
+    SafetyConfig,
     TopicConfig,
     VariableDeclaration,
 )
-from slotgraph.config.tool_logic import ToolLogicConfig
+from slotgraph.config.suggest import did_you_mean
+from slotgraph.config.tool_logic import IDENTIFIER, ToolLogicConfig
 from slotgraph.expr import ExpressionError, parse_output_path
+from slotgraph.expr.typecheck import TYPE_OF_DECLARED, type_problems
 from slotgraph.logic.templates import (
     Template,
     TemplateIssue,
@@ -46,7 +60,7 @@ from slotgraph.logic.templates import (
     expression_names,
     parse_template,
 )
-from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS, SET_VARIABLES
+from slotgraph.names import READBACK_TOOLS, SESSION_ENDING_TOOLS, SET_VARIABLES, START_CONSULT
 
 __all__ = ["BUILTIN_NAMES", "logic_issues", "template_issues"]
 
@@ -55,12 +69,30 @@ BUILTIN_NAMES: Final = frozenset(
 )
 """Names the runtime provides to every expression (slot-filling facts and session metadata)."""
 
+BUILTIN_TYPES: Final[Mapping[str, str]] = {
+    "filled": "dict",
+    "status": "str",
+    "current_phase": "str",
+    "session_id": "str",
+    "channel": "str",
+    "current_topic": "str",
+}
+"""The type of the names the runtime provides, where it is fixed (``result`` is whatever a tool returned)."""
+
+_TYPE_FIX: Final = "compare instead of combining (verified == True), or fix the operand or its declared type"
+
 _BUILTIN_TOOLS: Final = SESSION_ENDING_TOOLS | READBACK_TOOLS | {SET_VARIABLES}
 
 
 class _Checker:
-    def __init__(self, tool_names: frozenset[str] | None, executors: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        tool_names: frozenset[str] | None,
+        executors: frozenset[str] = frozenset(),
+        agent_model: str = "offline",
+    ) -> None:
         self.executors = executors
+        self.agent_model = agent_model
         self.issues: list[ConfigIssue] = []
         self.declared: dict[str, VariableDeclaration] = {}
         self.tool_names = tool_names | _BUILTIN_TOOLS if tool_names is not None else None
@@ -71,7 +103,42 @@ class _Checker:
     def error(self, code: str, location: str, message: str, fix: str) -> None:
         self.issues.append(ConfigIssue(code, location, message, fix))
 
-    def expression(self, source: Any, location: str, what: str) -> None:
+    def condition(self, source: Any, location: str, what: str) -> None:
+        """A condition: an expression (checked as one), or an LLM judge (``{kind: llm}``)."""
+        if isinstance(source, LlmCondition):
+            self.judge(source.model, location)
+        else:
+            self.expression(source, location, what)
+
+    def judge(self, model: str | None, location: str) -> None:
+        """An LLM judge with the agent's model: the offline model cannot judge, so it never decides."""
+        if model is None and self.agent_model.split(":", 1)[0] == "offline":
+            self.issues.append(
+                ConfigIssue(
+                    "offline_judge",
+                    location,
+                    "this LLM judge uses the agent's model, the offline model, which cannot judge: it never "
+                    "decides, so the check fails as its policy says (closed for a gate or a topic entry)",
+                    "give the judge a model (model: openai:gpt-4o-mini), or the agent a model that can judge",
+                    severity="warning",
+                )
+            )
+
+    def types(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The names whose type is known: the runtime's typed names, then the declared mutable variables
+        (a linked one reads whatever its fact holds, so it is unknown), then ``extra``."""
+        known = dict(BUILTIN_TYPES)
+        for name, declaration in self.declared.items():
+            kind = TYPE_OF_DECLARED.get(declaration.type)
+            if kind is not None and declaration.mutable:
+                known[name] = kind
+            else:
+                known.pop(name, None)
+        return {**known, **(extra or {})}
+
+    def expression(
+        self, source: Any, location: str, what: str, *, types: Mapping[str, str] | None = None
+    ) -> None:
         if not isinstance(source, str):
             return  # the structure check reports the type
         try:
@@ -86,6 +153,14 @@ class _Checker:
             return
         for name in expression_names(compiled):
             self.reads.append((name, location, None))
+        for problem in type_problems(compiled.source, self.types(types)):
+            self.error(
+                "expression_type_error",
+                location,
+                f"{what} {source.strip()!r:.80}: {problem}, so it fails every time it is evaluated (by the "
+                "declared types of its variables)",
+                _TYPE_FIX,
+            )
 
     def write(self, name: str, location: str, what: str) -> None:
         self.writes.add(name)
@@ -98,6 +173,22 @@ class _Checker:
                 f"{what} writes {name!r}, which is linked to {declaration.linked_to!r} (read-only)",
                 f"write another variable, or remove linked_to from {name!r} to make it mutable",
             )
+        self.published_write(name, location, what)
+
+    def published_write(self, name: str, location: str, what: str) -> ConfigIssue | None:
+        declaration = self.declared.get(name)
+        published = declaration.published_by if declaration is not None else None
+        if published is None:
+            return None
+        issue = ConfigIssue(
+            "published_write",
+            location,
+            f"{what} writes {name!r}, which {' and '.join(published.tools)} publish: only their results "
+            "write it",
+            f"write another variable, or remove published_by from {name!r}",
+        )
+        self.issues.append(issue)
+        return issue
 
     def undeclared_write(self, name: str, location: str) -> None:
         if name in self.declared or name in BUILTIN_NAMES or (name, location) in self.warned:
@@ -174,6 +265,17 @@ def _check_template(
         declaration = checker.declared.get(name)
         checker.writes.add(name)
         checker.undeclared_write(name, location)
+        published = declaration.published_by if declaration is not None else None
+        if published is not None:
+            issue = TemplateIssue(
+                "published_write",
+                f"a prompt statement writes {name!r}, which {' and '.join(published.tools)} publish: only "
+                "their results write it",
+                line,
+                1,
+                fix=f"write another variable, or remove published_by from {name!r}",
+            )
+            checker.issues.append(_template_issue(issue, location, file))
         if declaration is not None and declaration.linked_to is not None:
             issue = TemplateIssue(
                 "linked_write",
@@ -186,6 +288,17 @@ def _check_template(
             checker.issues.append(_template_issue(issue, location, file))
     for run in template.runs():
         checker.tool(run.tool, location)
+    for expression, line in template.expressions():
+        for problem in type_problems(expression.source, checker.types()):
+            issue = TemplateIssue(
+                "expression_type_error",
+                f"{expression.source!r:.80}: {problem}, so it fails every time it is evaluated (by the "
+                "declared types of its variables)",
+                line,
+                1,
+                fix=_TYPE_FIX,
+            )
+            checker.issues.append(_template_issue(issue, location, file))
     for name in template.names_read():
         checker.reads.append((name, location, None))
     if not statements and (template.runs() or template.names_written()):
@@ -217,7 +330,7 @@ def _check_rule(checker: _Checker, rule: RuleConfig, at: str) -> None:
     if rule.variable is not None:
         checker.reads.append((rule.variable, f"{at}.variable", None))
     if rule.condition is not None:
-        checker.expression(rule.condition, f"{at}.condition", "rule condition")
+        checker.condition(rule.condition, f"{at}.condition", "rule condition")
     for index, action in enumerate(rule.actions):
         where = f"{at}.actions[{index}]"
         if action.set_variable is not None:
@@ -282,7 +395,7 @@ def _check_tool_logic(checker: _Checker, raw: Any) -> None:
         else:
             checker.tool(str(tool), at, runs=False)
         if config.available_when is not None:
-            checker.expression(config.available_when, f"{at}.available_when", "available_when")
+            checker.condition(config.available_when, f"{at}.available_when", "available_when")
         for mode in ("bind", "merge_bind"):
             for param, source in getattr(config, mode).items():
                 if source.kind == "variable" and source.name is not None:
@@ -305,7 +418,7 @@ def _check_topics(checker: _Checker, raw: Mapping[str, Any]) -> None:
         for key in ("entry_when", "return_when"):
             source = getattr(topic, key)
             if source is not None:
-                checker.expression(source, f"{at}.{key}", key)
+                checker.condition(source, f"{at}.{key}", key)
         if topic.instruction is not None:
             _check_template(checker, topic.instruction, f"{at}.instruction", None)
         if topic.control == "transfer" and topic.return_when is not None:
@@ -333,6 +446,19 @@ def _check_topics(checker: _Checker, raw: Mapping[str, Any]) -> None:
                 )
 
 
+def _check_builtin_tools(checker: _Checker, raw: Any) -> None:
+    ending = raw.get("end_session") if isinstance(raw, Mapping) else None
+    fields = ending.get("params_fields") if isinstance(ending, Mapping) else None
+    for name in fields if isinstance(fields, Mapping) else ():
+        if not isinstance(name, str) or not IDENTIFIER.match(name):
+            checker.error(
+                "bad_field_name",
+                f"builtin_tools.end_session.params_fields.{name}",
+                f"{name!r} is not a field name: the model writes it as a key of end_session's params",
+                "use letters, digits and _ (not starting with a digit), e.g. EscalationReason",
+            )
+
+
 def _check_guard(checker: _Checker, guard: ResponseGuardConfig, at: str) -> None:
     check = guard.check
     if check.pattern is not None:
@@ -345,9 +471,11 @@ def _check_guard(checker: _Checker, guard: ResponseGuardConfig, at: str) -> None
                 f"the guard's pattern {check.pattern!r:.80} is not a valid regular expression: {err}",
                 "fix the regular expression (Python re syntax; escape . ? ( with a backslash)",
             )
+    if check.llm is not None:
+        checker.judge(check.model, f"{at}.check.llm")
     if check.code is not None:
         before = len(checker.reads)
-        checker.expression(check.code, f"{at}.check.code", "guard check")
+        checker.expression(check.code, f"{at}.check.code", "guard check", types={"text": "str"})
         # `text` (the sentence being checked) is the guard's own name, never a session variable
         checker.reads[before:] = [read for read in checker.reads[before:] if read[0] != "text"]
 
@@ -383,6 +511,94 @@ def _check_extraction(checker: _Checker, raw: Mapping[str, Any]) -> None:
             )
 
 
+def _check_safety(checker: _Checker, raw: Mapping[str, Any]) -> None:
+    """``safety:`` and the checks that use it: known profiles, known categories, a classifier that can
+    classify."""
+    config: SafetyConfig | None = None
+    try:
+        config = SafetyConfig.model_validate(raw["safety"]) if raw.get("safety") is not None else None
+    except ValidationError:
+        return  # the structure check reports it, with its location
+    if config is not None:
+        if config.model.split(":", 1)[0] == "offline":
+            checker.error(
+                "not_a_classifier",
+                "safety.model",
+                "the offline model is not a safety classifier: it never answers safe or unsafe",
+                "name a Llama Guard endpoint (openai-compatible:URL#MODEL), or offline-safety in tests",
+            )
+        for name, profile in config.profiles.items():
+            known = {code.upper() for code in (*LLAMA_GUARD_CATEGORIES, *profile.categories)}
+            for n, code in enumerate(profile.block):
+                if code.upper() not in known:
+                    checker.error(
+                        "unknown_category",
+                        f"safety.profiles.{name}.block[{n}]",
+                        f"{code!r} is not a category of the classifier's taxonomy",
+                        "use a Llama Guard code (S1 … S14), or declare it under this profile's categories",
+                    )
+    uses: list[tuple[str, str]] = []
+    for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):
+        if guard.check.safety is not None:
+            uses.append((guard.check.safety.profile, f"response_guards[{index}].check.safety"))
+    tool_logic = raw.get("tool_logic")
+    for tool, entry in tool_logic.items() if isinstance(tool_logic, Mapping) else ():
+        try:
+            gate = ToolLogicConfig.model_validate(entry)
+        except ValidationError:
+            continue
+        if gate.safety is not None:
+            uses.append((gate.safety.profile, f"tool_logic.{tool}.safety"))
+    for used, location in uses:
+        if config is None:
+            checker.error(
+                "no_safety_classifier",
+                location,
+                f"this safety check uses profile {used!r}, but the agent has no safety: classifier",
+                "add safety: {model: <classifier>, profiles: {" + used + ": {version: 1, block: [...]}}}",
+            )
+        elif used not in config.profiles:
+            checker.error(
+                "unknown_safety_profile",
+                location,
+                f"there is no safety profile {used!r}{did_you_mean(used, list(config.profiles))}",
+                f"use one of {', '.join(config.profiles)}, or add it under safety.profiles",
+            )
+
+
+def _check_handoff(checker: _Checker, raw: Mapping[str, Any]) -> None:
+    """``handoff:``: unique destinations, their routing rules, the variables their context lists, and no
+    tool of the agent's own named ``start_consult``."""
+    try:
+        config = HandoffConfig.model_validate(raw["handoff"]) if raw.get("handoff") is not None else None
+    except ValidationError:
+        return  # the structure check reports it, with its location
+    if config is None:
+        return
+    seen: set[str] = set()
+    for index, destination in enumerate(config.destinations):
+        at = f"handoff.destinations[{index}]"
+        if destination.id in seen:
+            checker.error(
+                "duplicate_destination",
+                f"{at}.id",
+                f"destination {destination.id!r} is declared twice",
+                "keep one, or rename one",
+            )
+        seen.add(destination.id)
+        if destination.when is not None:
+            checker.condition(destination.when, f"{at}.when", "routing rule")
+        for n, name in enumerate(destination.context):
+            checker.reads.append((name, f"{at}.context[{n}]", None))
+    if checker.tool_names is not None and START_CONSULT in checker.tool_names - _BUILTIN_TOOLS:
+        checker.error(
+            "reserved_tool",
+            "handoff",
+            f"the agent has its own tool {START_CONSULT!r}, and handoff: gives it the built-in of that name",
+            "rename the agent's tool, or remove handoff:",
+        )
+
+
 def _valid_items(raw: Any, model: type[Any]) -> list[tuple[int, Any]]:
     if not isinstance(raw, list):
         return []
@@ -405,7 +621,8 @@ def logic_issues(
     executor_names: Iterable[str] = (),
 ) -> list[ConfigIssue]:
     """Every logic problem of an agent file (``raw``) and its instruction text, errors and warnings."""
-    checker = _Checker(tool_names, frozenset(executor_names))
+    model = raw.get("model")
+    checker = _Checker(tool_names, frozenset(executor_names), model if isinstance(model, str) else "offline")
     for index, declaration in _valid_items(raw.get("variables"), VariableDeclaration):
         if declaration.name in checker.declared:
             checker.error(
@@ -416,14 +633,25 @@ def logic_issues(
             )
             continue
         checker.declared[declaration.name] = declaration
+    for index, declaration in _valid_items(raw.get("variables"), VariableDeclaration):
+        published = declaration.published_by
+        if published is None:
+            continue
+        at = f"variables[{index}].published_by"
+        for n, tool in enumerate(published.tools):
+            checker.tool(tool, f"{at}.tools[{n}]", runs=False)
+        checker.path(published.path, f"{at}.path", "published_by.path")
     if instruction:
         location = "instruction_file" if instruction_file is not None else "instruction"
         _check_template(checker, instruction, location, instruction_file)
     for index, rule in _valid_items(raw.get("rules"), RuleConfig):
         _check_rule(checker, rule, f"rules[{index}]")
     _check_tool_logic(checker, raw.get("tool_logic"))
+    _check_builtin_tools(checker, raw.get("builtin_tools"))
     _check_topics(checker, raw)
     _check_extraction(checker, raw)
+    _check_safety(checker, raw)
+    _check_handoff(checker, raw)
     for index, guard in _valid_items(raw.get("response_guards"), ResponseGuardConfig):
         _check_guard(checker, guard, f"response_guards[{index}]")
     for name in sorted(set(checker.declared) & set(slot_names)):

@@ -9,8 +9,9 @@
   A *linked* variable reads its runtime fact (a metadata key, ``filled.<slot>``, ``status`` or
   ``current_phase``) and is never stored.
 * **Writes** — :meth:`VariableStore.set` writes only variables (metadata is read-only session context),
-  refuses linked variables and values of the wrong declared type (:class:`VariableWriteError`), and notifies
-  every subscriber of a real change (:class:`VariableChange`).
+  refuses linked variables, published variables written by anything but their tools' results, and values
+  of the wrong declared type (:class:`VariableWriteError`), and notifies every subscriber of a real change
+  (:class:`VariableChange`).
 * **Expressions** — :meth:`VariableStore.context` is the mapping expressions evaluate against: metadata, then
   the slot-filling facts under stable names (``filled``, ``status``, ``current_phase``), then the variables.
 """
@@ -25,7 +26,10 @@ from typing import Any, Final
 from slotgraph.config.logic import VariableDeclaration, type_problem
 from slotgraph.logic.errors import VariableWriteError
 
-__all__ = ["SlotFillingFacts", "VariableChange", "VariableStore"]
+__all__ = ["PUBLISH_SOURCE", "SlotFillingFacts", "VariableChange", "VariableStore"]
+
+PUBLISH_SOURCE: Final = "publish:"
+"""The write source of a capability's publication: ``publish:<tool>``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +117,8 @@ class VariableStore:
         self.metadata: dict[str, Any] = dict(metadata or {})
         self.facts = facts or SlotFillingFacts()
         self._subscribers: list[Subscriber] = []
+        self.maintained: set[str] = set()
+        """What the logic layer's capabilities maintain (:meth:`maintain`); the model cannot set them."""
 
     def _is_mutable(self, name: str) -> bool:
         declaration = self.declarations.get(name)
@@ -140,6 +146,14 @@ class VariableStore:
             if declaration.mutable and declaration.name not in self._values:
                 self._values[declaration.name] = _copied(declaration.default)
         return refused
+
+    def maintain(self, name: str, initial: Any) -> None:
+        """Seed a variable a capability maintains (``current_topic``): ``initial`` when the variable has no
+        value yet (absent or ``None``), without notifying subscribers — it is where a session starts, not a
+        change."""
+        self.maintained.add(name)
+        if self._values.get(name) is None:
+            self._values[name] = _copied(initial)
 
     # --- reads ----------------------------------------------------------------------------------------
 
@@ -207,11 +221,18 @@ class VariableStore:
         self._subscribers.append(subscriber)
         return lambda: self._subscribers.remove(subscriber) if subscriber in self._subscribers else None
 
-    def check_write(self, name: str, value: Any) -> str | None:
-        """Why writing ``value`` to ``name`` would be refused, or None."""
+    def check_write(self, name: str, value: Any, *, source: str = "") -> str | None:
+        """Why writing ``value`` to ``name`` (by ``source``) would be refused, or None."""
         declaration = self.declarations.get(name)
         if declaration is not None and not declaration.mutable:
             return f"variable {name!r} is linked to {declaration.linked_to!r} and cannot be written"
+        published = declaration.published_by if declaration is not None else None
+        by = source.removeprefix(PUBLISH_SOURCE) if source.startswith(PUBLISH_SOURCE) else None
+        if published is not None and by not in published.tools:
+            return (
+                f"variable {name!r} is published by {' and '.join(published.tools)}: only their results "
+                "write it"
+            )
         if name in ("filled", "status", "current_phase", "result"):
             return f"{name!r} is provided by the logic layer and cannot be written"
         if declaration is not None:
@@ -223,9 +244,10 @@ class VariableStore:
     def set(self, name: str, value: Any, *, source: str = "") -> VariableChange | None:
         """Write a variable; returns the change (None when the value did not change).
 
-        Raises :class:`VariableWriteError` for a linked variable or a value of the wrong declared type.
+        Raises :class:`VariableWriteError` for a linked variable, a published one written by anything but
+        its tools' results (``source`` ``publish:<tool>``) or a value of the wrong declared type.
         """
-        problem = self.check_write(name, value)
+        problem = self.check_write(name, value, source=source)
         if problem is not None:
             raise VariableWriteError(problem)
         old = self._values.get(name)

@@ -75,6 +75,17 @@ def _offline(rest: str, env: Mapping[str, str]) -> Model:
     return OfflineModel()
 
 
+def _offline_safety(rest: str, env: Mapping[str, str]) -> Model:
+    if rest:
+        raise ModelSpecError(
+            f"model 'offline-safety:{rest}': the offline safety stand-in takes no model name; use "
+            "'offline-safety'"
+        )
+    from slotgraph.models.offline_safety import OfflineSafetyModel
+
+    return OfflineSafetyModel()
+
+
 def _scripted(rest: str, env: Mapping[str, str]) -> Model:
     if not rest:
         raise ModelSpecError(
@@ -214,5 +225,11 @@ BUILTIN_PROVIDERS: tuple[ProviderInfo, ...] = (
         extra="anthropic",
         key_env=(ANTHROPIC_KEY_ENV,),
         key_required=True,
+    ),
+    ProviderInfo(
+        name="offline-safety",
+        factory=_offline_safety,
+        description="a deterministic stand-in for a Llama Guard safety classifier, for tests (docs/logic.md)",
+        example="offline-safety",
     ),
 )

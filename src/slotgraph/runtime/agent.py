@@ -21,8 +21,10 @@ from slotgraph.config.agent import Definition
 from slotgraph.config.limits import LimitsConfig
 from slotgraph.config.logic import (
     ExtractionConfig,
+    HandoffConfig,
     ResponseGuardConfig,
     RuleConfig,
+    SafetyConfig,
     TopicConfig,
     VariableDeclaration,
 )
@@ -31,13 +33,14 @@ from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.logic import AgentLogic, load_definition, logic_issues
 from slotgraph.models.protocol import Model
-from slotgraph.names import RESERVED_TOOLS
+from slotgraph.names import RESERVED_TOOLS, START_CONSULT
 from slotgraph.runtime.agent_team import AgentTeam
 from slotgraph.runtime.builtin_tools import (
     END_SESSION,
     builtin_tools,
+    end_session_tool,
     set_variables_tool,
-    summary_end_session_tool,
+    start_consult_tool,
     transition_topic_tool,
 )
 from slotgraph.runtime.engine_port import Engine
@@ -103,15 +106,19 @@ def _registry(tools: Iterable[Callable[..., Any] | Tool], logic: AgentLogic | No
         registry.add(set_variables_tool(logic.mutable_variables))
     if logic is not None and logic.topics:
         registry.add(transition_topic_tool(logic.topics))
-    if logic is not None and logic.builtin_tools.end_session.require_summary:
-        registry.add(summary_end_session_tool())
+    if logic is not None and logic.handoff:
+        registry.add(start_consult_tool(logic.handoff))
+    ending = logic.builtin_tools.end_session if logic is not None else None
+    if ending is not None and (ending.require_summary or ending.params_fields):
+        registry.add(end_session_tool(summary=ending.require_summary, params_fields=ending.params_fields))
     own = [item if isinstance(item, Tool) else tool_from_function(item) for item in tools]
-    reserved = sorted({tool.name for tool in own} & RESERVED_TOOLS)
+    taken = RESERVED_TOOLS | ({START_CONSULT} if logic is not None and logic.handoff else set())
+    reserved = sorted({tool.name for tool in own} & taken)
     if reserved:
         listed = ", ".join(repr(name) for name in reserved)
         raise AgentLoadError(
             f"the agent's own tool {listed} has the name of a Slotgraph built-in the runtime runs itself "
-            f"({', '.join(sorted(RESERVED_TOOLS))}), so it would never run — rename the function or HTTP "
+            f"({', '.join(sorted(taken))}), so it would never run — rename the function or HTTP "
             "tool (and every reference to it), or leave an MCP server's tool out with 'tools.mcp.tools'"
         )
     for tool in own:
@@ -137,6 +144,13 @@ def _check_tool_logic(logic: AgentLogic, registry: ToolRegistry) -> None:
                         f"tool_logic.{name}.{mode}.{param}: {name} has no parameter {param!r} (its "
                         f"parameters: {known}) — fix the name or remove the binding"
                     )
+        safety = entry.config.safety
+        for param in safety.params or () if safety is not None else ():
+            if param not in properties:
+                problems.append(
+                    f"tool_logic.{name}.safety.params: {name} has no parameter {param!r} (its parameters: "
+                    f"{', '.join(sorted(properties)) or 'none'}) — fix the name"
+                )
         for key in ("idempotency", "receipt"):
             contract = getattr(entry.config, key)
             if contract is None:
@@ -159,13 +173,18 @@ def _check_tool_logic(logic: AgentLogic, registry: ToolRegistry) -> None:
                 f"extraction.tool: the extractor {logic.extraction.tool} has no 'message' parameter — it is "
                 "called with the caller's message (and, if it takes them, 'fields')"
             )
-    if logic.builtin_tools.end_session.require_summary:
-        end = registry.get(END_SESSION)
-        if end is not None and "summary" not in (end.schema.parameters.get("properties") or {}):
-            problems.append(
-                "builtin_tools.end_session.require_summary: the agent's own end_session has no 'summary' "
-                'parameter — add `summary: str = ""` to it, or remove require_summary'
-            )
+    end = registry.get(END_SESSION)
+    end_params = (end.schema.parameters.get("properties") or {}) if end is not None else {}
+    if logic.builtin_tools.end_session.require_summary and "summary" not in end_params:
+        problems.append(
+            "builtin_tools.end_session.require_summary: the agent's own end_session has no 'summary' "
+            'parameter — add `summary: str = ""` to it, or remove require_summary'
+        )
+    if logic.builtin_tools.end_session.params_fields and "params" not in end_params:
+        problems.append(
+            "builtin_tools.end_session.params_fields: the agent's own end_session has no 'params' "
+            "parameter — add `params: dict | None = None` to it, or remove params_fields"
+        )
     if problems:
         details = "\n".join(f"  {problem}" for problem in problems)
         raise AgentLoadError(f"the agent's tool logic has {len(problems)} problem(s):\n{details}")
@@ -180,6 +199,8 @@ def _logic(
     guards: Iterable[ResponseGuardConfig | Mapping[str, Any]] = (),
     topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
     extraction: ExtractionConfig | Mapping[str, Any] | None = None,
+    safety: SafetyConfig | Mapping[str, Any] | None = None,
+    handoff: HandoffConfig | Mapping[str, Any] | None = None,
 ) -> AgentLogic | None:
     """The agent logic of Python-given parts, checked like agent.yaml's (errors raise AgentLoadError)."""
     raw: dict[str, Any] = {
@@ -209,6 +230,14 @@ def _logic(
         raw["extraction"] = (
             extraction.model_dump() if isinstance(extraction, ExtractionConfig) else dict(extraction)
         )
+    if safety is not None:
+        raw["safety"] = (
+            safety.model_dump(exclude_none=True) if isinstance(safety, SafetyConfig) else dict(safety)
+        )
+    if handoff is not None:
+        raw["handoff"] = (
+            handoff.model_dump(exclude_none=True) if isinstance(handoff, HandoffConfig) else dict(handoff)
+        )
     issues = structure_issues(raw, _LogicKeys) or [
         i for i in logic_issues(raw, instruction) if i.severity == "error"
     ]
@@ -225,6 +254,8 @@ def _logic(
         guards=keys.response_guards,
         topics=keys.topics,
         extraction=keys.extraction,
+        safety=keys.safety,
+        handoff=keys.handoff,
     )
     return logic if logic.active else None
 
@@ -262,6 +293,8 @@ class _LogicKeys(BaseModel):
     response_guards: list[ResponseGuardConfig]
     topics: list[TopicConfig]
     extraction: ExtractionConfig | None = None
+    safety: SafetyConfig | None = None
+    handoff: HandoffConfig | None = None
 
 
 @dataclass(frozen=True)
@@ -337,6 +370,8 @@ class Agent:
             guards=agent_cfg.response_guards if agent_cfg is not None else (),
             topics=agent_cfg.topics if agent_cfg is not None else (),
             extraction=agent_cfg.extraction if agent_cfg is not None else None,
+            safety=agent_cfg.safety if agent_cfg is not None else None,
+            handoff=agent_cfg.handoff if agent_cfg is not None else None,
         )
         try:
             registry = _registry([*functions, *external], logic if logic.active else None)
@@ -384,12 +419,15 @@ class Agent:
         topics: Iterable[TopicConfig | Mapping[str, Any]] = (),
         limits: LimitsConfig | Mapping[str, Any] | None = None,
         extraction: ExtractionConfig | Mapping[str, Any] | None = None,
+        safety: SafetyConfig | Mapping[str, Any] | None = None,
+        handoff: HandoffConfig | Mapping[str, Any] | None = None,
     ) -> Agent:
         """Build an agent from a DAG config (raw mapping or compiled), tool functions and an instruction.
 
-        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools``, ``response_guards``, ``topics`` and
-        ``extraction`` take the shapes of ``agent.yaml``'s keys; the instruction may use ``#when`` sections
-        and prompt programs. Problems raise :class:`AgentLoadError` with every issue.
+        ``variables``, ``rules``, ``tool_logic``, ``builtin_tools``, ``response_guards``, ``topics``,
+        ``extraction``, ``safety`` and ``handoff`` take the shapes of ``agent.yaml``'s keys; the instruction
+        may use ``#when`` sections and prompt programs. Problems raise :class:`AgentLoadError` with every
+        issue.
         ``model`` is a :class:`Model` or a ``"provider:model"`` spec (resolved when a session starts); without
         it the agent uses agent.yaml's default, the offline model.
         """
@@ -404,6 +442,8 @@ class Agent:
             response_guards,
             topics,
             extraction,
+            safety,
+            handoff,
         )
         bounds = _limits(limits)
         spec = model if isinstance(model, str) else None if model is not None else DEFAULT_MODEL_SPEC

@@ -6,21 +6,28 @@ runtime routes them to the engine's functions, they never reach agent code. ``en
 ends). ``escalate`` hands the conversation over to a human (the spec's ``on_exhaust.then: "escalate"``
 shorthand) and ends the session.
 
-Agents with logic may get two more: ``set_variables`` (:func:`set_variables_tool`, when they declare mutable
-variables; the gate layer runs it against the session's variables) and, with
-``builtin_tools.end_session.require_summary``, an ``end_session`` that takes a ``summary``
-(:func:`summary_end_session_tool`).
+Agents with logic may get more: ``set_variables`` (:func:`set_variables_tool`, when they declare mutable
+variables; the gate layer runs it against the session's variables), ``transition_topic`` (with topics) and,
+with ``builtin_tools.end_session`` settings, an ``end_session`` that takes a ``summary``
+(``require_summary``) and a ``params`` object of named details (``params_fields``)
+(:func:`end_session_tool`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Annotated, Any
 
-from pydantic import ConfigDict, create_model
+from pydantic import AfterValidator, ConfigDict, create_model
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.config.logic import VariableDeclaration
+from slotgraph.logic.handoff import (
+    START_CONSULT,
+    CompiledDestination,
+    consult_description,
+    consult_parameters,
+)
 from slotgraph.logic.set_variables import (
     SET_VARIABLES,
     set_variables_description,
@@ -53,9 +60,10 @@ __all__ = [
     "SESSION_ENDING_TOOLS",
     "SET_VARIABLES",
     "builtin_tools",
+    "end_session_tool",
     "readback_result",
     "set_variables_tool",
-    "summary_end_session_tool",
+    "start_consult_tool",
     "transition_topic_tool",
 ]
 
@@ -132,28 +140,74 @@ def builtin_tools() -> list[Tool]:
     ]
 
 
-async def end_session_with_summary(
-    summary: str = "", reason: str = "", session_escalated: bool = False
+async def end_session_with_details(
+    summary: str = "",
+    reason: str = "",
+    session_escalated: bool = False,
+    params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """End the conversation, with a summary for the people who follow up.
+    """End the conversation, with what the people who follow up need.
 
     Args:
         summary: What happened in this conversation, from the conversation itself: who the person is, what
             was done, and what is still open.
         reason: Why the conversation ends (e.g. "completed", "user_request").
         session_escalated: True when the person should be followed up by a human.
+        params: Named details of this ending.
     """
-    return {"ended": True, "reason": reason, "session_escalated": session_escalated, "summary": summary}
+    result: dict[str, Any] = {"ended": True, "reason": reason, "session_escalated": session_escalated}
+    if summary:
+        result["summary"] = summary
+    if params is not None:
+        result["params"] = params
+    return result
 
 
-def summary_end_session_tool() -> Tool:
-    """``end_session`` with a ``summary`` parameter (the gate layer makes it required for the model and
-    refuses a missing, blank or non-string one)."""
-    return tool_from_function(end_session_with_summary, name=END_SESSION)
+def _string_fields(fields: Collection[str]) -> Callable[[dict[str, Any] | None], dict[str, Any] | None]:
+    def check(params: dict[str, Any] | None) -> dict[str, Any] | None:
+        for name in fields:
+            value = (params or {}).get(name)
+            if value is not None and not isinstance(value, str):
+                raise ValueError(f"params.{name} must be text, got {type(value).__name__}")
+        return params
+
+    return check
+
+
+def end_session_tool(*, summary: bool, params_fields: Mapping[str, str]) -> Tool:
+    """``end_session`` with the settings of ``builtin_tools.end_session``: a ``summary`` parameter
+    (``require_summary``: the gate layer makes it required for the model and refuses a missing, blank or
+    non-string one) and a ``params`` object whose optional string fields are ``params_fields`` (field name →
+    description; other keys — a ``merge_bind`` of the application's — are let through)."""
+    base = tool_from_function(end_session_with_details, name=END_SESSION)
+    properties = dict(base.schema.parameters.get("properties") or {})
+    fields: dict[str, Any] = {"reason": (str, ""), "session_escalated": (bool, False)}
+    if summary:
+        fields["summary"] = (str, "")
+    else:
+        properties.pop("summary", None)
+    if params_fields:
+        properties["params"] = {
+            "type": "object",
+            "description": "Details of this ending; give the ones the conversation established.",
+            "properties": {
+                name: {"type": "string", "description": description}
+                for name, description in params_fields.items()
+            },
+            "additionalProperties": False,
+        }
+        checked = Annotated[dict[str, Any] | None, AfterValidator(_string_fields(tuple(params_fields)))]
+        fields["params"] = (checked, None)
+    else:
+        properties.pop("params", None)
+    parameters = {**base.schema.parameters, "properties": properties}
+    validator = create_model(f"{END_SESSION}_args", __config__=ConfigDict(extra="forbid"), **fields)
+    schema = ToolSchema(END_SESSION, base.schema.description, parameters)
+    return Tool(END_SESSION, base.fn, schema, base.injected, validator)
 
 
 def _no_effect(**_: Any) -> None:
-    raise RuntimeError("set_variables and transition_topic are run by the gate layer")  # pragma: no cover
+    raise RuntimeError("the logic layer's built-ins are run by the gate layer")  # pragma: no cover
 
 
 def set_variables_tool(declarations: Sequence[VariableDeclaration]) -> Tool:
@@ -163,6 +217,20 @@ def set_variables_tool(declarations: Sequence[VariableDeclaration]) -> Tool:
     schema = ToolSchema(SET_VARIABLES, set_variables_description(), set_variables_parameters(declarations))
     validator = create_model(f"{SET_VARIABLES}_args", __config__=ConfigDict(extra="allow"))
     return Tool(SET_VARIABLES, _no_effect, schema, validator=validator)
+
+
+def start_consult_tool(destinations: Sequence[CompiledDestination]) -> Tool:
+    """``start_consult(destination, reason, summary)`` of an agent with ``handoff:``: ``destination``
+    enumerates the destinations. The gate layer runs it (:meth:`slotgraph.logic.LogicSession.consult`)."""
+    schema = ToolSchema(START_CONSULT, consult_description(), consult_parameters(destinations))
+    validator = create_model(
+        f"{START_CONSULT}_args",
+        __config__=ConfigDict(extra="forbid"),
+        destination=(str, ...),
+        reason=(str, ...),
+        summary=(str, ...),
+    )
+    return Tool(START_CONSULT, _no_effect, schema, validator=validator)
 
 
 def transition_topic_tool(topics: Sequence[CompiledTopic]) -> Tool:

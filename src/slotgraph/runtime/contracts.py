@@ -153,13 +153,7 @@ class Contracts:
         if reservation.status == "new":
             return Admission(_ledger=self.ledger, _scope=scope, _key=key)
         if reservation.status == "conflict":
-            fields = ", ".join(config.fingerprint) or "its details"
-            return Admission(
-                "idempotency_conflict",
-                f"{tool} was not run: this request repeats an earlier one ({', '.join(config.key)}) with "
-                f"different {fields}. Nothing was executed. Check the details with the person; a new write "
-                "needs its own identifier.",
-            )
+            return Admission("idempotency_conflict", _conflict_message(tool, config))
         loop = asyncio.get_running_loop()
         deadline = loop.time() + config.wait_seconds
         entry = reservation.entry
@@ -176,3 +170,21 @@ class Contracts:
             "confirmed — it may or may not have happened. Do not try again; tell the person it will be "
             "checked.",
         )
+
+
+def _conflict_message(tool: str, config: IdempotencyConfig) -> str:
+    """Why a repeated key was refused. The key's fields are equal by definition (that is what made it a
+    repeat), so only the other fingerprint fields can differ; the ledger keeps a hash of them, not their
+    values, so which one differs is not known — the message names the candidates."""
+    others = [name for name in config.fingerprint if name not in config.key]
+    if len(others) == 1:
+        differs = f"a different {others[0]}"
+    elif others:
+        differs = f"a different value of {', '.join(others[:-1])} or {others[-1]}"
+    else:
+        differs = "different details"
+    return (
+        f"{tool} was not run: this request repeats an earlier one (the same {', '.join(config.key)}) with "
+        f"{differs}. Nothing was executed. Check the details with the person; a new write needs its own "
+        "identifier."
+    )

@@ -109,6 +109,9 @@ class EndSessionEvent:
     escalated: bool = False
     summary: str | None = None
     """The ending summary the model gave (``end_session``'s ``summary``), when it gave one."""
+    params: Mapping[str, Any] | None = None
+    """The named details of the ending (``end_session``'s ``params``: ``builtin_tools.end_session.
+    params_fields``, with a ``merge_bind``'s keys), when there are any."""
     kind: Literal["end_session"] = "end_session"
 
 
@@ -136,11 +139,15 @@ RefusalReason = Literal[
     "idempotency_unconfirmed",
     "receipt_refused",
     "call_limit",
+    "safety_refused",
+    "handoff_refused",
 ]
 """Why a call was refused: the runtime's checks (``unknown_tool``, ``executor``, ``bad_arguments``,
 ``session_ended``, ``call_limit``: past a tool-call cap of ``limits:``), the DAG's visibility
 (``hidden_tool``), a tool gate (``gate_closed``, ``bind_unresolved``,
-``merge_bind_refused``, ``summary_required``, ``extraction_pending``) or an execution contract
+``merge_bind_refused``, ``summary_required``, ``extraction_pending``, ``safety_refused``: the safety
+classifier refused the call's text, ``handoff_refused``: a hand-off routing rule refused the destination) or
+an execution contract
 (``idempotency_*``, ``receipt_refused``)."""
 
 RefusedBy = Literal["runtime", "dag", "gate", "contract"]

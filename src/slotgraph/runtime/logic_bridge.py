@@ -20,8 +20,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from slotgraph.logic import RuleEffects, ToolRun
-from slotgraph.models.protocol import ToolCall
+from slotgraph.models.protocol import Model, ModelResponse, ToolCall
 from slotgraph.runtime.events import RefusalEvent, ToolCallEvent, ToolResultEvent
+from slotgraph.runtime.reply_guard import ModelJudge
 from slotgraph.runtime.tool_execution import ToolRunner, refusal_result
 
 if TYPE_CHECKING:
@@ -35,10 +36,16 @@ logger = logging.getLogger("slotgraph.runtime")
 class LogicTools:
     """Runs tools for the logic layer during one turn (see the module docstring)."""
 
-    def __init__(self, runner: ToolRunner, out: TurnOutput) -> None:
+    def __init__(self, runner: ToolRunner, out: TurnOutput, model: Model | None = None) -> None:
         self.runner = runner
         self.out = out
         self._ids = itertools.count(1)
+        self.judge = ModelJudge(model, on_response=self._count) if model is not None else None
+        """The judge of the conditions an LLM decides (rules, gates, topics, hand-offs): a tool-less call of
+        the agent's model, or the condition's own; its tokens count in the turn's usage."""
+
+    def _count(self, response: ModelResponse) -> None:
+        self.out.usage = self.out.usage + response.usage
 
     async def __call__(self, tool: str, args: Mapping[str, Any], *, origin: str) -> ToolRun:
         call = ToolCall(f"logic_{len(self.out.history)}_{next(self._ids)}", tool, dict(args))

@@ -12,9 +12,10 @@ token usage; regenerations also count as model calls.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from slotgraph.models.protocol import Model, ModelRequest, ModelResponse, UserMessage
+from slotgraph.models.protocol import AssistantText, Model, ModelRequest, ModelResponse, UserMessage
 from slotgraph.runtime.model_resolution import resolve_model
 
 __all__ = ["ModelJudge", "regeneration_request"]
@@ -22,23 +23,42 @@ __all__ = ["ModelJudge", "regeneration_request"]
 
 @dataclass(slots=True)
 class ModelJudge:
-    """A :class:`~slotgraph.logic.guards.GuardJudge` over models: ``default`` unless the guard names one."""
+    """The LLM judge (:class:`~slotgraph.logic.conditions.LogicJudge`) and the safety classifier
+    (:class:`~slotgraph.logic.safety.SafetyClassifier`) over models: ``default`` unless a check names one."""
 
     default: Model
     responses: list[ModelResponse] = field(default_factory=list)
     """Every judge response of the turn (the turn adds their usage)."""
+    on_response: Callable[[ModelResponse], None] | None = None
+    """Called with every response as it arrives (a caller that adds the usage at once)."""
     _models: dict[str, Model] = field(default_factory=dict)
 
     async def __call__(self, *, system: str, text: str, model: str | None) -> str:
-        backend = self.default
-        if model is not None:
-            if model not in self._models:
-                self._models[model] = resolve_model(model)
-            backend = self._models[model]
-        response = await backend.generate(
-            ModelRequest(system_instruction=system, messages=(UserMessage(text),), metadata={"judge": True})
+        request = ModelRequest(
+            system_instruction=system, messages=(UserMessage(text),), metadata={"judge": True}
         )
+        return await self._ask(self._backend(model), request)
+
+    async def classify(self, *, user: str, text: str, model: str) -> str:
+        """A :class:`~slotgraph.logic.safety.SafetyClassifier`: the conversation as a Llama Guard-style model
+        reads it — the person's latest message and the agent's text, no system instruction (the server's
+        chat template builds the classification prompt), no tools."""
+        messages = (UserMessage(user or "(no message)"), AssistantText(text))
+        request = ModelRequest(system_instruction="", messages=messages, metadata={"safety": True})
+        return await self._ask(self._backend(model), request)
+
+    def _backend(self, model: str | None) -> Model:
+        if model is None:
+            return self.default
+        if model not in self._models:
+            self._models[model] = resolve_model(model)
+        return self._models[model]
+
+    async def _ask(self, backend: Model, request: ModelRequest) -> str:
+        response = await backend.generate(request)
         self.responses.append(response)
+        if self.on_response is not None:
+            self.on_response(response)
         return response.text if isinstance(response.text, str) else ""
 
 

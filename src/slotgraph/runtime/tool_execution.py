@@ -46,6 +46,7 @@ from typing import Any, Literal, TypeVar
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.config.limits import LimitsConfig
 from slotgraph.models.protocol import ToolCall, ToolSchema
+from slotgraph.names import START_CONSULT
 from slotgraph.runtime.builtin_tools import (
     CONFIRM_PENDING,
     END_SESSION,
@@ -77,7 +78,7 @@ from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.loop_watch import watch_loop
 from slotgraph.runtime.state_copy import StateSnapshot
-from slotgraph.runtime.tool_gates import GateLayer
+from slotgraph.runtime.tool_gates import GateDecision, GateLayer
 from slotgraph.runtime.tool_threads import CallClock, ToolBusy, call_clock, reset_call_clock
 from slotgraph.runtime.tools import Abandoned, Tool, ToolContext, ToolRegistry
 
@@ -546,8 +547,14 @@ class ToolRunner:
         if prepared != dict(call.args):  # the call as it runs: with its bound arguments
             call = ToolCall(call.id, call.name, prepared)
             events[0] = ToolCallEvent(call.id, call.name, dict(prepared), origin)
+        decision = await self.gates.unsafe(call.name, prepared)
+        if decision is not None:
+            return self._refuse(call, decision.reason, decision.message, sm, by=decision.by, origin=origin)
         if self.gates.routes(call.name):
-            saved, made = await self.gates.run_builtin(call.name, prepared, sm)
+            built = await self.gates.run_builtin(call.name, prepared, sm, team=self.team)
+            if isinstance(built, GateDecision):  # a hand-off its routing rule refused
+                return self._refuse(call, built.reason, built.message, sm, by=built.by, origin=origin)
+            saved, made = built
             events.extend(made)
             return self._finish(call, sm, events, saved, failed=False, route=False)
         admission: Admission | None = None
@@ -599,6 +606,17 @@ class ToolRunner:
             return target
         return None
 
+    def _hands_to_person(self, name: str, result: Any) -> bool:
+        """A warm hand-off (``start_consult``) to a person: the host connects them with the context."""
+        return (
+            name == START_CONSULT
+            and self.gates is not None
+            and self.gates.routes(name)
+            and isinstance(result, Mapping)
+            and isinstance(result.get("context"), Mapping)
+            and result["context"].get("kind") == "human"
+        )
+
     def _routes_away(self, name: str, result: Any) -> bool:
         """The config's ``bootstrap`` routing tool asked for another agent (its result's ``target_agent``):
         this session hands the conversation over to it, as the platform's host does."""
@@ -621,6 +639,8 @@ class ToolRunner:
         duration_ms: float | None = None,
     ) -> ToolOutcome:
         events.append(ToolResultEvent(call.id, call.name, result, failed=failed, duration_ms=duration_ms))
+        if self.gates is not None:  # capability-published variables follow every result of their tools
+            self.gates.publish(call.name, result)
         new_sm = (  # values from outside are fenced before they can reach an instruction (runtime.fencing)
             self.engine.after_tool(self.dag, sm, call.name, fence_value(dict(call.args)), fence_value(result))
             if route
@@ -633,11 +653,23 @@ class ToolRunner:
             reason = str(res.get("reason", call.args.get("reason", "")))
             escalated = bool(res.get("session_escalated", call.args.get("session_escalated", False)))
             summary = res.get("summary", call.args.get("summary"))
-            events.append(EndSessionEvent(reason, escalated, summary if isinstance(summary, str) else None))
+            params = res.get("params", call.args.get("params"))
+            events.append(
+                EndSessionEvent(
+                    reason,
+                    escalated,
+                    summary if isinstance(summary, str) else None,
+                    dict(params) if isinstance(params, Mapping) else None,
+                )
+            )
             ended = True
         elif not failed and call.name == ESCALATE:
             res = result if isinstance(result, Mapping) else {}
             events.append(TransferEvent(str(res.get("reason", call.args.get("reason", ""))), dict(call.args)))
+            ended = True
+        elif not failed and self._hands_to_person(call.name, result):
+            context = dict(result["context"])
+            events.append(TransferEvent(str(context.get("reason", "")), context))
             ended = True
         elif not failed and (target := self._team_target(result)) is not None:
             events.append(AgentTransferEvent(self.agent_name, target, call.name))

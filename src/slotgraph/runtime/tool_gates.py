@@ -24,6 +24,7 @@ from typing import Any
 
 from slotgraph.config.tool_logic import IdempotencyConfig, ReceiptConfig
 from slotgraph.logic import LogicSession
+from slotgraph.logic.handoff import START_CONSULT
 from slotgraph.logic.set_variables import SET_VARIABLES, apply_set_variables
 from slotgraph.logic.topics import TRANSITION_TOPIC, TopicEvent
 from slotgraph.models.protocol import ToolSchema
@@ -136,6 +137,11 @@ class GateLayer:
             )
         return checked, None
 
+    async def unsafe(self, name: str, args: Mapping[str, Any]) -> GateDecision | None:
+        """The tool's safety check (``tool_logic.<tool>.safety``) of the final arguments' text."""
+        refusal = await self.gates.unsafe(name, args)
+        return GateDecision(refusal.reason, refusal.message) if refusal is not None else None
+
     def contracts_of(self, name: str) -> tuple[IdempotencyConfig | None, ReceiptConfig | None]:
         """The tool's execution contracts (``idempotency``, ``receipt``), if any."""
         entry = self.gates.logic.get(name)
@@ -149,17 +155,24 @@ class GateLayer:
     def capture(self, name: str, result: Any) -> list[str]:
         return self.gates.capture(name, result)
 
+    def publish(self, name: str, result: Any) -> list[str]:
+        """The variables tool ``name`` publishes, written from its result (every result, every origin)."""
+        return self.logic.publish(name, result)
+
     def set_variables(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """Run the ``set_variables`` built-in: write through the session's store, rejections in the result."""
         result, _ = apply_set_variables(self.logic.store, args)
         return result
 
     async def run_builtin(
-        self, name: str, args: Mapping[str, Any], sm: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], tuple[TopicEvent, ...]]:
-        """Run a built-in the layer owns: its result, and the events it makes (a topic move)."""
+        self, name: str, args: Mapping[str, Any], sm: Mapping[str, Any], *, team: frozenset[str] = frozenset()
+    ) -> tuple[dict[str, Any], tuple[TopicEvent, ...]] | GateDecision:
+        """Run a built-in the layer owns: its result, and the events it makes (a topic move); or the refusal
+        of a hand-off (``team``: the agents of the app the session plays, for ``kind: agent`` hand-offs)."""
         if name == SET_VARIABLES:
             return self.set_variables(args), ()
+        if name == START_CONSULT:
+            return await self._consult(args, sm, team)
         move, instructions = await self.logic.transition(str(args.get("topic", "")), sm)
         if not move.ok:
             return {"error": True, "moved": False, "message": move.event.message}, (move.event,)
@@ -169,6 +182,22 @@ class GateLayer:
             result["return"] = guidance
         result["instructions"] = instructions
         return result, (move.event,)
+
+    async def _consult(
+        self, args: Mapping[str, Any], sm: Mapping[str, Any], team: frozenset[str]
+    ) -> tuple[dict[str, Any], tuple[TopicEvent, ...]] | GateDecision:
+        outcome = await self.logic.consult(args, sm)
+        if not outcome.ok:
+            return GateDecision("handoff_refused", str(outcome.result.get("message", "")))
+        destination = outcome.destination
+        assert destination is not None
+        if destination.kind == "agent" and destination.target not in team:
+            return GateDecision(
+                "handoff_refused",
+                f"The conversation cannot be handed to {destination.id}: the agent {destination.target!r} is "
+                "not part of this conversation's app. Tell the person what you can do instead.",
+            )
+        return outcome.result, ()
 
     def _return_guidance(self) -> str:
         """How the active topic ends: an automatic return (``return_when``), ``__return__``, or none (the
@@ -181,10 +210,12 @@ class GateLayer:
             return "the conversation returns by itself when this topic's work is done (no __return__ needed)"
         return "call transition_topic with __return__ when this topic's work is done"
 
-    @staticmethod
-    def routes(name: str) -> bool:
-        """Whether the layer itself runs the tool (``set_variables``, ``transition_topic``)."""
-        return name in (SET_VARIABLES, TRANSITION_TOPIC)
+    def routes(self, name: str) -> bool:
+        """Whether the layer itself runs the tool (``set_variables``, ``transition_topic``, and
+        ``start_consult`` for an agent with ``handoff:``)."""
+        return name in (SET_VARIABLES, TRANSITION_TOPIC) or (
+            name == START_CONSULT and bool(self.logic.logic.handoff)
+        )
 
 
 def _summary_problem(args: Mapping[str, Any]) -> str | None:

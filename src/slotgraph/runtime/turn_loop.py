@@ -214,7 +214,8 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
     )
     logic = inputs.logic
     if logic is not None:
-        logic.bind_tools(LogicTools(runner, out))
+        tools = LogicTools(runner, out, inputs.model)
+        logic.bind_tools(tools, tools.judge, tools.judge)
         if not inputs.continued:
             _start_extraction(inputs, runner)
             effects = await logic.start_turn(inputs.user.text, out.sm)

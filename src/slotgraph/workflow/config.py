@@ -15,7 +15,8 @@
         url: /purchases/match
         input_schema: {type: object, properties: {...}, required: [account_id, merchant, amount, date]}
 
-Stages run in list order unless ``next`` (a stage id or ``end``) or a branch says otherwise. These are the
+Stages run in list order unless ``next`` (a stage id or ``end``) or a branch says otherwise; a ``parallel``
+stage runs its stages at the same time. These are the
 edge models (pydantic, unknown keys refused with a "did you mean"); :mod:`slotgraph.workflow.loader` checks
 references, cycles, schemas and expressions and compiles them into a
 :class:`~slotgraph.workflow.graph.Workflow`.
@@ -37,6 +38,8 @@ __all__ = [
     "HttpStageConfig",
     "LlmRole",
     "LlmStageConfig",
+    "MemberConfig",
+    "ParallelStageConfig",
     "PrefetchStageConfig",
     "StageConfig",
     "WorkflowConfig",
@@ -149,13 +152,31 @@ class AgentStageConfig(_Stage):
     """An expression giving the child's first user message (default: none; it starts from its slots)."""
 
 
+MemberConfig = Annotated[
+    LlmStageConfig | HttpStageConfig | PrefetchStageConfig | AgentStageConfig,
+    Field(discriminator="kind"),
+]
+"""A stage of a parallel group: one that produces output (a group does not route)."""
+
+
+class ParallelStageConfig(_Stage):
+    """Stages that do not depend on each other, run at the same time: each reads the channels as they were
+    when the group started and writes ``slots[its id]``; their outputs are merged in the order written."""
+
+    kind: Literal["parallel"]
+    stages: list[MemberConfig] = Field(min_length=2)
+    """The stages run together (``llm``, ``http``, ``prefetch``, ``agent``; none may name another's
+    output, and none has ``next``: the group goes on as one stage)."""
+
+
 StageConfig = Annotated[
     LlmStageConfig
     | HttpStageConfig
     | PrefetchStageConfig
     | BranchStageConfig
     | GateStageConfig
-    | AgentStageConfig,
+    | AgentStageConfig
+    | ParallelStageConfig,
     Field(discriminator="kind"),
 ]
 
@@ -171,4 +192,9 @@ class WorkflowConfig(_Model):
     base_url: str | None = None
     goal_schema: dict[str, Any] | None = None
     """Optional JSON Schema the start payload must satisfy."""
+    mode: Literal["graph", "deterministic_prefetch"] = "graph"
+    """``graph`` (default): stages run as the graph says, ``prefetch`` stages where they are listed.
+    ``deterministic_prefetch``: every ``prefetch`` stage runs first, all at once, from the goal alone (no
+    stage has run yet: an empty invoke), and their answers are written to ``slots.prefetch`` (by stage id),
+    which later LLM stages read as packed context and HTTP stages get as ``prefetch`` where declared."""
     stages: list[StageConfig] = Field(min_length=1)

@@ -66,7 +66,8 @@ class GoalError(WorkflowError):
 
 class StageError(WorkflowError):
     """A stage failed. ``retryable`` is True when running the stage again may succeed (an outage);
-    ``detail`` holds what the stage did before failing (kept in the run's timeline)."""
+    ``detail`` holds what the stage did before failing and ``attempts`` how often it tried (both kept in
+    the run's timeline)."""
 
     code = "stage_failed"
     retryable = False
@@ -75,6 +76,8 @@ class StageError(WorkflowError):
         super().__init__(f"stage {stage_id!r}: {message}")
         self.stage_id = stage_id
         self.detail: dict[str, Any] = {}
+        self.attempts = 1
+        """How many times the stage tried (an LLM stage's retries, an HTTP stage's repeated calls)."""
 
 
 class MissingRequiredKeyError(StageError):

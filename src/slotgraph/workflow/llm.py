@@ -45,7 +45,7 @@ from slotgraph.workflow.config import LlmStageConfig
 from slotgraph.workflow.errors import StageOutputError
 from slotgraph.workflow.schemas import CompiledSchema, error_lines
 
-__all__ = ["LlmOutcome", "run_llm_stage", "user_blob"]
+__all__ = ["LlmOutcome", "packed_context", "run_llm_stage", "user_blob"]
 
 _ROLE_GUIDANCE = {
     "classify": "Read the request and answer with your finding.",
@@ -88,8 +88,13 @@ def user_blob(
     if notes:
         parts += ["", "Notes:"] + [f"- {note}" for note in notes]
     if context:
-        parts += ["", "Context:"] + [f"[{key}] {_lines(value)}" for key, value in context.items()]
+        parts += ["", "Context:", packed_context(context)]
     return "\n".join(parts)
+
+
+def packed_context(context: Mapping[str, Any]) -> str:
+    """Prefetched answers as text, one line per stage: ``[stage id] answer`` (JSON unless it is text)."""
+    return "\n".join(f"[{key}] {_lines(value)}" for key, value in context.items())
 
 
 def _parse_json_object(text: str | None) -> dict[str, Any] | None:
@@ -181,7 +186,10 @@ async def run_llm_stage(
         else:
             messages.append(AssistantText(response.text or ""))
             messages.append(UserMessage(correction))
-    raise StageOutputError(
+    failure = StageOutputError(
         stage.id,
         f"no valid output after {stage.max_retries + 1} attempt(s): " + " | ".join(problems),
     )
+    failure.detail = {"role": stage.role, "rejected": problems}  # the timeline keeps the rejected attempts
+    failure.attempts = stage.max_retries + 1
+    raise failure

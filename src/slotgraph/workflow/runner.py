@@ -16,6 +16,7 @@ other outcome. The loop is capped (``max_stages``), although load-time validatio
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -35,6 +36,8 @@ from slotgraph.workflow.config import (
     GateStageConfig,
     HttpStageConfig,
     LlmStageConfig,
+    MemberConfig,
+    ParallelStageConfig,
     PrefetchStageConfig,
     StageConfig,
 )
@@ -48,8 +51,8 @@ from slotgraph.workflow.errors import (
     StageError,
     WorkflowError,
 )
-from slotgraph.workflow.graph import Workflow
-from slotgraph.workflow.llm import run_llm_stage
+from slotgraph.workflow.graph import PREFETCH, Workflow
+from slotgraph.workflow.llm import packed_context, run_llm_stage
 from slotgraph.workflow.payload import assemble_payload
 from slotgraph.workflow.ports import AgentPort, AgentRequest, HttpClient, HttpUnavailable, HttpxClient
 from slotgraph.workflow.record import RunRecord, StageRun, StageStatus
@@ -189,7 +192,7 @@ class WorkflowRunner:
                 record.status = "failed"
                 record.error = {"code": "too_many_stages", "message": f"more than {self.max_stages} stages"}
                 break
-            version = await self._step(record, version, self.workflow.stage(record.next_stage))
+            version = await self._advance(record, version, record.next_stage)
         if record.status == "running":
             record.status = "succeeded"
         record.updated_at = self.clock()
@@ -199,7 +202,102 @@ class WorkflowRunner:
 
     # -- one stage -------------------------------------------------------------------------------------
 
-    async def _step(self, record: RunRecord, version: int, stage: StageConfig) -> int:
+    async def _advance(self, record: RunRecord, version: int, stage_id: str) -> int:
+        """Run the step ``stage_id`` names: the prefetch step, a parallel group, or one stage."""
+        if stage_id == PREFETCH and self.workflow.prefetch:
+            return await self._group(record, version, PREFETCH, self.workflow.prefetch, into=PREFETCH)
+        stage = self.workflow.stage(stage_id)
+        if isinstance(stage, ParallelStageConfig):
+            return await self._group(record, version, stage.id, self.workflow.groups[stage.id])
+        return await self._step(record, version, stage)
+
+    def _apply(self, record: RunRecord, stage_id: str, outcome: StageResult, into: str | None = None) -> None:
+        """Write a stage's outcome to the channels: ``slots[stage_id]`` (or ``slots[into][stage_id]``), a
+        note, the result."""
+        if outcome.has_slot:
+            if into is None:
+                record.slots[stage_id] = outcome.slot
+            else:
+                record.slots.setdefault(into, {})[stage_id] = outcome.slot
+        if outcome.note:
+            record.notes.append(outcome.note)
+        if outcome.has_result:
+            record.result = outcome.result
+
+    async def _timed(self, record: RunRecord, stage_id: str) -> tuple[float, float, StageResult | StageError]:
+        stage = self.workflow.stage(stage_id)
+        assert not isinstance(stage, ParallelStageConfig)
+        started = self.clock()
+        try:
+            outcome: StageResult | StageError = await self._run_stage(record, stage)
+        except StageError as err:
+            outcome = err
+        return started, self.clock(), outcome
+
+    async def _group(
+        self,
+        record: RunRecord,
+        version: int,
+        group_id: str,
+        members: tuple[str, ...],
+        into: str | None = None,
+    ) -> int:
+        """Run ``members`` at the same time on the channels as they are now, then apply their outcomes in
+        the order written (deterministic, whatever order they finished in): each stage's timeline entry, then
+        the group's. A stage that failed fails the run — after every stage of the group finished — with its
+        own error and ``group`` naming the group; the others' outputs are kept."""
+        self._emit("stage_started", record, stage_id=group_id)
+        started = self.clock()
+        finished = await asyncio.gather(*(self._timed(record, m) for m in members), return_exceptions=True)
+        problem = next((f for f in finished if isinstance(f, BaseException)), None)
+        if problem is not None:  # not a stage failure: a defect or a cancellation, raised as in a stage
+            raise problem
+        runs: list[StageRun] = []
+        failed: list[tuple[str, StageError]] = []
+        for member_id, done in zip(members, finished, strict=True):
+            assert not isinstance(done, BaseException)
+            begun, ended, outcome = done
+            kind = self.workflow.stage(member_id).kind
+            if isinstance(outcome, StageError):
+                failed.append((member_id, outcome))
+                error = {"code": outcome.code, "message": outcome.message}
+                runs.append(
+                    StageRun(
+                        member_id, kind, "failed", begun, ended, outcome.attempts, dict(outcome.detail), error
+                    )
+                )
+            else:
+                self._apply(record, member_id, outcome, into)
+                runs.append(
+                    StageRun(
+                        member_id, kind, outcome.status, begun, ended, outcome.attempts, outcome.detail or {}
+                    )
+                )
+        detail: dict[str, Any] = {"stages": list(members)}
+        group_error: dict[str, Any] | None = None
+        if failed:
+            detail["failed"] = [member_id for member_id, _ in failed]
+            first_id, first = failed[0]
+            where = "the prefetch step" if into == PREFETCH else f"the parallel group {group_id!r}"
+            more = f"; {', '.join(detail['failed'][1:])} failed too" if len(failed) > 1 else ""
+            message = f"{first.message} (in {where}{more})"
+            group_error = {"code": first.code, "message": message}
+            record.status = "failed"
+            record.error = {"code": first.code, "message": message, "stage_id": first_id, "group": group_id}
+            record.next_stage = None
+        else:
+            record.next_stage = self.workflow.successors[group_id]
+        status: StageStatus = "failed" if failed else "succeeded"
+        step = "prefetch" if into == PREFETCH else "parallel"
+        group = StageRun(group_id, step, status, started, self.clock(), 1, detail, group_error)
+        record.stages.extend([*runs, group])
+        record.updated_at = self.clock()
+        version = await self._save(record, version)
+        for ran in (*runs, group):
+            self._emit("stage_finished", record, stage=ran)
+        return version
+
+    async def _step(self, record: RunRecord, version: int, stage: StageConfig | MemberConfig) -> int:
         self._emit("stage_started", record, stage_id=stage.id)
         started = self.clock()
         try:
@@ -211,6 +309,7 @@ class WorkflowRunner:
                 "failed",
                 started,
                 self.clock(),
+                err.attempts,
                 detail=dict(err.detail),
                 error={"code": err.code, "message": err.message},
             )
@@ -222,12 +321,7 @@ class WorkflowRunner:
             version = await self._save(record, version)
             self._emit("stage_finished", record, stage=ran)
             return version
-        if outcome.has_slot:
-            record.slots[stage.id] = outcome.slot
-        if outcome.note:
-            record.notes.append(outcome.note)
-        if outcome.has_result:
-            record.result = outcome.result
+        self._apply(record, stage.id, outcome)
         ran = StageRun(
             stage.id,
             stage.kind,
@@ -244,7 +338,7 @@ class WorkflowRunner:
         self._emit("stage_finished", record, stage=ran)
         return version
 
-    async def _run_stage(self, record: RunRecord, stage: StageConfig) -> StageResult:
+    async def _run_stage(self, record: RunRecord, stage: StageConfig | MemberConfig) -> StageResult:
         if isinstance(stage, LlmStageConfig):
             return await self._llm(record, stage)
         if isinstance(stage, HttpStageConfig):  # PrefetchStageConfig included
@@ -263,6 +357,7 @@ class WorkflowRunner:
             if stage.otherwise == "end":
                 return StageResult(next_stage=None, chosen=True, status="ended", detail={"passed": False})
             raise GateClosedError(stage.id, stage.message or f"the gate's condition {stage.when!r} is false")
+        assert isinstance(stage, AgentStageConfig)  # a parallel group runs through _group
         return await self._agent(record, stage)
 
     def _variables(self, record: RunRecord) -> dict[str, Any]:
@@ -292,18 +387,13 @@ class WorkflowRunner:
         return self._resolved[spec]
 
     async def _llm(self, record: RunRecord, stage: LlmStageConfig) -> StageResult:
-        context = {
-            key: value
-            for key, value in record.slots.items()
-            if isinstance(self.workflow.stages.get(key), PrefetchStageConfig)
-        }
         outcome = await run_llm_stage(
             stage,
             model=self._model_for(stage),
             schema=self.workflow.output_schemas.get(stage.id),
             goal=record.goal,
             notes=record.notes,
-            context=context,
+            context=self._prefetched(record),
             **({"request": self._value(stage.input, record, stage.id)} if stage.input is not None else {}),
             metadata={"run_id": record.run_id, "stage_id": stage.id},
         )
@@ -325,7 +415,7 @@ class WorkflowRunner:
             goal=record.goal,
             slots=record.slots,
             schema=self.workflow.input_schemas.get(stage.id),
-            args={**self._query(record), **stage.args},
+            args={**self._query(record), **self._prefetch_arg(record), **stage.args},
             notes=record.notes if stage.include_notes else None,
             producers={
                 key: found for (sid, key), found in self.workflow.producers.items() if sid == stage.id
@@ -358,6 +448,7 @@ class WorkflowRunner:
                 )
             if not failure.retryable or attempts > stage.retries:
                 failure.detail = {"url": url, "body": payload, "attempts": attempts}
+                failure.attempts = attempts
                 raise failure
         body = answer.body
         if body is not None and not isinstance(body, dict):
@@ -379,6 +470,25 @@ class WorkflowRunner:
             attempts=attempts,
             detail={"url": url, "method": stage.method, "body": payload, "status": answer.status},
         )
+
+    def _prefetched(self, record: RunRecord) -> dict[str, Any]:
+        """The prefetched answers LLM stages read as context, by stage id: ``slots.prefetch`` in
+        ``deterministic_prefetch`` mode, else the slots of the prefetch stages that ran."""
+        if self.workflow.prefetch_mode:
+            found = record.slots.get(PREFETCH)
+            return dict(found) if isinstance(found, Mapping) else {}
+        return {
+            key: value
+            for key, value in record.slots.items()
+            if isinstance(self.workflow.stages.get(key), PrefetchStageConfig)
+        }
+
+    def _prefetch_arg(self, record: RunRecord) -> dict[str, Any]:
+        """``deterministic_prefetch`` mode: ``{"prefetch": packed text}``, a call argument of HTTP stages
+        (sent where declared, like ``query``); nothing before the prefetch step ran, or in ``graph`` mode."""
+        if not self.workflow.prefetch_mode or PREFETCH not in record.slots:
+            return {}
+        return {PREFETCH: packed_context(self._prefetched(record))}
 
     def _query(self, record: RunRecord) -> dict[str, Any]:
         """``{"query": ...}`` from the latest query_formulation stage that ran: a call argument of the
