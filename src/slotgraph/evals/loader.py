@@ -224,7 +224,7 @@ def _load_golden(file: Path, agent: Path | None, today: datetime.date | None) ->
             file, "", "no agent to run this golden against", "pass --agent PATH (the agent directory)"
         )
     scenario, locations = import_golden(
-        data, file, agent=agent_path.resolve(), today=today or settings.today, settings=settings
+        data, file, agent=agent_path.resolve(), today=today, settings=settings
     )
     return Case(scenario.name or file.stem, file, scenario, file.parent, kind="golden", locations=locations)
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from slotgraph.apps import load_agent
+from slotgraph.evals.clock import moment_of, wall_clock_at
 from slotgraph.evals.expectations import ConversationFacts, TurnFacts, check_conversation, check_turn
 from slotgraph.evals.format import Scenario, Turn
 from slotgraph.evals.loader import Case, LoadFailure
@@ -172,11 +173,19 @@ class CaseRunner:
             self._agents[path] = load_agent(path)
         return self._agents[path]
 
+    def moment(self, case: Case | LoadFailure | ToolTestCase) -> datetime.datetime | None:
+        """When a case runs: its scenario's ``now``, else noon of ``--today``; None for the real clock."""
+        if isinstance(case, Case) and case.scenario.now is not None:
+            return case.scenario.now
+        if isinstance(case, LoadFailure) or self.options.today is None:
+            return None
+        return moment_of(self.options.today)
+
     def clock(self, scenario: Scenario) -> Clock | None:
         if scenario.now is not None:
             return fixed_clock(scenario.now)
         if self.options.today is not None:
-            return fixed_clock(datetime.datetime.combine(self.options.today, datetime.time(12, 0)))
+            return fixed_clock(moment_of(self.options.today))
         return None
 
     def model_spec(self, scenario: Scenario, agent: Agent) -> str:
@@ -191,7 +200,15 @@ class CaseRunner:
 
     def run(self, case: Case | LoadFailure | ToolTestCase) -> ScenarioResult:
         """Play one case (a simulated-user case is played by :mod:`slotgraph.evals.simulation`, a tool test
-        by :mod:`slotgraph.evals.tool_tests`)."""
+        by :mod:`slotgraph.evals.tool_tests`).
+
+        A case with a fixed moment (its ``now``, or the run's ``today``) runs with the wall clock moved
+        there (:func:`~slotgraph.evals.clock.wall_clock_at`), so tool code calling
+        ``datetime.date.today()`` itself sees the test's day too."""
+        with wall_clock_at(self.moment(case)):
+            return self._run(case)
+
+    def _run(self, case: Case | LoadFailure | ToolTestCase) -> ScenarioResult:
         if isinstance(case, ToolTestCase):
             return run_tool_test(case, self.agent, self.options.today)
         if isinstance(case, LoadFailure):
