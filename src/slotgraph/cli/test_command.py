@@ -157,7 +157,7 @@ def test_command(
         usage_error(
             "no scenarios to run" + (f" matching -k {pattern!r}" if pattern else ""),
             fix="scenario YAML files live under a 'scenarios' directory, "
-            "goldens at evaluations/<Name>/<Name>.json, tool tests under a 'tool_tests' directory",
+            "goldens at evaluations/<Name>/*.json, tool tests under a 'tool_tests' directory",
         )
     _quiet_runtime_warnings()
     runner = CaseRunner(RunOptions(model=model, today=day, user_model=user_model))

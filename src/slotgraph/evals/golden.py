@@ -1,4 +1,4 @@
-"""Import of the original platform's golden evaluations (``evaluations/<Name>/<Name>.json``), unchanged.
+"""Import of the original platform's golden evaluations (``evaluations/<Name>/*.json``), unchanged.
 
 A golden is ``{"golden": {"turns": [{"steps": [...]}, ...]}}`` (a bare ``{"turns": [...]}`` is accepted
 too). Each step is a ``userInput`` — ``text``, ``variables`` (``event_data``) or ``event``
