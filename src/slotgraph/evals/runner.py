@@ -31,7 +31,7 @@ from slotgraph.evals.clock import moment_of, wall_clock_at
 from slotgraph.evals.expectations import ConversationFacts, TurnFacts, check_conversation, check_turn
 from slotgraph.evals.format import Scenario, Turn
 from slotgraph.evals.loader import Case, LoadFailure
-from slotgraph.evals.replay import ReplayCall, ReplayModel
+from slotgraph.evals.replay import AppRoutes, ReplayCall, ReplayModel, app_routes
 from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetExpectation
 from slotgraph.evals.simulation import simulate
 from slotgraph.evals.tool_tests import ToolTestCase, run_tool_test
@@ -97,12 +97,13 @@ def _environment(scenario: Scenario) -> Iterator[None]:
                 os.environ[key] = old
 
 
-def build_model(spec: str, clock: Clock | None) -> Model:
-    """The model a spec names: ``scripted``, ``replay``, ``offline`` or anything the runtime resolves."""
+def build_model(spec: str, clock: Clock | None, routes: AppRoutes | None = None) -> Model:
+    """The model a spec names: ``scripted``, ``replay`` (routing through ``routes`` in an app), ``offline``
+    or anything the runtime resolves."""
     if spec == "scripted":
         return TurnScriptModel()
     if spec == "replay":
-        return ReplayModel()
+        return ReplayModel(routes)
     if spec == "offline":
         from slotgraph.models.offline import OfflineModel
 
@@ -220,7 +221,7 @@ class CaseRunner:
                 agent = self.agent(case.agent_path)
                 spec = self.model_spec(case.scenario, agent)
                 clock = self.clock(case.scenario)
-                model = build_model(spec, clock)
+                model = build_model(spec, clock, app_routes(agent, case.agent_path))
             except Exception as err:  # an agent or model that cannot be built fails this case only
                 failure = UnmetExpectation(
                     None, "agent", f"{case.agent_path} loads", f"{type(err).__name__}: {err}"
@@ -305,7 +306,7 @@ class CaseRunner:
         if isinstance(inner, TurnScriptModel):
             inner.begin_turn(_steps(turn, index))
         elif isinstance(inner, ReplayModel):
-            inner.begin_turn(_replay_calls(turn), _replay_hints(turn))
+            inner.begin_turn(_replay_calls(turn), _replay_hints(turn), transfer_to=turn.expect.transfer_to)
         injected = turn.injected_event_data()
         _set_env(turn.env)
         first_request = len(recorder.requests)
@@ -381,7 +382,11 @@ class CaseRunner:
                 failures.append(
                     UnmetExpectation(index + 1, f"turns[{index}].model", "every scripted step used", str(err))
                 )
-        note = turn.note
-        if isinstance(inner, ReplayModel) and inner.guesses:
-            note = (note + " · " if note else "") + "replay completed " + "; ".join(inner.guesses)
-        return TurnRecord.played(index + 1, turn.kind, label, result, visible, latency, tuple(failures), note)
+        filled_in: tuple[str, ...] = ()
+        if isinstance(inner, ReplayModel):
+            filled_in = tuple(f"routed with {r}" for r in inner.routes_taken) + tuple(
+                f"completed {c.describe()}" for c in inner.completions
+            )
+        return TurnRecord.played(
+            index + 1, turn.kind, label, result, visible, latency, tuple(failures), turn.note, filled_in
+        )
