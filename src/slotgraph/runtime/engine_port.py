@@ -110,6 +110,8 @@ class DagEngine:
             debug=debug,
             choose=choose,
             variables=variables,
+            # hard and escalate steer-back apply before the model runs, as the spec and the platform say
+            host_rechecks=False,
             gate_user_text=gate_user_text,
         )
         return EngineOutcome(result.sm, result.action, result.debug_log)
