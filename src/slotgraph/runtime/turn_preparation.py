@@ -24,7 +24,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
@@ -36,7 +36,6 @@ from slotgraph.runtime.builtin_tools import READBACK_TOOLS, SESSION_ENDING_TOOLS
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.fencing import fence_text, fence_value
 from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
-from slotgraph.runtime.records import record
 from slotgraph.runtime.tools import ToolRegistry
 
 __all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "prepare_call"]
@@ -44,7 +43,7 @@ __all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "
 GATE_TEXT_KEY = GATE_USER_TEXT
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Preparation:
     """The state after the engine ran, its action, the tools the model may see and the instruction."""
 
