@@ -201,3 +201,5 @@ def test_readback_tools_answer_with_what_they_did() -> None:
     assert result == {"rejected": ["a"], "stored": True} and sm["_rejection_requested"] is True
     result, sm = readback_result(DagEngine(), dag, "confirm_pending", {"pending": {}})
     assert result["error"] is True and result["error_code"] == "nothing_pending"
+    result, sm = readback_result(DagEngine(), dag, "reject_pending", {"pending": {}})
+    assert result == {"rejected": [], "stored": True}  # the platform's reject only records the request
