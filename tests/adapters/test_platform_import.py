@@ -169,7 +169,7 @@ def test_imported_goldens_and_tool_tests_pass_on_the_day_they_were_recorded(impo
     assert "Recorded 2025 - Toothache Pain Level Is Asked" in result.output  # file name ≠ folder name
     assert "turn 1: routed with set_active_flow(flow='booking') → Booking_Agent" in result.output
     assert "completed set_visit_basics.preferred_date = '2025-03-12' from 'March 12th'" in result.output
-    assert "completed set_patient_info.visit_notes = \"I'm nervous about needles\"" in result.output
+    assert 'completed set_patient_info.visit_notes = "I\'m nervous about needles"' in result.output
 
 
 def test_goldens_recorded_in_the_past_fail_on_the_real_day(imported: Path) -> None:
