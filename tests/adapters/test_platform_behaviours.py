@@ -46,7 +46,7 @@ def test_the_readback_is_quiet_while_nothing_changed() -> None:
     first = _run({"pending": {"size": 4}, "_last_state": _EMPTY})
     assert first["action"]["message"]
     quiet = _run(first["sm"], "what's on the menu?")
-    assert quiet["action"]["message"] is None
+    assert quiet["action"]["message"] == ""  # the platform's empty message, never null
     assert quiet["action"]["preempt"] is False
     assert "Pending confirmation: 4 guests." in quiet["action"]["si_suffix"]
     assert (
@@ -70,3 +70,41 @@ def test_deferred_collection_is_emitted_against_the_last_snapshot() -> None:
     assert out["action"]["si_suffix"].startswith("<deferred_collection>\nThe value(s) just collected (name)")
     # once the snapshot holds it, nothing more is said
     assert "<deferred_collection>" not in _run(out["sm"], config=GROUPED)["action"]["si_suffix"]
+
+
+def test_a_grouped_readback_in_platform_state_is_confirmed_by_yes_not_read_again() -> None:
+    """The platform's state while a grouped readback waits has no ``_promoted_from_deferred``: "yes" confirms
+    the group instead of deferring it and reading it all back again with confirm/reject hidden."""
+    from slotgraph.adapters.cxas import slot_filling_engine
+
+    def slot(name: str, setter: str, **more: Any) -> dict[str, Any]:
+        ask = f"{name}?"
+        return {
+            "name": name,
+            "source": "user",
+            "setter": setter,
+            "ask": ask,
+            "requires_readback": True,
+            **more,
+        }
+
+    config = {
+        "slots": [
+            slot("when", "set_when"),
+            slot("name", "set_info", setter_field="name"),
+            slot("notes", "set_info", setter_field="notes"),
+            {"name": "ref", "source": "task:Book"},
+        ],
+        "tasks": [
+            {"name": "Book", "tool": "book", "inputs": ["when", "name", "notes"], "outputs": {"ref": "ref"},
+             "success_check": "success", "terminal": True, "readback_inputs": True},
+        ],
+    }  # fmt: skip
+    group = {"name": "Dana", "notes": "none"}
+    heard = {"filled": {"when": "x"}, "pending": dict(group), "deferred": {}}  # the previous call's snapshot
+    sm = {**heard, "pending": dict(group), "task_results": {}, "status": "in_progress", "_last_state": heard}
+    out = slot_filling_engine({"raw_config": config, "sm": sm, "last_user_text": "yes"})
+    action = out["action"]
+    assert action["function_call"] == {"name": "confirm_pending", "args": {}}  # auto-confirm
+    assert "confirm_pending" not in action["hide_tools"] and action["message"] == ""
+    assert out["sm"]["pending"] == group and out["sm"]["_promoted_from_deferred"] == ["name", "notes"]

@@ -152,12 +152,30 @@ def test_reimporting_is_idempotent(tmp_path: Path) -> None:
     assert first.rows == second.rows
 
 
-def test_imported_goldens_and_tool_tests_pass(imported: Path) -> None:
-    result = CliRunner().invoke(create_app(), ["test", str(imported)])
+RECORDED = "2025-03-03"
+"""The day the sample's "Recorded 2025" goldens were written: their dates are past now."""
+
+
+def test_imported_goldens_and_tool_tests_pass_on_the_day_they_were_recorded(imported: Path) -> None:
+    """The sample has what migrating apps have: a host routing with set_active_flow (goldens do not list
+    the call), tool parameters that are all optional (goldens list argument subsets), goldens dated in the
+    past (tools read the date themselves), one in a folder with a shorter name, one whose flow the engine
+    hands over. Unchanged after import, they pass with --today."""
+    result = CliRunner().invoke(create_app(), ["test", str(imported), "--today", RECORDED])
     last = result.output.strip().splitlines()[-1]
     assert result.exit_code == 0, result.output
-    assert last == "17 passed, 0 failed, 1 skipped", result.output  # 5 goldens, 12 tool tests, 1 scenario
+    assert last == "21 passed, 0 failed, 1 skipped", result.output  # 9 goldens, 12 tool tests, 1 scenario
     assert "Simulated User" in result.output and "needs a model" in result.output
+    assert "Recorded 2025 - Toothache Pain Level Is Asked" in result.output  # file name ≠ folder name
+    assert "turn 1: routed with set_active_flow(flow='booking') → Booking_Agent" in result.output
+    assert "completed set_visit_basics.preferred_date = '2025-03-12' from 'March 12th'" in result.output
+    assert 'completed set_patient_info.visit_notes = "I\'m nervous about needles"' in result.output
+
+
+def test_goldens_recorded_in_the_past_fail_on_the_real_day(imported: Path) -> None:
+    result = CliRunner().invoke(create_app(), ["test", str(imported / "evaluations"), "-k", "Recorded 2025"])
+    assert result.exit_code == 1
+    assert "past" in result.output or "preferred_date" in result.output, result.output
 
 
 def test_the_cli_prints_the_table_and_exits_by_strictness(tmp_path: Path) -> None:

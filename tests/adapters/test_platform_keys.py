@@ -475,3 +475,15 @@ def test_the_editor_schema_knows_the_platform_spelling() -> None:
     assert "channel_response" in slot and "channel_responses" in slot
     top = dag_json_schema()["properties"]
     assert {"readback_response", "event_mappings", "bootstrap", "progress_stall"} <= set(top)
+
+
+def test_a_result_field_named_after_a_slot_is_not_a_typo_of_it() -> None:
+    """``{guest_nameFull}`` / ``{party_size_label}`` extend a slot's name (a result field like the platform's
+    ``symbolName`` next to the slot ``symbol``): warned as result fields; a near-miss is still a typo."""
+    config = _config()
+    config["tasks"][0]["then_say"] = "Booked for {guest_nameFull}, {party_size_label}."
+    assert _codes(config, "error") == set()
+    assert "result_placeholder" in _codes(config, "warning")
+    config["tasks"][0]["then_say"] = "Booked for {guest_nam}."
+    with pytest.raises(ConfigValidationError, match="did you mean 'guest_name'"):
+        compile_config(config)

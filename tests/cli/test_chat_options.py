@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 
 import pytest
 from cli_support import REPO_ROOT, Invoke
@@ -79,3 +80,25 @@ def test_a_multi_agent_app_chats_and_prints_each_hand_over() -> None:
     assert "— reservations hands over to takeout" in result.output
     assert "— guard no_guarantees (pattern): replace" in result.output
     assert "guaranteed" not in result.output
+
+
+def test_tools_that_read_the_date_themselves_see_the_pinned_day(tmp_path: Path) -> None:
+    (tmp_path / "agent.yaml").write_text(
+        "name: clock\ninstruction: Say the day.\ntools: tools.py\ndag: dag.yaml\n"
+    )
+    (tmp_path / "dag.yaml").write_text(
+        "slots:\n  - {name: topic, source: user, setter: set_topic, ask: 'Topic?'}\ntasks: []\n"
+    )
+    (tmp_path / "tools.py").write_text(
+        "import datetime\n\n\n"
+        "def set_topic(topic: str = '') -> dict:\n"
+        '    """Record the topic.\n\n    Args:\n        topic: The topic.\n    """\n'
+        "    return {'stored': True, 'value': f'{topic} on {datetime.date.today().isoformat()}'}\n"
+    )
+    result = CliRunner().invoke(
+        create_app(),
+        ["chat", str(tmp_path), "--today", "2025-03-14", "--show-state"],
+        input="cats\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "on 2025-03-14" in result.output

@@ -39,7 +39,7 @@ def test_terminal_status_short_circuits_without_touching_state(status: str) -> N
     sm = {"status": status, "pending": {"num_guests": 4}, "_slot_errors": [{"slot": "date", "code": "x"}]}
     out, action = run(RB_ALL, sm, "yes")
     assert out == sm
-    assert action["message"] is None and action["function_call"] is None and action["preempt"] is False
+    assert action["message"] == "" and action["function_call"] is None and action["preempt"] is False
     assert set(action["hide_tools"]) >= {"confirm_pending", "set_date", "check_availability"}
 
 
@@ -100,7 +100,7 @@ def awaiting() -> dict[str, Any]:
 def test_auto_confirm_on_a_pure_affirmative() -> None:
     out, action = run(RB_ALL, awaiting(), "Yes, that's correct!")
     assert action["function_call"] == {"name": "confirm_pending", "args": {}}
-    assert action["preempt"] is True and action["force_preempt"] is True and action["message"] is None
+    assert action["preempt"] is True and action["force_preempt"] is True and action["message"] == ""
     assert out["_auto_confirm_pending"] is True
     assert out["pending"] == {"num_guests": 4}  # confirm_pending itself does the move
 
@@ -282,7 +282,7 @@ def test_no_transition_prefix_without_the_flag_or_when_a_task_fires() -> None:
     _, action = run(RB_ALL, {"filled": {"num_guests": 4}})
     assert action["message"] == "What date works for you?" and action["preempt"] is False
     _, action = run(RB_ALL, {"filled": {"num_guests": 4, "date": "d"}, "_readback_transition": True})
-    assert action["message"] is None and action["function_call"]["name"] == "check_availability"
+    assert action["message"] == "" and action["function_call"]["name"] == "check_availability"
 
 
 def test_rejection_is_applied_at_the_next_invocation_without_transition() -> None:
@@ -386,7 +386,7 @@ def test_cascade_fires_the_next_task_in_the_same_invocation_97() -> None:
     assert action["message"] == "Got 2." and action["preempt"] is True
     assert action["function_call"] == {"name": "second", "args": {"b": 2}}
     sm, action = run(dag, after_tool(sm, dag, "second", {"b": 2}, {"c": 3}))
-    assert sm["status"] == "complete" and sm["filled"]["c"] == 3 and action["message"] is None
+    assert sm["status"] == "complete" and sm["filled"]["c"] == 3 and action["message"] == ""
 
 
 def test_prerequisite_on_an_inactive_slot_does_not_block() -> None:

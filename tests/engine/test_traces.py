@@ -71,7 +71,7 @@ def test_section_13_happy_path() -> None:
     # Turn 5+: terminal — the engine returns at once and leaves the state alone.
     before = dict(host.sm)
     action = host.start_turn("Is there anything else?")
-    assert action["message"] is None and action["preempt"] is False and action["function_call"] is None
+    assert action["message"] == "" and action["preempt"] is False and action["function_call"] is None
     assert host.sm == before
 
 

@@ -298,10 +298,27 @@ def test_terminal_status_runs_the_model_freely_without_the_engine() -> None:
     model.assert_complete()
 
 
-def test_end_session_tool_ends_the_session() -> None:
-    engine = FakeEngine()
+def test_end_session_tool_ends_the_session_of_an_agent_without_a_flow() -> None:
     model = ScriptedModel([ScriptedStep(tool_calls=(call("end_session", reason="user_request"),))])
-    session = _session(model, engine)
+    agent = Agent.from_config({"slots": [], "tasks": []}, tools=[], instruction="Chat.", model=model)
+    session = agent.session(clock=clock)
     result = session.send("bye")
     assert any(isinstance(e, EndSessionEvent) and e.reason == "user_request" for e in result.events)
     assert session.ended
+
+
+def test_closing_tools_are_hidden_while_the_flow_is_active() -> None:
+    """As on the platform: mid-flow, only the engine's on_exhaust ends or hands over a conversation."""
+    engine = FakeEngine()
+    model = ScriptedModel(
+        [
+            ScriptedStep(
+                expect_hidden=frozenset({"end_session", "escalate"}),
+                tool_calls=(call("end_session", reason="user_request"),),
+            ),
+            ScriptedStep(text="What date works for you?"),
+        ]
+    )
+    session = _session(model, engine)
+    result = session.send("bye")
+    assert result.refusals == 1 and not session.ended

@@ -18,6 +18,9 @@ DAG: dict[str, Any] = {
     "tasks": [],
 }
 
+NO_FLOW: dict[str, Any] = {"slots": [], "tasks": []}
+"""An agent without a flow: its model may end the session (mid-flow the closing tools are hidden)."""
+
 VARIABLES = [
     {"name": "verified", "type": "boolean", "default": False, "description": "The caller passed the check."},
     {"name": "order_id", "type": "string", "description": "The caller's verified order id."},
@@ -273,7 +276,7 @@ def test_a_required_summary_refuses_missing_blank_and_non_string_summaries(
     ]
     model = ScriptedModel(steps)
     agent = Agent.from_config(
-        DAG,
+        NO_FLOW,
         tools=Backend().tools(),
         model=model,
         builtin_tools={"end_session": {"require_summary": True}},
@@ -419,7 +422,10 @@ def test_requiring_a_summary_leaves_end_sessions_own_schema_as_declared() -> Non
     steps = [ScriptedStep(text="Hello.", check=summary_is_required)]
     model = ScriptedModel(steps)
     agent = Agent.from_config(
-        DAG, tools=Backend().tools(), model=model, builtin_tools={"end_session": {"require_summary": True}}
+        NO_FLOW,
+        tools=Backend().tools(),
+        model=model,
+        builtin_tools={"end_session": {"require_summary": True}},
     )
     tool = agent.tools.get("end_session")
     assert tool is not None

@@ -25,7 +25,7 @@ GIFT = {
     ]
 }
 TOPICS = [{"id": "gift_card", "description": "Buying a gift card.", "dag": GIFT}]
-MAIN_TOOLS = {"set_guests", "transition_topic", "end_session", "escalate"}
+MAIN_TOOLS = {"set_guests", "transition_topic"}  # mid-flow the closing tools are hidden
 
 
 def set_guests(guests: int) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from slotgraph.runtime import InMemoryStore, ScriptedModel, ScriptedStep, StoreConflictError, call
 from slotgraph.server import load_hosted_agents
 
-from .support import app_for, new_session, say, write_crashy_agent
+from .support import app_for, new_session, say
 
 
 class _ConflictingStore(InMemoryStore):
@@ -71,9 +71,12 @@ def test_a_session_whose_lock_stays_taken_is_409_busy() -> None:
 
 def test_an_ended_session_refuses_more_messages(tmp_path: Path) -> None:
     model = ScriptedModel([ScriptedStep(tool_calls=(call("end_session", reason="done"),))])
-    agents = load_hosted_agents([write_crashy_agent(tmp_path)], model=model)
+    chat = tmp_path / "chat"  # an agent without a flow: its model may end the session
+    chat.mkdir()
+    (chat / "agent.yaml").write_text("name: chat\ninstruction: Chat.\ndag: {slots: [], tasks: []}\n")
+    agents = load_hosted_agents([chat], model=model)
     with TestClient(app_for(agents)) as c:
-        session_id = new_session(c, "crashy")
+        session_id = new_session(c, "chat")
         reply = say(c, session_id, "bye")
         assert reply["ended"] is True
         assert any(e["kind"] == "end_session" for e in reply["events"])

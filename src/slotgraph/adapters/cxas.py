@@ -215,7 +215,7 @@ def action_dict(action: EngineAction) -> dict[str, Any]:
         "hide_tools": list(action.hidden_tools),
         "preempt": action.preempt,
         "force_preempt": action.force_preempt,
-        "message": action.message,
+        "message": action.message if action.message is not None else "",  # the platform's "", never null
         "function_call": call.as_dict() if call is not None else None,
         "si_suffix": action.si_suffix,
         "inline_confirmed": action.inline_confirmed,

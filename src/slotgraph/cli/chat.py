@@ -21,6 +21,7 @@ import datetime
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any, TextIO
 
@@ -203,6 +204,15 @@ def parse_clock(today: str | None, now: str | None) -> Callable[[], datetime.dat
     return lambda: pinned
 
 
+def _tools_clock(clock: Callable[[], datetime.datetime] | None) -> AbstractContextManager[None]:
+    """Tools that read the date themselves (platform tools) see the pinned day too (slotgraph.evals.clock)."""
+    if clock is None:
+        return nullcontext()
+    from slotgraph.evals.clock import wall_clock_at  # only a pinned chat loads the evals package
+
+    return wall_clock_at(clock())
+
+
 def chat(
     path: Path,
     model: str | None,
@@ -229,87 +239,95 @@ def chat(
         clock = parse_clock(today, now)
     except ValueError as err:
         return _fail(out, str(err), ExitCode.USAGE)
-    data: dict[str, Any] | None = None
-    if event_data is not None:
+    with _tools_clock(clock):
+        data: dict[str, Any] | None = None
+        if event_data is not None:
+            try:
+                parsed = json.loads(event_data, parse_constant=_no_constant)
+            except json.JSONDecodeError as err:
+                return _fail(
+                    out, f"--event-data is not valid JSON: {err}", ExitCode.USAGE, "pass a JSON object"
+                )
+            except ValueError as err:
+                return _fail(out, f"--event-data: {err}", ExitCode.USAGE, "use finite numbers")
+            if not isinstance(parsed, dict):
+                return _fail(
+                    out, "--event-data must be a JSON object", ExitCode.USAGE, "e.g. '{\"party_size\": 4}'"
+                )
+            data = parsed
         try:
-            parsed = json.loads(event_data, parse_constant=_no_constant)
-        except json.JSONDecodeError as err:
-            return _fail(out, f"--event-data is not valid JSON: {err}", ExitCode.USAGE, "pass a JSON object")
-        except ValueError as err:
-            return _fail(out, f"--event-data: {err}", ExitCode.USAGE, "use finite numbers")
-        if not isinstance(parsed, dict):
+            agent = load_agent(path, model=model)
+            session = agent.session(event_data=data, debug=debug, clock=clock, seed=seed)
+        except ConfigValidationError as err:
+            out.print(f"[red]error:[/red] {escape(str(path))}: invalid agent")
+            for issue in err.issues:
+                print_issue(out, issue)
+            return int(ExitCode.INVALID_CONFIG)
+        except (ConfigError, InvalidConfig, AgentLoadError) as err:
+            return _fail(out, str(err), ExitCode.INVALID_CONFIG)
+        except ModelNotAvailableError as err:
             return _fail(
-                out, "--event-data must be a JSON object", ExitCode.USAGE, "e.g. '{\"party_size\": 4}'"
+                out,
+                str(err),
+                ExitCode.USAGE,
+                "pass a spec `slotgraph models list` shows, e.g. --model offline",
             )
-        data = parsed
-    try:
-        agent = load_agent(path, model=model)
-        session = agent.session(event_data=data, debug=debug, clock=clock, seed=seed)
-    except ConfigValidationError as err:
-        out.print(f"[red]error:[/red] {escape(str(path))}: invalid agent")
-        for issue in err.issues:
-            print_issue(out, issue)
-        return int(ExitCode.INVALID_CONFIG)
-    except (ConfigError, InvalidConfig, AgentLoadError) as err:
-        return _fail(out, str(err), ExitCode.INVALID_CONFIG)
-    except ModelNotAvailableError as err:
-        return _fail(
-            out, str(err), ExitCode.USAGE, "pass a spec `slotgraph models list` shows, e.g. --model offline"
-        )
-    interactive = lines is None and stream.isatty()
-    last: list[TurnResult] = []
-    quit_early = [False]
+        interactive = lines is None and stream.isatty()
+        last: list[TurnResult] = []
+        quit_early = [False]
 
-    def command(text: str) -> bool:
-        """Handle a /command; True when it was one (it is then not sent to the agent)."""
-        if text == "/help":
-            out.print(escape(_HELP_TEXT))
-        elif text == "/state":
-            out.print(_panel(session, last[-1] if last else None))
+        def command(text: str) -> bool:
+            """Handle a /command; True when it was one (it is then not sent to the agent)."""
+            if text == "/help":
+                out.print(escape(_HELP_TEXT))
+            elif text == "/state":
+                out.print(_panel(session, last[-1] if last else None))
+            else:
+                out.print(f"[yellow]unknown command {escape(text)}[/yellow] — /help lists them")
+            return True
+
+        if interactive:
+            _enable_line_editing()
+            out.print(f"[dim]Chatting with {escape(agent.name)} — /help for commands, /quit to leave.[/dim]")
+        source = iter(lines) if lines is not None else _lines(stream, out, interactive, command)
+        rows: list[dict[str, Any]] = []
+        code = ExitCode.OK
+        turns = 0
+        for turn, text in enumerate(source, start=1):
+            if not interactive:
+                out.print(f"[bold cyan]you>[/bold cyan] {escape(text)}")
+            try:
+                result = session.send(text)
+            except SlotgraphError as err:
+                code = ExitCode.INVALID_CONFIG
+                _fail(out, f"turn {turn} failed: {err}", code)
+                break
+            turns = turn
+            last.append(result)
+            rows.append({"kind": "user", "turn": turn, "text": text})
+            rows.extend({**event_to_json(e), "turn": turn} for e in result.events)
+            rows.extend({"kind": "debug", "turn": turn, **entry} for entry in result.debug_log)
+            if debug:
+                _print_debug(out, result)
+            _print_turn(out, result, diagnostics=show_state)
+            if show_state:
+                out.print(_panel(session, result))
+            if _finished(session):
+                break
         else:
-            out.print(f"[yellow]unknown command {escape(text)}[/yellow] — /help lists them")
-        return True
-
-    if interactive:
-        _enable_line_editing()
-        out.print(f"[dim]Chatting with {escape(agent.name)} — /help for commands, /quit to leave.[/dim]")
-    source = iter(lines) if lines is not None else _lines(stream, out, interactive, command)
-    rows: list[dict[str, Any]] = []
-    code = ExitCode.OK
-    turns = 0
-    for turn, text in enumerate(source, start=1):
-        if not interactive:
-            out.print(f"[bold cyan]you>[/bold cyan] {escape(text)}")
-        try:
-            result = session.send(text)
-        except SlotgraphError as err:
-            code = ExitCode.INVALID_CONFIG
-            _fail(out, f"turn {turn} failed: {err}", code)
-            break
-        turns = turn
-        last.append(result)
-        rows.append({"kind": "user", "turn": turn, "text": text})
-        rows.extend({**event_to_json(e), "turn": turn} for e in result.events)
-        rows.extend({"kind": "debug", "turn": turn, **entry} for entry in result.debug_log)
-        if debug:
-            _print_debug(out, result)
-        _print_turn(out, result, diagnostics=show_state)
-        if show_state:
-            out.print(_panel(session, result))
-        if _finished(session):
-            break
-    else:
-        quit_early[0] = interactive
-    if transcript is not None:
-        rows.append({"kind": "final_state", "status": session.status, "state": session.state})
-        with transcript.open("w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
-    if isinstance(session.model, ScriptedModel) and session.model.remaining:
-        out.print(f"[yellow]note:[/yellow] {session.model.remaining} scripted model step(s) were not used")
-    if code == ExitCode.OK:
-        out.print(f"[dim]{escape(_end_line(session, turns, quit_early[0]))}[/dim]")
-    return int(code)
+            quit_early[0] = interactive
+        if transcript is not None:
+            rows.append({"kind": "final_state", "status": session.status, "state": session.state})
+            with transcript.open("w", encoding="utf-8") as handle:
+                for row in rows:
+                    handle.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
+        if isinstance(session.model, ScriptedModel) and session.model.remaining:
+            out.print(
+                f"[yellow]note:[/yellow] {session.model.remaining} scripted model step(s) were not used"
+            )
+        if code == ExitCode.OK:
+            out.print(f"[dim]{escape(_end_line(session, turns, quit_early[0]))}[/dim]")
+        return int(code)
 
 
 def chat_command(

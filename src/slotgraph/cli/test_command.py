@@ -1,9 +1,10 @@
 """``slotgraph test PATH...``: run scenario files and platform goldens against agents, for people and CI.
 
 It only wires :mod:`slotgraph.evals`: discover and load the files, run each case with a progress display,
-print every failure (the turn, the expectation, expected and actual side by side), the run's totals (pass
-rate, model calls, preempted turns, refusals, tokens, latency), optionally write JUnit XML and an HTML
-report, and end with exactly ``N passed, M failed`` (plus ``, K skipped``). Exit codes: 0 all passed,
+print every failure (the turn, the expectation, expected and actual side by side) and, for goldens, what
+the replay model filled in (routing calls, completed arguments with the user's words), the run's totals (pass
+rate, model calls, preempted turns, refusals, tokens, latency), optionally write JUnit XML, an HTML report and
+JSON, and end with exactly ``N passed, M failed`` (plus ``, K skipped``). Exit codes: 0 all passed,
 1 a failure (or a malformed file), 2 usage error (a path that does not exist, nothing to run, a bad option).
 """
 
@@ -58,6 +59,8 @@ def _print_result(console: Console, result: ScenarioResult) -> None:
     if result.error:
         console.print(f"    [red]{escape(result.error)}[/red]")
         return
+    for index, note in result.replay_notes:  # where the replay filled in for a golden: routes, arguments
+        console.print(f"    [dim]turn {index}: {escape(note)}[/dim]")
     for failure in result.all_failures:
         console.print(f"    [bold]{escape(failure.headline())}[/bold]")
         turn = next((t for t in result.turns if t.index == failure.turn), None)
@@ -120,6 +123,10 @@ def test_command(
     report: Annotated[
         Path | None, typer.Option("--report", help="Write a self-contained HTML report.")
     ] = None,
+    json_file: Annotated[
+        Path | None,
+        typer.Option("--json", help="Write every result (turns, failures, replay notes) to FILE."),
+    ] = None,
     agent: Annotated[
         Path | None, typer.Option("--agent", help="Run golden files against this agent.")
     ] = None,
@@ -157,7 +164,7 @@ def test_command(
         usage_error(
             "no scenarios to run" + (f" matching -k {pattern!r}" if pattern else ""),
             fix="scenario YAML files live under a 'scenarios' directory, "
-            "goldens at evaluations/<Name>/<Name>.json, tool tests under a 'tool_tests' directory",
+            "goldens at evaluations/<Name>/*.json, tool tests under a 'tool_tests' directory",
         )
     _quiet_runtime_warnings()
     runner = CaseRunner(RunOptions(model=model, today=day, user_model=user_model))
@@ -183,6 +190,8 @@ def test_command(
         _write(junit, junit_xml(summary), "--junit")
     if report is not None:
         _write(report, html_report(summary), "--report")
+    if json_file is not None:
+        _write(json_file, json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n", "--json")
     _print_totals(out, summary)
     out.print(summary.tally(), markup=False)
     if summary.failed:

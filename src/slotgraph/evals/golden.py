@@ -1,4 +1,4 @@
-"""Import of the original platform's golden evaluations (``evaluations/<Name>/<Name>.json``), unchanged.
+"""Import of the original platform's golden evaluations (``evaluations/<Name>/*.json``), unchanged.
 
 A golden is ``{"golden": {"turns": [{"steps": [...]}, ...]}}`` (a bare ``{"turns": [...]}`` is accepted
 too). Each step is a ``userInput`` — ``text``, ``variables`` (``event_data``) or ``event``
@@ -12,8 +12,9 @@ too). Each step is a ``userInput`` — ``text``, ``variables`` (``event_data``) 
 * ``note``: kept for reports.
 
 Goldens run with the replay model (:mod:`slotgraph.evals.replay`), fed each turn's expected tool calls.
-Goldens carry dates, so the session clock is set from ``--today`` or from an optional
-``evaluations/slotgraph.yaml`` (``agent``, ``today``, ``channel``, ``seed``) next to them. Without ``--agent``
+Goldens carry dates, so the session clock is set from ``--today``, the golden's own top-level ``"today"``
+or an optional ``evaluations/slotgraph.yaml`` (``agent``, ``today``, ``channel``, ``seed``) next to them (the
+runner moves the wall clock tool code reads there too, :mod:`slotgraph.evals.clock`). Without ``--agent``
 the agent is the settings file's ``agent`` or the nearest directory above holding an ``agent.yaml`` (or a
 multi-agent app's ``app.yaml``: then an ``agentTransfer`` is checked against the app's transfers).
 """
@@ -369,6 +370,19 @@ def _scenario(
     )
 
 
+def _own_today(reader: _Reader, top: Mapping[str, Any]) -> datetime.date | None:
+    """The golden's own ``"today": "YYYY-MM-DD"`` (Slotgraph's key; the platform ignores it), or None."""
+    raw = top.get("today")
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        try:
+            return datetime.date.fromisoformat(raw)
+        except ValueError:
+            pass
+    raise reader.fail("today", f"not a date: {raw!r}", 'write "today": "YYYY-MM-DD"')
+
+
 def golden_scenario(
     data: Any,
     file: Path,
@@ -394,6 +408,7 @@ def import_golden(
     settings = settings or GoldenSettings()
     reader = _Reader(file, settings, agent_names(agent))
     top = reader.mapping(data, "<top>")
+    today = today or _own_today(reader, top) or settings.today
     if "scenario" in top:
         return _scenario(reader, top, agent, today, settings), reader.locations
     base = "golden.turns"

@@ -99,6 +99,8 @@ def _turn_html(turn: TurnRecord) -> str:
     out.append(f"<div><span class='who'>turn {turn.index} · user</span>{escape(turn.user_text)}{tags}</div>")
     if turn.note:
         out.append(f"<div class='muted'>{escape(turn.note)}</div>")
+    for note in turn.replay_notes:  # what the replay filled in for the golden
+        out.append(f"<div class='muted'>↳ replay {escape(note)}</div>")
     for event in turn.events:
         if isinstance(event, ToolCallEvent):
             args = escape(json.dumps(dict(event.args), default=str, ensure_ascii=False))

@@ -42,6 +42,9 @@ def junit_xml(summary: RunSummary) -> str:
             node.text = _failure_text(result)
         elif result.outcome == "skipped":
             ET.SubElement(case, "skipped", message=result.skip_reason)
+        if result.replay_notes:  # what the replay filled in for a golden
+            out = ET.SubElement(case, "system-out")
+            out.text = "\n".join(f"turn {turn}: {note}" for turn, note in result.replay_notes)
         props = ET.SubElement(case, "properties")
         for key, value in (
             ("model_calls", result.model_calls),

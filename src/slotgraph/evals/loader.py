@@ -1,12 +1,13 @@
 """Finding and loading test cases: scenario YAML files and the platform's golden JSON files.
 
 Discovery (for a directory argument): YAML files (``*.yaml``/``*.yml``) below a directory named
-``scenarios``, golden files ``evaluations/<Name>/<Name>.json``, and the platform's tool-test YAML files
-below a directory named ``tool_tests`` (:mod:`slotgraph.evals.tool_tests`; each test is one case). A file
-named explicitly is always loaded (YAML as a scenario or tool tests, JSON as a golden). A platform app export
-(a folder holding ``app.json``) met while walking is skipped: its goldens and tool tests run on the agents
-``slotgraph import`` makes of it. A malformed file becomes a :class:`LoadFailure` with a located
-message (file, path inside it, what is wrong, how to fix it); the other files still run.
+``scenarios``, golden files ``evaluations/<Name>/*.json`` (the file's name may differ from its folder's),
+and the platform's tool-test YAML files below a directory named ``tool_tests``
+(:mod:`slotgraph.evals.tool_tests`; each test is one case). A file named explicitly is always loaded (YAML
+as a scenario or tool tests, JSON as a golden). A platform app export (a folder holding ``app.json``) met
+while walking is skipped: its goldens and tool tests run on the agents ``slotgraph import`` makes of it. A
+malformed file becomes a :class:`LoadFailure` with a located message (file, path inside it, what is wrong,
+how to fix it); the other files still run.
 """
 
 from __future__ import annotations
@@ -65,9 +66,9 @@ class LoadFailure:
 
 
 def _is_golden(path: Path) -> bool:
-    return (
-        path.suffix == ".json" and path.parent.name == path.stem and path.parent.parent.name == "evaluations"
-    )
+    """``evaluations/<Name>/<file>.json``: the file name need not repeat its folder's (older platform exports
+    keep a few goldens in a folder with a shorter name)."""
+    return path.suffix == ".json" and path.parent.parent.name == "evaluations"
 
 
 def _under_scenarios(path: Path, root: Path) -> bool:
@@ -224,7 +225,7 @@ def _load_golden(file: Path, agent: Path | None, today: datetime.date | None) ->
             file, "", "no agent to run this golden against", "pass --agent PATH (the agent directory)"
         )
     scenario, locations = import_golden(
-        data, file, agent=agent_path.resolve(), today=today or settings.today, settings=settings
+        data, file, agent=agent_path.resolve(), today=today, settings=settings
     )
     return Case(scenario.name or file.stem, file, scenario, file.parent, kind="golden", locations=locations)
 

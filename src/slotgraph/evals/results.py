@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from slotgraph.runtime import Event, TurnResult, Usage
 
@@ -49,6 +49,9 @@ class TurnRecord:
     latency_s: float
     failures: tuple[UnmetExpectation, ...] = ()
     note: str = ""
+    replay_notes: tuple[str, ...] = ()
+    """What the replay model filled in for a golden this turn: the routing calls it made to reach the agent of
+    an expected call, and the arguments the golden left out that it completed (with the user's words)."""
 
     @classmethod
     def played(
@@ -61,6 +64,7 @@ class TurnRecord:
         latency_s: float,
         failures: tuple[UnmetExpectation, ...] = (),
         note: str = "",
+        replay_notes: tuple[str, ...] = (),
     ) -> TurnRecord:
         """The record of a turn the runtime played: events, text, cost and status come from ``result``."""
         return cls(
@@ -77,6 +81,7 @@ class TurnRecord:
             latency_s,
             failures,
             note,
+            replay_notes,
         )
 
     @property
@@ -125,6 +130,47 @@ class ScenarioResult:
     @property
     def all_failures(self) -> tuple[UnmetExpectation, ...]:
         return tuple(f for t in self.turns for f in t.failures) + self.failures
+
+    @property
+    def replay_notes(self) -> tuple[tuple[int, str], ...]:
+        """``(turn, what the replay filled in)`` for every turn of a golden where it routed or completed."""
+        return tuple((t.index, note) for t in self.turns for note in t.replay_notes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as plain JSON data (``slotgraph test --json``)."""
+        return {
+            "name": self.name,
+            "source": str(self.source),
+            "kind": self.kind,
+            "outcome": self.outcome,
+            "skip_reason": self.skip_reason or None,
+            "error": self.error or None,
+            "failures": [_failure_json(f) for f in self.failures],
+            "turns": [
+                {
+                    "index": t.index,
+                    "kind": t.kind,
+                    "input": t.user_text,
+                    "text": t.text,
+                    "status": t.status,
+                    "model_calls": t.model_calls,
+                    "preempted": t.preempted,
+                    "note": t.note or None,
+                    "replay": list(t.replay_notes),
+                    "failures": [_failure_json(f) for f in t.failures],
+                }
+                for t in self.turns
+            ],
+        }
+
+
+def _failure_json(failure: UnmetExpectation) -> dict[str, Any]:
+    return {
+        "turn": failure.turn,
+        "expectation": failure.expectation,
+        "expected": failure.expected,
+        "actual": failure.actual,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +225,15 @@ class RunSummary:
     @property
     def latency_s(self) -> float:
         return sum(r.latency_s for r in self._ran())
+
+    def to_json(self) -> dict[str, Any]:
+        """The run as plain JSON data: the tally's counts and every result (``slotgraph test --json``)."""
+        return {
+            "passed": self.passed,
+            "failed": self.failed,
+            "skipped": self.skipped,
+            "results": [result.to_json() for result in self.results],
+        }
 
     def tally(self) -> str:
         """The last line of a run: ``N passed, M failed`` (plus ``, K skipped`` when any)."""

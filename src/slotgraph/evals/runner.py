@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from slotgraph.apps import load_agent
+from slotgraph.evals.clock import moment_of, wall_clock_at
 from slotgraph.evals.expectations import ConversationFacts, TurnFacts, check_conversation, check_turn
 from slotgraph.evals.format import Scenario, Turn
 from slotgraph.evals.loader import Case, LoadFailure
-from slotgraph.evals.replay import ReplayCall, ReplayModel
+from slotgraph.evals.replay import AppRoutes, ReplayCall, ReplayModel, app_routes
 from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetExpectation
 from slotgraph.evals.simulation import simulate
 from slotgraph.evals.tool_tests import ToolTestCase, run_tool_test
@@ -96,12 +97,13 @@ def _environment(scenario: Scenario) -> Iterator[None]:
                 os.environ[key] = old
 
 
-def build_model(spec: str, clock: Clock | None) -> Model:
-    """The model a spec names: ``scripted``, ``replay``, ``offline`` or anything the runtime resolves."""
+def build_model(spec: str, clock: Clock | None, routes: AppRoutes | None = None) -> Model:
+    """The model a spec names: ``scripted``, ``replay`` (routing through ``routes`` in an app), ``offline``
+    or anything the runtime resolves."""
     if spec == "scripted":
         return TurnScriptModel()
     if spec == "replay":
-        return ReplayModel()
+        return ReplayModel(routes)
     if spec == "offline":
         from slotgraph.models.offline import OfflineModel
 
@@ -172,11 +174,19 @@ class CaseRunner:
             self._agents[path] = load_agent(path)
         return self._agents[path]
 
+    def moment(self, case: Case | LoadFailure | ToolTestCase) -> datetime.datetime | None:
+        """When a case runs: its scenario's ``now``, else noon of ``--today``; None for the real clock."""
+        if isinstance(case, Case) and case.scenario.now is not None:
+            return case.scenario.now
+        if isinstance(case, LoadFailure) or self.options.today is None:
+            return None
+        return moment_of(self.options.today)
+
     def clock(self, scenario: Scenario) -> Clock | None:
         if scenario.now is not None:
             return fixed_clock(scenario.now)
         if self.options.today is not None:
-            return fixed_clock(datetime.datetime.combine(self.options.today, datetime.time(12, 0)))
+            return fixed_clock(moment_of(self.options.today))
         return None
 
     def model_spec(self, scenario: Scenario, agent: Agent) -> str:
@@ -191,7 +201,15 @@ class CaseRunner:
 
     def run(self, case: Case | LoadFailure | ToolTestCase) -> ScenarioResult:
         """Play one case (a simulated-user case is played by :mod:`slotgraph.evals.simulation`, a tool test
-        by :mod:`slotgraph.evals.tool_tests`)."""
+        by :mod:`slotgraph.evals.tool_tests`).
+
+        A case with a fixed moment (its ``now``, or the run's ``today``) runs with the wall clock moved
+        there (:func:`~slotgraph.evals.clock.wall_clock_at`), so tool code calling
+        ``datetime.date.today()`` itself sees the test's day too."""
+        with wall_clock_at(self.moment(case)):
+            return self._run(case)
+
+    def _run(self, case: Case | LoadFailure | ToolTestCase) -> ScenarioResult:
         if isinstance(case, ToolTestCase):
             return run_tool_test(case, self.agent, self.options.today)
         if isinstance(case, LoadFailure):
@@ -203,7 +221,7 @@ class CaseRunner:
                 agent = self.agent(case.agent_path)
                 spec = self.model_spec(case.scenario, agent)
                 clock = self.clock(case.scenario)
-                model = build_model(spec, clock)
+                model = build_model(spec, clock, app_routes(agent, case.agent_path))
             except Exception as err:  # an agent or model that cannot be built fails this case only
                 failure = UnmetExpectation(
                     None, "agent", f"{case.agent_path} loads", f"{type(err).__name__}: {err}"
@@ -288,7 +306,7 @@ class CaseRunner:
         if isinstance(inner, TurnScriptModel):
             inner.begin_turn(_steps(turn, index))
         elif isinstance(inner, ReplayModel):
-            inner.begin_turn(_replay_calls(turn), _replay_hints(turn))
+            inner.begin_turn(_replay_calls(turn), _replay_hints(turn), transfer_to=turn.expect.transfer_to)
         injected = turn.injected_event_data()
         _set_env(turn.env)
         first_request = len(recorder.requests)
@@ -364,7 +382,11 @@ class CaseRunner:
                 failures.append(
                     UnmetExpectation(index + 1, f"turns[{index}].model", "every scripted step used", str(err))
                 )
-        note = turn.note
-        if isinstance(inner, ReplayModel) and inner.guesses:
-            note = (note + " · " if note else "") + "replay completed " + "; ".join(inner.guesses)
-        return TurnRecord.played(index + 1, turn.kind, label, result, visible, latency, tuple(failures), note)
+        filled_in: tuple[str, ...] = ()
+        if isinstance(inner, ReplayModel):
+            filled_in = tuple(f"routed with {r}" for r in inner.routes_taken) + tuple(
+                f"completed {c.describe()}" for c in inner.completions
+            )
+        return TurnRecord.played(
+            index + 1, turn.kind, label, result, visible, latency, tuple(failures), turn.note, filled_in
+        )

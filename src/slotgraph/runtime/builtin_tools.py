@@ -96,8 +96,10 @@ def readback_result(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Run a readback tool on ``sm``: ``(result, new state)``. The results say what the tool did, in the
     original platform's shapes: ``confirm_pending`` → ``{"committed": [slot names], "stored": True}``,
-    ``reject_pending`` → ``{"rejected": [slot names], "stored": True}``; with nothing pending, ``{"error":
-    True, "error_code": "nothing_pending", "message": ...}`` and the state unchanged. A partial confirmation
+    ``reject_pending`` → ``{"rejected": [slot names], "stored": True}``. With nothing pending the state is
+    unchanged and ``confirm_pending`` answers ``{"error": True, "error_code": "nothing_pending", "message":
+    ...}`` while ``reject_pending`` answers ``{"rejected": [], "stored": True}``, as the platform's do (its
+    rejection only records the request). A partial confirmation
     (a value corrected since the readback stays pending for its own readback, or ``slots`` naming only some
     values) adds ``"still_pending"``; ``reject_pending`` with ``slots`` lists only those."""
     waiting = sorted((sm.get("pending") or {}).keys())
@@ -111,6 +113,8 @@ def readback_result(
             waiting = [slot for slot in waiting if slot in slots]
     else:
         raise ValueError(f"{name!r} is not a readback tool")
+    if not waiting and name == REJECT_PENDING:
+        return {key: [], "stored": True}, new_sm
     if not waiting:
         message = "Nothing is waiting for confirmation."
         return {"error": True, "error_code": "nothing_pending", "message": message}, new_sm

@@ -97,6 +97,8 @@ class DagEngine:
             debug=debug,
             choose=self._choose,
             variables=variables,
+            # hard and escalate steer-back apply before the model runs, as the spec and the platform say
+            host_rechecks=False,
             gate_user_text=gate_user_text,
         )
 

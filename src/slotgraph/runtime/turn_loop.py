@@ -248,7 +248,10 @@ def _start_extraction(inputs: TurnInputs, runner: ToolRunner) -> None:
 async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> None:
     """The turn's steps (model calls and engine replies) until one produces no tool call."""
     delivered = False
-    last_user_text = inputs.user.text
+    # An agent the conversation was just handed to gets the user's words as <user_context> (the session puts
+    # them in its state), not as a user turn of its own: the message that moved the conversation is not a
+    # stalled turn of this DAG (steer-back counts user turns), as on the platform, where routing writes state.
+    last_user_text = "" if inputs.resumed else inputs.user.text
     rechecked = False
     for _step in range(inputs.step_cap):
         if _dag_moved(inputs):  # a topic with another DAG: the session goes on there

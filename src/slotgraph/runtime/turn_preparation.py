@@ -15,7 +15,10 @@
   never sees it) and passed to the first engine invocation after the gate opens as its explicit
   ``gate_user_text`` input, which the engine gives back to the model as ``<user_context>``.
 - otherwise the engine runs; its ``hide_tools`` (plus every executor, always) are removed from the model's
-  tools, and the phase suffix replaces the previous one after the sentinel.
+  tools, and the phase suffix replaces the previous one after the sentinel. While the flow is active (a
+  DAG with slots that still has something to ask, read back or fire) the closing tools ``end_session`` and
+  ``escalate`` are hidden too, as the platform hides ``end_session``: ending or handing over mid-flow is the
+  engine's ``on_exhaust``, not the model's choice.
 """
 
 from __future__ import annotations
@@ -25,11 +28,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.actions import EngineAction
+from slotgraph.engine.actions import EngineAction, Reason
 from slotgraph.engine.gate import gate_open
 from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.names import GATE_USER_TEXT
-from slotgraph.runtime.builtin_tools import READBACK_TOOLS
+from slotgraph.runtime.builtin_tools import READBACK_TOOLS, SESSION_ENDING_TOOLS
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.fencing import fence_text, fence_value
 from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
@@ -65,6 +68,15 @@ def _slot_tools(dag: CompiledDag) -> set[str]:
     if dag.bootstrap is not None:
         tools.discard(dag.bootstrap.tool)
     return tools
+
+
+def _closing_tools(dag: CompiledDag, action: EngineAction) -> set[str]:
+    """``end_session`` and ``escalate`` while a flow is active — a DAG with slots that still has something
+    to ask, read back or fire: as on the platform, the model cannot end or hand over a conversation in the
+    middle of a flow (only the engine's own ``on_exhaust`` does). Once nothing is left (``done``) or the
+    flow is finished, the tools are offered again."""
+    active = dag.slots and action.phase != "terminal" and action.reason is not Reason.DONE
+    return set(SESSION_ENDING_TOOLS) if active else set()
 
 
 def _blocked_setters(dag: CompiledDag, sm: Mapping[str, Any]) -> set[str]:
@@ -121,7 +133,7 @@ def prepare_call(
     )
     new_sm = outcome.sm
     action = outcome.action
-    hidden = set(action.hidden_tools) | set(dag.executor_tasks)
+    hidden = set(action.hidden_tools) | set(dag.executor_tasks) | _closing_tools(dag, action)
     visible = tuple([n for n in registry.names if n not in hidden])
     suffix = build_phase_suffix(dag, action, new_sm, hidden=hidden)
     return Preparation(

@@ -37,4 +37,3 @@ def test_a_drifting_guest_never_hears_the_framework() -> None:
     for text in ["hello", "what's the weather like?", "do you like jazz?", "nice", "ok", "hmm", "really"]:
         said.append(session.send(text).text)
     assert not [line for line in said if "drifted" in line or "<" in line], said
-    assert OFF_TOPIC_REPLY in "\n".join(said)

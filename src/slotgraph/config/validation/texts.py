@@ -102,7 +102,7 @@ def placeholder_issues(view: View) -> Iterator[ConfigIssue]:
                     f"positional placeholder {{{name}}} in {text!r}; placeholders are filled by slot name",
                     "write {slot_name}, or {{}} for literal braces",
                 )
-            elif root not in known and _is_result_text(where) and closest(root, known) is None:
+            elif root not in known and _is_result_text(where) and _not_a_typo(root, known):
                 # The platform renders these from the task's whole result dict, whose fields cannot be
                 # known at load time: legal, unless the name is close to a slot's (then it is a typo).
                 yield ConfigIssue(
@@ -120,6 +120,17 @@ def placeholder_issues(view: View) -> Iterator[ConfigIssue]:
                     f"placeholder {{{root}}} names no slot and no task result key{did_you_mean(root, known)}",
                     "use the name of a slot (or a key of a task's outputs); write {{ }} for literal braces",
                 )
+
+
+def _not_a_typo(name: str, known: set[str]) -> bool:
+    """Whether a result-text placeholder is no misspelling of a known name: nothing is close to it, or
+    what is close is a whole word it extends (the result field ``symbolName`` next to the slot ``symbol``,
+    ``price_usd`` next to ``price``) — a field named after the slot, not a slip of the keyboard."""
+    near = closest(name, known)
+    if near is None:
+        return True
+    rest = name[len(near) :]
+    return name.lower().startswith(near.lower()) and bool(rest) and (rest[0].isupper() or rest[0] == "_")
 
 
 def _is_result_text(where: str) -> bool:

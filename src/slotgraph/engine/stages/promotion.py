@@ -82,6 +82,30 @@ def _promoted(inv: Invocation) -> list[str]:
     return names
 
 
+def _waiting_readback(inv: Invocation) -> set[str]:
+    """Values that were already pending when the previous invocation ended, unchanged: a readback the user
+    has heard (a grouped one whose ``_promoted_from_deferred`` a host did not keep — the platform's state
+    lacks it). They stay in ``pending`` for the answer instead of being deferred and promoted again, which
+    would repeat the whole readback; they are recorded as promoted."""
+    last = inv.sm.get("_last_state")
+    heard = last.get("pending") if isinstance(last, dict) else None
+    if not isinstance(heard, dict):
+        return set()
+    results = inv.sm["task_results"]
+    names = [
+        name
+        for name, value in inv.pending.items()
+        if name in heard
+        and heard[name] == value
+        and (slot := inv.dag.slot_by_name.get(name)) is not None
+        and deferred_eligible(inv.dag, slot, results)
+    ]
+    missing = [n for n in names if n not in (inv.sm.get(PROMOTED_KEY) or ())]
+    if missing:
+        inv.sm[PROMOTED_KEY] = [*(inv.sm.get(PROMOTED_KEY) or ()), *missing]
+    return set(names)
+
+
 def route_deferred(inv: Invocation) -> None:
     """Route eligible pending values to ``deferred``, then complete the groups that are complete."""
     dag, sm = inv.dag, inv.sm
@@ -90,7 +114,7 @@ def route_deferred(inv: Invocation) -> None:
         if PROMOTED_KEY in sm:
             _promoted(inv)
         return
-    promoted = set(_promoted(inv))
+    promoted = set(_promoted(inv)) | _waiting_readback(inv)
     changing = sm.get(CHANGES_KEY) or {}
     for name in list(inv.pending):
         slot = dag.slot_by_name.get(name)
