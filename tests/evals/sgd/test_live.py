@@ -81,3 +81,16 @@ def test_a_real_model_replays_and_the_report_names_the_failures(
     lines = format_report(outcomes, show=True)
     assert any(line.startswith("Restaurants_1: ") and "bookings exact" in line for line in lines)
     assert lines[-1].startswith("overall: ")
+
+
+def test_the_summary_says_nothing_about_single_dialogues(
+    schemas: dict[str, ServiceSchema], dialogues: dict[str, Dialogue]
+) -> None:
+    chosen = [dialogues[i] for i in sorted(dialogues)[:4]]
+    outcomes = [replay_dialogue(d, schemas[d.service], make_model("offline", SGD_TODAY)) for d in chosen]
+    full = format_report(outcomes, show=True)
+    lines = format_report(outcomes, summary=True)
+    assert lines[-1] == full[-1] and lines[-1].startswith("overall: ")
+    assert all(not line.startswith(("mismatch", "first divergence", "desync")) for line in lines)
+    assert not any(d.dialogue_id in line for d in chosen for line in lines)
+    assert any(line.startswith("model latency per call") for line in lines)
