@@ -13,7 +13,6 @@ free text, which takes whatever is left. Ambiguous replies go to the parameter t
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -297,7 +296,7 @@ def _fill_date_range(
     work: _Work, params: Sequence[Param], date_params: Sequence[Param], now: dt.datetime, region: str
 ) -> None:
     """ "from the 10th to the 13th": the start to a date parameter, the length to a nights/days count."""
-    lengths = [p for p in _of_kind(params, "integer") if {"night", "day"} & _param_classes(p)]
+    lengths = [p for p in _of_kind(params, "integer") if {"night", "day"} & p.unit_classes]
     if not date_params or not lengths or work.has(lengths[0]):
         return
     span = find_date_range(work.text, now, past=date_params[0].past, region=region)
@@ -332,17 +331,6 @@ def _fill_amounts(work: _Work, params: Sequence[Param], asked: Sequence[Param]) 
             work.take(param, found[0].value, found[0])
 
 
-def _param_classes(param: Param) -> frozenset[str]:
-    return _word_classes(param.words)
-
-
-@functools.lru_cache(maxsize=4096)
-def _word_classes(words: frozenset[str]) -> frozenset[str]:
-    """The unit classes of a parameter's words (read once per parameter: the model offers the same
-    parameter objects on every call, and a frozenset keeps its hash)."""
-    return frozenset(c for c in (unit_class(w) for w in words) if c is not None)
-
-
 def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Sequence[Param]) -> Param | None:
     open_params = [p for p in params if not work.has(p)]
     if not open_params:
@@ -353,7 +341,7 @@ def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Seq
             unit, [unit]
         )
         for cls in wanted:
-            matching = [p for p in open_params if cls in _param_classes(p)]
+            matching = [p for p in open_params if cls in p.unit_classes]
             if matching:
                 return _ordered(matching, asked)[0]
         if unit in {"night", "day", "week", "child"}:
@@ -372,7 +360,7 @@ def _fill_people_groups(work: _Work, int_params: Sequence[Param], asked: Sequenc
         group: PeopleGroup = found.value
         open_params = _ordered([p for p in int_params if not work.has(p)], asked)
         by_class = {
-            cls: [p for p in open_params if cls in _param_classes(p)] for cls in ("adult", "child", "person")
+            cls: [p for p in open_params if cls in p.unit_classes] for cls in ("adult", "child", "person")
         }
         adult_target = next(iter(by_class["adult"] or by_class["person"]), None)
         if by_class["child"] and adult_target is not None:
@@ -384,7 +372,7 @@ def _fill_people_groups(work: _Work, int_params: Sequence[Param], asked: Sequenc
             work.take(by_class["adult"][0], group.adults, found)
         else:
             asked_open = [p for p in open_params if p in asked]
-            if len(asked_open) == 1 and not _param_classes(asked_open[0]) - {"person"}:
+            if len(asked_open) == 1 and not asked_open[0].unit_classes - {"person"}:
                 work.take(asked_open[0], group.total, found)
 
 

@@ -92,8 +92,8 @@ MAX_TEXT = 2000
 
 
 def _raw_times(text: str, *, bare: bool) -> tuple[Found, ...]:
-    """Every time in ``text`` (up to :data:`MAX_TEXT`), in reading order; kept for short texts (see
-    :data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS`)."""
+    """Every time in ``text`` (up to :data:`MAX_TEXT`), in reading order; parsed once per plan (see
+    :func:`~slotgraph.models.offline.spans.parses_kept_for_one_plan`)."""
     return _cached_times_of(text, bare)
 
 
