@@ -221,3 +221,48 @@ def mentions_flag(text: str, name_words: Sequence[str]) -> bool | None:
             return None
         starts.append(match.start())
     return not _NEGATION_RE.search(lowered[: min(starts)])
+
+
+# A price scale in everyday words: cheapest (0) to dearest (3). Generic English, keyed by level.
+_PRICE_LEVELS: tuple[tuple[int, str], ...] = (
+    (3, r"very expensive|very pricey|ultra[\s-]?high[\s-]?end|ultra|extravagant|most expensive|luxury"
+        r"|luxurious|top[\s-]?end|splurge"),
+    (1, r"not (?:too |very |that |so |overly )?(?:expensive|pricey|costly)|moderate(?:ly)?|affordable"
+        r"|reasonabl[ey]|average|mid[\s-]?range|middle|medium|intermediate|mid[\s-]?priced|decently"),
+    (0, r"cheap(?:er|est)?|inexpensive|budget|low[\s-]?(?:cost|priced?|end)|bargain|economical|not expensive"
+        r"|thrifty"),
+    (2, r"expensive|pricey|costly|fancy|upscale|high[\s-]?end|posh|classy|pricier|high[\s-]?priced"),
+)  # fmt: skip
+_PRICE_RES = tuple((level, re.compile(rf"\b(?:{words})\b", re.I)) for level, words in _PRICE_LEVELS)
+_PRICE_PARAM_WORDS = frozenset(
+    {"price", "prices", "priced", "pricing", "cost", "costs", "budget", "expensive"}
+)
+
+
+def price_level(text: str) -> int | None:
+    """The price level ``text`` names (0 cheapest to 3 dearest), the first level found in the order above
+    (so "not too expensive" is moderate, "very expensive" the top); None when it names none."""
+    for level, pattern in _PRICE_RES:
+        if pattern.search(text):
+            return level
+    return None
+
+
+def is_price_choice(values: Sequence[Any], param_words: frozenset[str]) -> bool:
+    """An enum of price levels: the parameter is about price and at least two values name a level."""
+    levels = {price_level(" ".join(value_words(v))) for v in values} - {None}
+    return bool(_PRICE_PARAM_WORDS & param_words) and len(levels) >= 2
+
+
+def match_price_choice(text: str, values: Sequence[Any]) -> Found | None:
+    """The value of a price scale the text names in everyday words ("something pricey" → expensive,
+    "reasonably priced" → moderate), the nearest level the values have; None when no level is named."""
+    said = price_level(text)
+    if said is None:
+        return None
+    levels = [(price_level(" ".join(value_words(v))), v) for v in values]
+    known = [(level, value) for level, value in levels if level is not None]
+    if not known:
+        return None
+    best = min(known, key=lambda item: (abs(item[0] - said), item[0]))
+    return Found(best[1], 0, 0)

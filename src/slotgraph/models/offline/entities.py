@@ -28,7 +28,8 @@ __all__ = ["ENTITY_WORDS", "find_entity_name", "offered_names"]
 ENTITY_WORDS = frozenset(
     {"restaurant", "hotel", "house", "salon", "stylist", "shop", "store", "venue", "business", "company",
      "clinic", "dentist", "doctor", "practice", "theatre", "theater", "movie", "event", "property", "bar",
-     "cafe", "gym", "museum", "attraction", "airline", "provider", "place"}
+     "cafe", "gym", "museum", "attraction", "airline", "provider", "place", "bistro", "eatery", "pub",
+     "diner", "cinema", "spa", "studio", "barber", "barbershop", "agency", "gallery", "club", "dealer"}
 )  # fmt: skip
 
 _WORD = r"(?:[A-Z0-9][\w'’.&-]*)"

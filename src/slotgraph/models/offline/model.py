@@ -155,7 +155,7 @@ class OfflineModel:
         return ModelResponse(text=plan.text, tool_calls=calls, no_call_reason=plan.no_call_reason)
 
 
-def _agent_said(messages: tuple[Message, ...], limit: int = 4) -> tuple[str, ...]:
+def _agent_said(messages: tuple[Message, ...], limit: int = 40) -> tuple[str, ...]:
     """What the user was last shown, newest first: the agent's messages and the plain-text fields of the
     results of tools that look something up (an offer a search or "other options" tool returned)."""
     texts: list[str] = []

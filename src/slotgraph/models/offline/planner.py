@@ -18,11 +18,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from slotgraph.models.offline.actions import match_action
 from slotgraph.models.offline.choices import (
+    is_price_choice,
     match_choice,
     match_described_choice,
     match_named_choice,
     match_number_choice,
+    match_price_choice,
     mentions_flag,
 )
 from slotgraph.models.offline.confirmation import confirms_part, is_affirmative, is_declining, is_negative
@@ -32,6 +35,7 @@ from slotgraph.models.offline.directive import asked_params, directive_text, is_
 from slotgraph.models.offline.entities import find_entity_name, offered_names
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
 from slotgraph.models.offline.freetext import clean_text, is_nothing, is_question_or_greeting
+from slotgraph.models.offline.lexicon import find_learned
 from slotgraph.models.offline.names import find_name
 from slotgraph.models.offline.numbers import (
     PeopleGroup,
@@ -42,6 +46,7 @@ from slotgraph.models.offline.numbers import (
 )
 from slotgraph.models.offline.places import find_place_names, find_route, strip_place_request
 from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
+from slotgraph.models.offline.shortvalues import is_short_valued, modified_head, short_value
 from slotgraph.models.offline.spans import Found, mask, parses_kept_for_one_plan, words
 from slotgraph.models.offline.times import find_times, offered_times
 from slotgraph.names import SET_VARIABLES, STEER_BACK, STEER_BACK_ARMED, STEER_BACK_SOFT, close_tag, open_tag
@@ -425,20 +430,55 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
                 work.take(param, truth[str(flag).lower()])
             continue
         if not numeric and param not in asked and not readback:
-            # Not asked: only a value named in full ("I'd like a Luxury ride").
-            found = match_named_choice(work.text, param.enum)
+            # Not asked: only a value named in full ("I'd like a Luxury ride"), or a price level said in
+            # everyday words outside a question ("something pricey").
+            said = _statements(work.text)
+            found = match_named_choice(said, param.enum)
+            if found is None and is_price_choice(param.enum, param.words):
+                found = match_price_choice(said, param.enum)
             if found is not None:
                 work.take(param, found.value, found)
             continue
         if param in asked or readback:
             if numeric:
                 found = match_number_choice(work.text, param.enum, param.words)
+            elif _is_action_choice(param) and not readback:
+                # what the user wants to do: by the words that tell the options apart, else by meaning
+                found = match_action(work.text, param.value_notes, asked=True)
+                if found is None:
+                    found = match_described_choice(work.text, param.value_notes)
             else:
                 found = match_choice(work.text, param.enum)
+                if found is None and is_price_choice(param.enum, param.words):
+                    found = match_price_choice(work.text, param.enum)
                 if found is None and param.value_notes and param in asked:
                     found = match_described_choice(work.text, param.value_notes)
             if found is not None:
                 work.take(param, found.value, found)
+
+
+_ABOUT_IT_RE = re.compile(
+    r"^\W*(?:is|are|was|were|does|do|did|has|have|how|what|which|who|when|where|why)\b"
+    r"(?!\s+(?:there|any)\b)",
+    re.I,
+)
+
+
+def _statements(text: str) -> str:
+    """``text`` with its questions about something blanked ("Is it an inexpensive restaurant?", "How
+    expensive are they?" ask, they do not say what the person wants); a request put as a question stays
+    ("Are there any cheap places?", "Can you find something affordable?")."""
+    asking = [
+        (m.start(), m.end())
+        for m in re.finditer(r"[^.!?]+[.!?]*", text)
+        if m.group(0).rstrip().endswith("?") and _ABOUT_IT_RE.match(m.group(0))
+    ]
+    return mask(text, asking)  # same length: spans found in it are spans of ``text``
+
+
+def _is_action_choice(param: Param) -> bool:
+    """An enum of things to do, each described (``FindRestaurants = find a restaurant ...``)."""
+    return len(param.value_notes) >= 2 and len(param.value_notes) == len(param.enum)
 
 
 def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
@@ -515,53 +555,6 @@ def _means_nothing(value: str, param: Param) -> bool:
     return match is not None and any(w.rstrip("s") == match.group(1).lower() for w in param.words)
 
 
-_LONG_TEXT_WORDS = frozenset(
-    {"notes", "note", "details", "detail", "description", "describe", "reason", "requests", "request",
-     "message", "comments", "comment", "instructions", "allergies", "allergy", "symptoms", "symptom", "issue",
-     "problem",
-     "question", "feedback", "preferences", "needs", "summary", "explanation", "what", "happened", "title",
-     "company", "occupation", "job", "address", "street"}
-)  # fmt: skip
-_FILLER_MODIFIERS = frozenset(
-    {"some", "good", "nice", "great", "a", "an", "the", "any", "kind", "type", "sort", "of", "really", "very",
-     "tasty", "delicious", "decent", "local", "best", "fine", "little", "bit", "more", "to", "eat", "for",
-     "me", "us", "have", "like", "love", "want", "need", "get", "find", "i", "we", "would", "craving", "and",
-     "style", "in", "at", "with"}
-)  # fmt: skip
-_HEAD_STOP = frozenset(
-    {"the", "of", "in", "for", "and", "or", "to", "a", "an", "by", "with", "which", "where"}
-)
-
-
-def _short_valued(param: Param) -> bool:
-    """A text parameter whose values are a word or two ("cuisine", "genre", "category"), not a sentence
-    (notes, reasons, addresses, job titles)."""
-    return param.role is None and not (_LONG_TEXT_WORDS & param.words)
-
-
-def _short_value(param: Param, text: str) -> str | None:
-    """The word or two of a sentence that answer a short-valued parameter: the reply itself when it is that
-    short, else what modifies a noun of the parameter's description ("some Mediterranean food" for "Cuisine
-    of food served in the restaurant" → Mediterranean); None when neither is found."""
-    value = clean_text(text)
-    said = words(value)
-    if not said or _REQUEST_RE.search(value) or is_affirmative(value) or is_negative(value):
-        heads_only = True
-    else:
-        heads_only = len(said) > 3
-    if not heads_only:
-        return value
-    heads = sorted(w for w in param.words if len(w) >= 4 and w not in _HEAD_STOP)
-    if not heads:
-        return None
-    head = "|".join(re.escape(h) for h in heads)
-    for match in re.finditer(rf"((?:[A-Za-z][\w'-]*\s+){{1,2}})(?:{head})s?\b", text, re.I):
-        kept = [w for w in match.group(1).split() if w.lower() not in _FILLER_MODIFIERS]
-        if kept:
-            return " ".join(kept[-2:])
-    return None
-
-
 _PROPER_START_RE = re.compile(
     r"(?:the\s+)?(?:[A-Z][\w'’.&-]*|\d+[A-Za-z]*)(?:\s+(?:(?:of|the|de|la|and|&)\s+)*(?:[A-Z][\w'’.&-]*|\d+[A-Za-z]*|#\s*\d+))*"
 )
@@ -608,8 +601,8 @@ def _take_text(work: _Work, param: Param, raw: str) -> bool:
             return False
         work.take(param, _place_value(param, place) or place)
         return True
-    if _short_valued(param) and not is_nothing(raw):
-        short = _short_value(param, raw)
+    if is_short_valued(param) and not is_nothing(raw):
+        short = short_value(param, raw)
         if short is None:
             return False
         work.take(param, short)
@@ -846,6 +839,52 @@ def _fill_text(
             work.text = mask(work.text, [(0, len(work.text))])
 
 
+_LEARNED_UNASKED_CHARS = 4
+"""A learned surface said for a parameter that was not asked counts from this length ("sushi", not "sf")."""
+
+
+def _fill_learned(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
+    """Values said the way people say them, learned from real dialogues ("sushi" → Japanese, "Chi-town" →
+    Chicago): a short surface only when the parameter is asked, a value of an enum only when it is one."""
+    used: list[tuple[int, int]] = []
+    for param in params:  # every parameter reads the text as it was: a setter of the search and one of the
+        if not param.learned or work.has(param):  # booking may both want "Seattle, WA"
+            continue
+        found = find_learned(
+            work.text, param.learned, min_length=1 if param in asked else _LEARNED_UNASKED_CHARS
+        )
+        if found is None or (param.kind == "choice" and found.value not in param.enum):
+            continue
+        work.take(param, found.value)
+        used.append((found.start, found.end))
+    work.text = mask(work.text, used)
+
+
+def _normalise_learned(work: _Work, params: Sequence[Param]) -> None:
+    """A value read as said ("Sushi", "SD") becomes its learned canonical value (Japanese, San Diego)."""
+    for param in params:
+        value = work.values.get(param.key)
+        if not param.learned or not isinstance(value, str):
+            continue
+        canonical = dict(param.learned).get(" ".join(value.lower().split()))
+        if canonical is not None and (param.kind != "choice" or canonical in param.enum):
+            work.values[param.key] = canonical
+
+
+def _fill_named_categories(
+    work: _Work, params: Sequence[Param], asked: Sequence[Param], user_text: str
+) -> None:
+    """A category named in passing ("any Mexican places?", "a Greek place to eat") for a short-valued
+    parameter that was not asked, or asked in a question (a question is otherwise no answer)."""
+    question = is_question_or_greeting(user_text)
+    for param in params:
+        if not is_short_valued(param) or work.has(param) or (param in asked and not question):
+            continue
+        found = modified_head(param, work.text, capitalised=param not in asked)
+        if found is not None:
+            work.take(param, found)
+
+
 def _extract(
     user_text: str,
     params: Sequence[Param],
@@ -868,9 +907,14 @@ def _extract(
         _fill_booleans(work, params, asked)
     _fill_names(work, params, asked, readback, directive, agent_said)
     if not readback:
+        _fill_learned(work, params, asked)
+    if not readback:
         _fill_places(work, _of_kind(params, "text"), asked)  # routes first: "pick me up at X" is an origin
     _fill_place_names(work, params, asked, readback)
+    if not readback:
+        _fill_named_categories(work, params, asked, user_text)
     _fill_text(work, params, asked, user_text, readback)
+    _normalise_learned(work, params)
     return work.values
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from slotgraph.models.offline.choices import value_words
 from slotgraph.models.offline.entities import ENTITY_WORDS
+from slotgraph.models.offline.lexicon import learned_values
 from slotgraph.models.offline.numbers import unit_class
 from slotgraph.models.offline.places import place_role
 from slotgraph.models.offline.spans import stem, words
@@ -77,6 +78,9 @@ class Param:
     """The stemmed words of the description, name and value words left out."""
     unit_classes: frozenset[str] = frozenset()
     """What its words count, if anything ("Number of adults" → adult; "nights" → night)."""
+    learned: tuple[tuple[str, str], ...] = ()
+    """Surface → canonical values learned from real dialogues for parameters described alike
+    (:mod:`~slotgraph.models.offline.lexicon`): "sushi" → Japanese for a cuisine."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -240,6 +244,9 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
         value_stems=value_stems,
         described_stems=described_stems,
         unit_classes=frozenset(c for c in (unit_class(w) for w in all_words) if c is not None),
+        learned=learned_values(description or name.replace("_", " "), name=kind == "name")
+        if kind in ("text", "choice", "name")
+        else (),
         scale_max=_scale_max(schema, description) if kind in ("integer", "number") else None,
         entity=kind == "name" and bool(ENTITY_WORDS & all_words) and not bool(_PERSON_WORDS & all_words),
         pattern=str(schema["pattern"]) if schema.get("pattern") else None,

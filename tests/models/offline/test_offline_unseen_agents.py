@@ -1,0 +1,161 @@
+"""The offline model on agents nobody tuned it on: what it reads comes from each agent's own schema — the
+verbs and objects of its intents, the nouns of a parameter's description, the meaning of a description (for
+values learned from real dialogues), the levels of a price scale. The tools below are written for these
+tests (a cinema, a car rental, a dentist, a bistro); none is an agent of the tuning data."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+
+from slotgraph.models.offline import Plan, plan_turn
+from slotgraph.models.offline.actions import is_lookup, match_action, option_cues
+from slotgraph.models.offline.choices import match_price_choice, price_level
+from slotgraph.models.offline.lexicon import find_learned, learned_values
+
+NOW = dt.datetime(2026, 5, 4, 9, 0)
+
+
+def _intent(options: dict[str, str]) -> dict[str, Any]:
+    described = "; ".join(f"{k} = {v}" for k, v in options.items())
+    return {
+        "name": "set_intent",
+        "description": "Record what the user wants to do.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "intent": {
+                    "type": "string",
+                    "enum": list(options),
+                    "description": f"What the user wants to do, one of: {described}.",
+                }
+            },
+        },
+    }
+
+
+def _setter(name: str, **params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": "Record a value.",
+        "parameters": {"type": "object", "properties": params},
+    }
+
+
+def _plan(tools: list[dict[str, Any]], directive: str | None, user: str) -> Plan:
+    instruction = "<slot_filling_protocol>...</slot_filling_protocol>" + (
+        f"\n<system_directive>\n{directive}\n</system_directive>" if directive else ""
+    )
+    return plan_turn(tools, system_instruction=instruction, user_text=user, now=NOW)
+
+
+CINEMA = {
+    "FindFilms": "search for films playing in a city",
+    "BuyFilmTickets": "buy tickets for a chosen screening",
+}
+RENTAL = {"LookupCars": "see the cars available in a city", "ReserveRentalCar": "reserve a chosen rental car"}
+DENTIST = {"BookVisit": "book a visit with a chosen dentist", "SearchDentists": "find a dentist in a city"}
+
+
+@pytest.mark.parametrize(
+    ("options", "said", "meant"),
+    [
+        (CINEMA, "I'd like to see something tonight", "FindFilms"),  # nothing named: the look-up first
+        (CINEMA, "Can I purchase two tickets please?", "BuyFilmTickets"),  # "purchase" is buying
+        (CINEMA, "could you find me a film to buy tickets for", "BuyFilmTickets"),  # an act named wins
+        (RENTAL, "I need wheels for the weekend", "LookupCars"),
+        (RENTAL, "I want to make a reservation", "ReserveRentalCar"),
+        (DENTIST, "my tooth hurts, I need a dentist", "SearchDentists"),
+        (DENTIST, "I'd like to book an appointment", "BookVisit"),
+    ],
+)
+def test_an_intent_is_read_from_its_verb_and_object(options: dict[str, str], said: str, meant: str) -> None:
+    plan = _plan([_intent(options)], "How can I help you?", said)
+    assert plan.tool_calls == (("set_intent", {"intent": meant}),)
+
+
+def test_what_tells_options_apart_and_what_does_not() -> None:
+    assert is_lookup("FindFilms") and is_lookup("LookupCars") and not is_lookup("ReserveRentalCar")
+    verb, keys = option_cues("ReserveRestaurant", "reserve a table at a restaurant")
+    assert verb in keys and "table" in keys and "restaurant" in keys
+    options = list(CINEMA.items())
+    assert match_action("hello there", options, asked=True) is None  # a greeting asks for nothing
+    assert match_action("I'd like to see something", options, asked=False) is None  # no default unasked
+    found = match_action("actually I want to buy the tickets", options, asked=False)
+    assert found is not None and found.value == "BuyFilmTickets"
+    # acts that need nothing picked first (ordering, cancelling) get no look-up default
+    goal = [("OrderPizza", "order a pizza"), ("TrackDelivery", "find out where an order is")]
+    assert match_action("I'm hungry, I'd like something", goal, asked=True) is None
+
+
+CUISINE = {"type": "string", "description": "Style of cooking of the bistro"}
+
+
+@pytest.mark.parametrize(
+    ("directive", "said", "value"),
+    [
+        ("What style of cooking would you like?", "Some Lebanese cooking would be lovely.", "Lebanese"),
+        ("What style of cooking would you like?", "I think I'm in the mood for tapas tonight", "tapas"),
+        ("What style of cooking would you like?", "Are there any Ethiopian places?", "Ethiopian"),
+        (None, "Find me a Peruvian place downtown", "Peruvian"),  # not asked: a capitalised category
+    ],
+)
+def test_a_category_is_the_word_or_two_that_carries_a_value(
+    directive: str | None, said: str, value: str
+) -> None:
+    plan = _plan([_setter("set_style", style=CUISINE)], directive, said)
+    assert plan.tool_calls == (("set_style", {"style": value}),)
+
+
+def test_leftovers_and_lower_case_words_said_in_passing_are_no_category() -> None:
+    assert (
+        _plan([_setter("set_style", style=CUISINE)], None, "find me a nice place downtown").tool_calls == ()
+    )
+    asked = _plan([_setter("set_style", style=CUISINE)], "What style of cooking?", "I prefer it")
+    assert asked.tool_calls == ()
+
+
+PRICE = {
+    "type": "string",
+    "enum": ["cheap", "moderate", "pricey", "ultra high-end"],
+    "description": "Price range of the bistro",
+}
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("something affordable please", "moderate"),
+        ("a fancy place for our anniversary", "pricey"),
+        ("not too expensive", "moderate"),
+        ("the most expensive one you have", "ultra high-end"),
+        ("somewhere low cost", "cheap"),
+    ],
+)
+def test_a_price_level_said_in_everyday_words(said: str, value: str) -> None:
+    assert _plan([_setter("set_price", price_range=PRICE)], None, said).tool_calls == (
+        ("set_price", {"price_range": value}),
+    )
+
+
+def test_a_question_about_the_price_sets_no_level() -> None:
+    assert _plan([_setter("set_price", price_range=PRICE)], None, "Is it a pricey place?").tool_calls == ()
+    assert price_level("a quiet table") is None
+    assert match_price_choice("cheap", ["economy", "business"]) is None  # no value names a level
+
+
+def test_values_learned_from_real_dialogues_apply_by_meaning_of_the_description() -> None:
+    # a parameter described like the learned cuisine slot gets its entries; an unrelated one gets none
+    learned = learned_values("Category of food served by the restaurant")
+    assert ("sushi", "Japanese") in learned
+    assert learned_values("Number of bags to check in") == ()
+    found = find_learned("I'm craving SUSHI tonight", learned)
+    assert found is not None and found.value == "Japanese"
+    places = learned_values("Location of the hotel")
+    assert ("chi-town", "Chicago") in places
+    tools = [_setter("set_where", location={"type": "string", "description": "Location of the hotel"})]
+    assert _plan(tools, "Where are you staying?", "We'll be in Chi-town").tool_calls == (
+        ("set_where", {"location": "Chicago"}),
+    )
