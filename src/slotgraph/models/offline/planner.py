@@ -34,7 +34,7 @@ from slotgraph.models.offline.dates import find_date_range, find_dates, parse_da
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
 from slotgraph.models.offline.entities import find_entity_name, offered_names
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
-from slotgraph.models.offline.freetext import clean_text, is_nothing, is_question_or_greeting
+from slotgraph.models.offline.freetext import asking_blanked, clean_text, is_nothing, is_question_or_greeting
 from slotgraph.models.offline.lexicon import find_learned
 from slotgraph.models.offline.names import find_name
 from slotgraph.models.offline.numbers import (
@@ -432,7 +432,7 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
         if not numeric and param not in asked and not readback:
             # Not asked: only a value named in full ("I'd like a Luxury ride"), or a price level said in
             # everyday words outside a question ("something pricey").
-            said = _statements(work.text)
+            said = asking_blanked(work.text)
             found = match_named_choice(said, param.enum)
             if found is None and is_price_choice(param.enum, param.words):
                 found = match_price_choice(said, param.enum)
@@ -455,25 +455,6 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
                     found = match_described_choice(work.text, param.value_notes)
             if found is not None:
                 work.take(param, found.value, found)
-
-
-_ABOUT_IT_RE = re.compile(
-    r"^\W*(?:is|are|was|were|does|do|did|has|have|how|what|which|who|when|where|why)\b"
-    r"(?!\s+(?:there|any)\b)",
-    re.I,
-)
-
-
-def _statements(text: str) -> str:
-    """``text`` with its questions about something blanked ("Is it an inexpensive restaurant?", "How
-    expensive are they?" ask, they do not say what the person wants); a request put as a question stays
-    ("Are there any cheap places?", "Can you find something affordable?")."""
-    asking = [
-        (m.start(), m.end())
-        for m in re.finditer(r"[^.!?]+[.!?]*", text)
-        if m.group(0).rstrip().endswith("?") and _ABOUT_IT_RE.match(m.group(0))
-    ]
-    return mask(text, asking)  # same length: spans found in it are spans of ``text``
 
 
 def _is_action_choice(param: Param) -> bool:
@@ -988,8 +969,8 @@ def _plan_reply(
             calls = ((REJECT_TOOL, {}),)
         elif is_affirmative(user_text) and CONFIRM_TOOL in names:
             calls = ((CONFIRM_TOOL, {}),)
-    if not calls and not readback:
-        calls = _ask_for_alternatives(tools, user_text, agent_said)
+    if not readback:  # "another salon, one in San Mateo": the new criterion and the next option
+        calls = (*calls, *_ask_for_alternatives(tools, user_text, agent_said, called={c[0] for c in calls}))
     if calls:
         return Plan(tool_calls=calls)
     reason = _no_call_reason(user_text, params, asked, readback)
@@ -1037,16 +1018,19 @@ def _no_call_reason(user_text: str, params: Sequence[Param], asked: Sequence[Par
 
 
 _OTHER_OPTIONS_RE = re.compile(
-    r"\b(?:another|other (?:one|options?|places?|choices?)|something else|anything else|anywhere else"
-    r"|different|alternatives?|more options|keep looking|next one|any others?"
-    r"|else (?:is )?(?:there|available))\b",
+    r"\b(?:another|other (?:\w+ )?(?:ones?|options?|places?|choices?|suggestions?|names?|\w+s)"
+    r"|something else|anything else|anywhere else|somewhere else|what else|different|alternatives?"
+    r"|more options|keep looking|next one|any others?|else (?:is )?(?:there|available))\b",
     re.I,
 )
 _OTHER_OPTIONS_TOOL_WORDS = frozenset({"other", "another", "alternative", "alternatives", "next"})
 
 
 def _ask_for_alternatives(
-    tools: Sequence[Mapping[str, Any]], user_text: str, agent_said: Sequence[str]
+    tools: Sequence[Mapping[str, Any]],
+    user_text: str,
+    agent_said: Sequence[str],
+    called: set[str] = frozenset(),
 ) -> tuple[tuple[str, dict[str, Any]], ...]:
     """ "Is there another one?" calls a visible tool that shows other options (no required parameters, a
     description about other options); a list parameter about what was already offered gets the names
@@ -1054,6 +1038,8 @@ def _ask_for_alternatives(
     if not _OTHER_OPTIONS_RE.search(user_text):
         return ()
     for tool in tools:
+        if tool.get("name") in called:
+            continue
         schema = tool.get("parameters") or {}
         if schema.get("required") or not _OTHER_OPTIONS_TOOL_WORDS & set(words(str(tool.get("description")))):
             continue
