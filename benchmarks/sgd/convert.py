@@ -208,6 +208,18 @@ def _sentence(description: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
 
+_FLAG_RE = re.compile(r"^boolean flag (?:indicating )?(?:if|whether)\s+", re.I)
+
+
+def _question(slot: SlotSchema) -> str:
+    """What the agent asks for a booking slot: "What is the time of the show?"; for a yes/no flag, a yes/no
+    question ("Yes or no: ride is shared with other passengers?")."""
+    flag = _FLAG_RE.sub("", slot.description.strip().rstrip("."))
+    if flag != slot.description.strip().rstrip(".") and _kind(slot) == "bool":
+        return f"Yes or no: {flag}?"
+    return f"What is the {slot.description.lower()}?"
+
+
 def _args_doc(rows: list[tuple[str, str]]) -> str:
     if not rows:
         return ""
@@ -415,7 +427,7 @@ class _Builder:
                 "hint": slot.description, "label": slot.description.lower(), "changeable": True,
             }  # fmt: skip
             if name not in self.defaults:
-                entry["ask"] = self._ask(dag_slot, name, f"What is the {slot.description.lower()}?")
+                entry["ask"] = self._ask(dag_slot, name, _question(slot))
             else:
                 entry["ask"] = self._ask(dag_slot, name, f"Which {slot.description.lower()}?")
             others = [tx.name for tx in self.txs if tx.name not in self._users(name)]

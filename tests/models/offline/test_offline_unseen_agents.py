@@ -159,3 +159,88 @@ def test_values_learned_from_real_dialogues_apply_by_meaning_of_the_description(
     assert _plan(tools, "Where are you staying?", "We'll be in Chi-town").tool_calls == (
         ("set_where", {"location": "Chicago"}),
     )
+
+
+STAY = _setter(
+    "set_stay",
+    number_of_days={"type": "string", "description": "Number of days in the reservation"},
+    number_of_rooms={
+        "type": "integer",
+        "enum": [1, 2, 3],
+        "description": "Number of rooms in the reservation",
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("directive", "said", "args"),
+    [
+        ("How many days?", "for 3 nights", {"number_of_days": "3"}),  # a count, written as the string type
+        (None, "two rooms for five days", {"number_of_days": "5", "number_of_rooms": 2}),
+        ("How many days?", "just one room", {"number_of_rooms": 1}),  # a room is no day
+    ],
+)
+def test_a_number_of_things_is_a_count_in_its_own_unit(
+    directive: str | None, said: str, args: dict[str, Any]
+) -> None:
+    assert _plan([STAY], directive, said).tool_calls == (("set_stay", args),)
+
+
+def test_yes_no_answers_and_ordinals() -> None:
+    shared = _setter(
+        "set_shared", shared_ride={"type": "boolean", "description": "Whether the ride is shared"}
+    )
+    assert _plan([shared], "Is a shared ride okay?", "sure, why not").tool_calls == (
+        ("set_shared", {"shared_ride": True}),
+    )
+    day = _setter(
+        "set_day",
+        check_in_date={"type": "string", "description": "Start date of the stay"},
+        hotel_name={"type": "string", "description": "Name of the hotel"},
+    )
+    assert _plan([day], "Which hotel do you like?", "the second one").tool_calls == ()  # picks, not a date
+    assert _plan([day], "What is the start date?", "the second").tool_calls == (
+        ("set_day", {"check_in_date": "2026-06-02"}),  # the next 2nd
+    )
+
+
+SALON = _setter("set_salon", stylist_name={"type": "string", "description": "Name of the hair stylist/salon"})
+
+
+@pytest.mark.parametrize(
+    ("directive", "said", "name"),
+    [
+        (None, "At the Revamp Salon this Sunday at 1:30 pm", "Revamp Salon"),
+        (None, "No, the salon's name is actually Hairapy.", "Hairapy"),
+        (None, "I want to visit Fig & Clover on the 13th", "Fig & Clover"),
+        ("Which salon would you like?", "Rae Talbot Salon", "Rae Talbot Salon"),
+        (None, "yes, it's called marnee in San Francisco", "Marnee"),
+        (
+            "What is the name of the hair stylist/salon?",
+            "I found A Cut Above. That works for me",
+            "A Cut Above",
+        ),
+    ],
+)
+def test_business_names_after_cues_and_by_agreement(directive: str | None, said: str, name: str) -> None:
+    if said.startswith("I found"):  # the offer is the agent's message, the agreement the user's
+        offer, said = said.split(". ", 1)
+        plan = plan_turn(
+            [SALON],
+            system_instruction=f"<system_directive>\n{directive}\n</system_directive>",
+            user_text=said,
+            now=NOW,
+            agent_said=(offer + ".",),
+        )
+    else:
+        plan = _plan([SALON], directive, said)
+    assert plan.tool_calls == (("set_salon", {"stylist_name": name}),)
+
+
+def test_a_question_about_an_offer_or_an_adjective_is_no_name() -> None:
+    offer = ("I found Flying Fish Grill.",)
+    asking = plan_turn([SALON], system_instruction="", user_text="Does this salon take walk-ins?",
+                       now=NOW, agent_said=offer)  # fmt: skip
+    assert asking.tool_calls == ()
+    assert _plan([SALON], None, "I want to go to a nice salon nearby").tool_calls == ()
+    assert _plan([SALON], "Which salon?", "In San Francisco.").tool_calls == ()

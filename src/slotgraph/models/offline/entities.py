@@ -39,13 +39,15 @@ _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _ENTITY_WORD = rf"(?:{'|'.join(sorted(ENTITY_WORDS, key=len, reverse=True))})s?"
 _CUE_RE = re.compile(
     rf"\b(?i:at|called|named|name is|name's|(?:{_ENTITY_WORD}) is|book|reserve|try|choose|pick|prefer|like"
-    rf"|want|go with|with|to|visit|visiting|do|should be|rather|{_ENTITY_WORD})\s+(?:(?i:the)\s+)?"
+    rf"|want|go with|with|to|visit|visiting|do|should be|rather|{_ENTITY_WORD})\s+"
+    rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:(?i:the)\s+)?"
     rf"(?P<name>{_PROPER})"
 )
 # A name in lower case is taken only after a strong cue ("it's called marnee", "the restaurant is thanh
 # long") or right before the kind of business ("I prefer jannah restaurant").
 _STRONG_CUE_RE = re.compile(
-    rf"\b(?i:called|named|name is|name's|(?:{_ENTITY_WORD}) (?:is|should be))\s+(?:the\s+)?"
+    rf"\b(?i:called|named|name is|name's|(?:{_ENTITY_WORD}) (?:is|should be))\s+"
+    r"(?:(?:actually|really|just|now|simply|definitely|probably)\s+)?(?:the\s+)?"
     r"(?P<name>[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,2}?)(?=\s*(?:[,.;!?]|$|\s(?:in|at|on|for|and|please|with|"
     r"restaurant|salon|tomorrow|today|tonight)\b))",
     re.I,
@@ -96,7 +98,7 @@ _ARTICLES = frozenset({"a", "an", "the"})
 
 def _trim(name: str) -> str:
     parts = cut_name(name).rstrip(",!?'’").split()
-    if parts and not re.fullmatch(r"(?:\w\.)+", parts[-1]):  # "Alexander G." keeps its initial's dot
+    if parts and not re.fullmatch(r"(?:[A-Za-z]\.)+", parts[-1]):  # "Alexander G." keeps its initial's dot
         parts[-1] = parts[-1].rstrip(".")
     while len(parts) > 1 and parts[-1].lower() in _TRAILING_COMMON:
         parts.pop()

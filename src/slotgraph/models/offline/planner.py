@@ -191,6 +191,9 @@ def _fill_dates(
             and _NUMERIC_DATE_RE.fullmatch(work.text[found[0].start : found[0].end])
         ):
             found = []  # "7/10" is a date only when a date is asked: it reads as a score or a ratio too
+        if found and param not in asked:
+            # "the second one" picks an option: an ordinal alone is a date only when a date is asked
+            found = [f for f in found if _has_date_anchor(work.text[f.start : f.end])]
         if found and _past_in_aside(work.text, found[0], now, param):
             continue  # "who won the game last night?" talks about something else: not the booking's date
         if found:
@@ -342,14 +345,22 @@ def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Seq
         return None
     unit = unit_class(count.unit)
     if unit is not None:
-        wanted = {"person": ["person", "adult"], "adult": ["adult", "person"], "week": ["night", "day"]}.get(
-            unit, [unit]
-        )
+        wanted = {
+            "person": ["person", "adult"],
+            "adult": ["adult", "person"],
+            "week": ["night", "day"],
+            "night": ["night", "day"],
+            "day": ["day", "night"],  # a stay's nights are its days
+        }.get(unit, [unit])
         for cls in wanted:
             matching = [p for p in open_params if cls in p.unit_classes]
             if matching:
                 return _ordered(matching, asked)[0]
         if unit in {"night", "day", "week", "child"}:
+            return None
+        # "one room" is no number of days: a count with a unit goes only where no other unit is counted
+        open_params = [p for p in open_params if not p.unit_classes - {"person"} or unit == "person"]
+        if not open_params:
             return None
     asked_open = [p for p in open_params if p in asked]
     if asked_open:
@@ -904,7 +915,11 @@ def _calls(
 ) -> tuple[tuple[str, dict[str, Any]], ...]:
     calls: list[tuple[str, dict[str, Any]]] = []
     for setter in setters:
-        args = {p.name: values[p.key] for p in setter.params if p.key in values}
+        args = {
+            p.name: str(values[p.key]) if p.as_string else values[p.key]
+            for p in setter.params
+            if p.key in values
+        }
         if args:
             calls.append((setter.name, args))
     return tuple(calls)

@@ -78,6 +78,8 @@ class Param:
     """The stemmed words of the description, name and value words left out."""
     unit_classes: frozenset[str] = frozenset()
     """What its words count, if anything ("Number of adults" → adult; "nights" → night)."""
+    as_string: bool = False
+    """A value of another kind (a count) is written as a string: the schema's type is ``string``."""
     learned: tuple[tuple[str, str], ...] = ()
     """Surface → canonical values learned from real dialogues for parameters described alike
     (:mod:`~slotgraph.models.offline.lexicon`): "sushi" → Japanese for a cuisine."""
@@ -174,6 +176,8 @@ def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any
         return "phone"
     if _NAME_WORDS & set(name_words) and not _IDENTIFIER_WORDS & set(name_words):
         return "name"
+    if not schema.get("pattern") and (_COUNT_RE.match(raw) or _COUNT_RE.match(" ".join(name_words))):
+        return "integer"  # "Number of days in the reservation" is a count, even as a string
     if schema.get("pattern") or _IDENTIFIER_WORDS & set(name_words):
         return "identifier"
     if "date" in desc_words or "day" in name_words:
@@ -181,6 +185,10 @@ def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any
     return "text"
 
 
+_COUNT_RE = re.compile(
+    r"\s*(?:the\s+)?(?:(?:total\s+)?number|num|count|quantity|amount)\s+of\s+(?!the\s+\w+\s*$)|\s*how\s+many\b",
+    re.I,
+)
 _SCALE_RE = re.compile(
     r"\b(?:from\s+)?(?:0|1|one|zero)\s*(?:to|-|–)\s*(\d{1,3})\b|\bout of (\d{1,3})\b", re.I
 )
@@ -244,6 +252,7 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
         value_stems=value_stems,
         described_stems=described_stems,
         unit_classes=frozenset(c for c in (unit_class(w) for w in all_words) if c is not None),
+        as_string=kind in ("integer", "number") and _json_type(schema) == "string",
         learned=learned_values(description or name.replace("_", " "), name=kind == "name")
         if kind in ("text", "choice", "name")
         else (),
