@@ -244,3 +244,35 @@ def test_a_question_about_an_offer_or_an_adjective_is_no_name() -> None:
     assert asking.tool_calls == ()
     assert _plan([SALON], None, "I want to go to a nice salon nearby").tool_calls == ()
     assert _plan([SALON], "Which salon?", "In San Francisco.").tool_calls == ()
+
+
+def test_a_count_in_the_parameters_own_words_and_that_one_is_no_count() -> None:
+    beds = _setter(
+        "set_beds",
+        number_of_beds={"type": "integer", "enum": [1, 2, 3, 4], "description": "Number of bed rooms"},
+    )
+    assert _plan([beds], None, "a 2 bedroom apartment in Sunnyvale").tool_calls == (
+        ("set_beds", {"number_of_beds": 2}),
+    )
+    seats = _setter(
+        "set_seats",
+        number_of_seats={"type": "integer", "enum": [1, 2, 3, 4], "description": "Number of event tickets"},
+    )
+    assert _plan([seats], "How many tickets?", "That one sounds fun, I want 2 tickets").tool_calls == (
+        ("set_seats", {"number_of_seats": 2}),
+    )
+
+
+def test_a_name_after_tickets_for_and_a_category_answer_is_not_also_a_name() -> None:
+    film = _setter("set_film", movie_name={"type": "string", "description": "Name of the movie"})
+    assert _plan([film], None, "I want to buy 3 tickets for Dumbo").tool_calls == (
+        ("set_film", {"movie_name": "Dumbo"}),
+    )
+    event = _setter(
+        "set_event",
+        category={"type": "string", "enum": ["Music", "Sports"], "description": "Type of event"},
+        event_name={"type": "string", "description": "Name of event"},
+    )
+    assert _plan([event], "What type of event?", "Music").tool_calls == (
+        ("set_event", {"category": "Music"}),
+    )

@@ -16,7 +16,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from slotgraph.models.offline.numbers import find_counts, unit_class
+from slotgraph.models.offline.numbers import find_counts, names_own_unit, unit_class, word_after
 from slotgraph.models.offline.spans import Found
 
 __all__ = [
@@ -139,9 +139,17 @@ def match_number_choice(
     seats) — how a value the parameter was not asked for is recognised."""
     numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
     param_units = {c for c in (unit_class(w) for w in param_words) if c is not None}
-    for count in find_counts(text):
+
+    def own(count: Found) -> bool:
         said_unit = unit_class(count.unit)
-        if with_unit and not (said_unit is not None and _SAME_UNIT.get(said_unit, {said_unit}) & param_units):
+        if said_unit is not None:
+            return bool(_SAME_UNIT.get(said_unit, {said_unit}) & param_units)
+        return names_own_unit(word_after(text, count.end), param_words)  # "2 bedroom" for "bed rooms"
+
+    counts = sorted(find_counts(text), key=lambda c: not own(c))  # a count in the parameter's unit first
+    for count in counts:
+        said_unit = unit_class(count.unit)
+        if with_unit and not own(count):
             continue
         candidates = [count.value]
         for target in param_units:

@@ -504,7 +504,8 @@ def _fill_names(
                     work.text, directive, asked=param in asked, offers=offers,
                     elsewhere=_known_city if cities else None,
                 )  # fmt: skip
-                if found is not None:
+                taken = {str(v).lower() for v in work.values.values()}
+                if found is not None and str(found.value).lower() not in taken:  # "Music" answered a type
                     work.take(param, found.value, found)
             continue
         found = find_name(work.text, asked=param in asked and not readback)
