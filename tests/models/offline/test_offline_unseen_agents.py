@@ -276,3 +276,42 @@ def test_a_name_after_tickets_for_and_a_category_answer_is_not_also_a_name() -> 
     assert _plan([event], "What type of event?", "Music").tool_calls == (
         ("set_event", {"category": "Music"}),
     )
+
+
+def test_a_part_of_the_day_before_the_hour_and_features_asked_for_in_a_question() -> None:
+    when = _setter("set_time", show_time={"type": "string", "description": "Time of the show"})
+    assert _plan([when], "What time?", "Make it evening 6").tool_calls == (
+        ("set_time", {"show_time": "18:00"}),
+    )
+    assert _plan([when], "What time?", "afternoon 12 works").tool_calls == (
+        ("set_time", {"show_time": "12:00"}),
+    )
+    flag = {
+        "type": "string",
+        "enum": ["True", "False", "dontcare"],
+        "description": "Whether pets are allowed",
+    }
+    pets = _setter("set_pets", pets_allowed=flag)
+    assert _plan([pets], None, "Can you find me a place where pets are allowed?").tool_calls == (
+        ("set_pets", {"pets_allowed": "True"}),
+    )
+    assert _plan([pets], None, "Are pets allowed there?").tool_calls == ()  # asks about the offer
+
+
+@pytest.mark.parametrize("said", ["You got it.", "Sounds perfect.", "That'll work, thanks", "you're right"])
+def test_more_ways_to_say_yes_to_a_readback(said: str) -> None:
+    tools = [
+        {
+            "name": "confirm_pending",
+            "description": "Confirm.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+        {
+            "name": "reject_pending",
+            "description": "Reject.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    ]
+    assert _plan(tools, "Just to confirm — 2 tickets. Is that correct?", said).tool_calls == (
+        ("confirm_pending", {}),
+    )

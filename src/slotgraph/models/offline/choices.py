@@ -16,6 +16,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
+from slotgraph.models.offline.freetext import asking_blanked
 from slotgraph.models.offline.numbers import find_counts, names_own_unit, unit_class, word_after
 from slotgraph.models.offline.spans import Found
 
@@ -221,7 +222,7 @@ def mentions_flag(text: str, name_words: Sequence[str]) -> bool | None:
     if not wanted:
         return None
     # A question about the feature ("Is the salon unisex?") does not ask for it.
-    lowered = " ".join(s for s in re.split(r"(?<=[.!?])\s+", text.lower()) if not s.rstrip().endswith("?"))
+    lowered = asking_blanked(text).lower()  # "Can you find me a unisex salon?" still asks for one
     starts = []
     for word in wanted:
         match = re.search(rf"\b{re.escape(word.rstrip('s'))}", lowered)

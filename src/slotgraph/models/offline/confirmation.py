@@ -15,7 +15,9 @@ _YES_RE = re.compile(
     r"^(?:yes|yeah|yea|yep|yup|ya|correct|right|sure|sounds good|sounds great|ok|okay|perfect|great|exactly|"
     r"confirmed|confirm|absolutely|definitely|that's right|that is right|that's correct|that is correct|"
     r"looks good|looks right|all good|that works|works for me|good|fine|affirmative|indeed|of course|"
-    r"uh-huh|mhm|yes please|please do|go ahead|do it|why not|"
+    r"uh-huh|mhm|yes please|please do|go ahead|do it|why not|you got it|you have it"
+    r"|you(?:'re| are) (?:right|correct)|sounds (?:perfect|right|fine|nice|wonderful|excellent|awesome)"
+    r"|that(?:'ll| will) work|"
     r"(?:that|this|it)(?:'s| is| sounds| looks| would be) "
     r"(?:perfect|great|good|fine|correct|right|excellent|wonderful)|(?:i|we) confirm|i agree|agreed)\b",
     re.I,

@@ -121,7 +121,8 @@ def _asked_params(directive: str, params: Sequence[Param]) -> tuple[Param, ...]:
         # what a reply means must not hinge on the wording of the question.
         return tuple(params) if len(params) == 1 else ()
     # Keep every parameter that scores at least half the best: a question may ask for two things at once.
-    kept = tuple(p for score, p in scores if score >= 2 and score * 2 >= best)
+    ranked = sorted(scores, key=lambda item: -item[0])  # the closest first (stable: schema order on ties)
+    kept = tuple(p for score, p in ranked if score >= 2 and score * 2 >= best)
     if not kept:  # one word of its description only ("Which salon?"), and no other parameter as close
         top = [p for score, p in scores if score == best]
         kept = tuple(top) if len(top) == 1 else ()

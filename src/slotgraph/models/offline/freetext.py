@@ -53,7 +53,7 @@ def clean_text(text: str) -> str:
 
 
 _ABOUT_IT_RE = re.compile(
-    r"^\W*(?:is|are|was|were|does|do|did|has|have|how|what|which|who|when|where|why)\b"
+    r"^\W*(?:is|are|was|were|does|do|did|has|have|how|which|who|when|why)\b"
     r"(?!\s+(?:there|any)\b)",
     re.I,
 )

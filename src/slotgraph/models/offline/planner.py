@@ -105,7 +105,8 @@ def relay_text(system_instruction: str) -> str:
 
 
 def _ordered(params: Sequence[Param], asked: Sequence[Param]) -> list[Param]:
-    return [p for p in params if p in asked] + [p for p in params if p not in asked]
+    """``params``, the asked ones first, the one the question is most about first."""
+    return [p for p in asked if p in params] + [p for p in params if p not in asked]
 
 
 def _of_kind(params: Sequence[Param], kind: str) -> list[Param]:
@@ -269,7 +270,7 @@ def _fill_dates_by_role(
         if role is not None:
             targets = [p for p in open_params if roles[p.key] == role]
         else:
-            targets = [p for p in open_params if p in asked] or [
+            targets = [p for p in asked if p in open_params] or [
                 p for p in open_params if roles[p.key] == "start"
             ]
         if targets:
@@ -673,12 +674,44 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
             used.append((start, end))
             break
         else:
-            if param in asked and not readback and _is_city_param(param):
-                city = _find_city(work.text)
-                if city is not None:
-                    work.take(param, city[0])
-                    used.append(city[1])
+            if readback or not _is_city_param(param):
+                continue
+            # asked: a known city anywhere; not asked: one the message opens with ("Milpitas.", "San Bruno,
+            # I am looking for...") or one after a place cue in lower case ("in mountain view")
+            city = _find_city(work.text) if param in asked else _leading_or_cued_city(work.text)
+            if city is not None:
+                work.take(param, city[0])
+                used.append(city[1])
     work.text = mask(work.text, used)
+
+
+_CITY_CUE_RE = re.compile(
+    r"\b(?:in|to|at|near|around|from|visiting)\s+(?:the\s+)?(?:city\s+(?:of\s+)?)?", re.I
+)
+
+
+def _leading_or_cued_city(text: str) -> tuple[str, tuple[int, int]] | None:
+    """A known city the text opens with, or one right after a place cue whatever its case."""
+    from slotgraph.models.offline.gazetteer import city_index
+
+    index = city_index()
+    starts = [len(text) - len(text.lstrip(" ,.-"))] + [m.end() for m in _CITY_CUE_RE.finditer(text)]
+    for start in starts:
+        tokens = [(m.group(0), start + m.start(), start + m.end()) for m in
+                  re.finditer(r"[A-Za-z][\w'.-]*", text[start:])][:4]  # fmt: skip
+        for size in range(len(tokens), 0, -1):
+            said = " ".join(t[0] for t in tokens[:size])
+            leading = start == starts[0]
+            if (
+                (size == 1 and said.islower())
+                or (leading and said.islower())
+                or said.lower() in _NOT_CITY_WORDS
+            ):
+                continue
+            city = index.lookup(said.rstrip("."))
+            if city is not None and tokens[:size][0][1] == start:
+                return city, (tokens[0][1], tokens[size - 1][2])
+    return None
 
 
 def _find_city(text: str) -> tuple[str, tuple[int, int]] | None:
