@@ -315,3 +315,19 @@ def test_more_ways_to_say_yes_to_a_readback(said: str) -> None:
     assert _plan(tools, "Just to confirm — 2 tickets. Is that correct?", said).tool_calls == (
         ("confirm_pending", {}),
     )
+
+
+def test_a_length_in_days_is_a_count_and_a_feature_by_its_distinctive_word() -> None:
+    stay = _setter("set_stay", stay_length={"type": "string", "description": "Length of stay in days"})
+    assert _plan([stay], "How long will you stay?", "for 3 nights").tool_calls == (
+        ("set_stay", {"stay_length": "3"}),
+    )
+    flag = {"type": "string", "enum": ["True", "False", "dontcare"], "description": "Has vegetarian options"}
+    veg = _setter("set_veg", has_vegetarian_options=flag)
+    assert _plan([veg], None, "somewhere with vegetarian food").tool_calls == (
+        ("set_veg", {"has_vegetarian_options": "True"}),
+    )
+    stars = {"type": "integer", "enum": [1, 2, 3, 4, 5], "description": "Star rating of the hotel"}
+    assert _plan([_setter("set_stars", star_rating=stars)], None, "a 4 star hotel").tool_calls == (
+        ("set_stars", {"star_rating": 4}),
+    )

@@ -207,7 +207,8 @@ def match_named_choice(text: str, values: Sequence[Any]) -> Found | None:
 _FLAG_FILLER = frozenset(
     {"has", "have", "is", "are", "serves", "serve", "offers", "offer", "allowed", "allows", "available",
      "with", "service", "services", "flag", "boolean", "whether", "if", "the", "a", "an", "of", "or", "not",
-     "indicating", "does", "do", "can", "welcome", "friendly", "included", "good", "for", "to"}
+     "indicating", "does", "do", "can", "welcome", "friendly", "included", "good", "for", "to", "option",
+     "options", "facility", "facilities", "there"}
 )  # fmt: skip
 _NEGATION_RE = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|none)\b(?:\W+\w+){0,3}\W*$", re.I)
 

@@ -186,7 +186,8 @@ def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any
 
 
 _COUNT_RE = re.compile(
-    r"\s*(?:the\s+)?(?:(?:total\s+)?number|num|count|quantity|amount)\s+of\s+(?!the\s+\w+\s*$)|\s*how\s+many\b",
+    r"\s*(?:the\s+)?(?:(?:total\s+)?number|num|count|quantity|amount)\s+of\s+(?!the\s+\w+\s*$)|\s*how\s+many\b"
+    r"|.*\b(?:length|duration|how long)\b.*\bin\s+(?:days|nights|weeks|months|hours|minutes|years)\b",
     re.I,
 )
 _SCALE_RE = re.compile(
