@@ -331,3 +331,19 @@ def test_a_length_in_days_is_a_count_and_a_feature_by_its_distinctive_word() -> 
     assert _plan([_setter("set_stars", star_rating=stars)], None, "a 4 star hotel").tool_calls == (
         ("set_stars", {"star_rating": 4}),
     )
+
+
+def test_a_person_the_agent_offered_is_picked_by_agreement_only_when_asked() -> None:
+    therapist = _setter(
+        "set_therapist", therapist_name={"type": "string", "description": "Name of the therapist"}
+    )
+    offer = ("I found Ana Ruiz.",)
+    instruction = "<system_directive>\nWhat is the name of the therapist?\n</system_directive>"
+    picked = plan_turn([therapist], system_instruction=instruction, user_text="that one sounds good",
+                       now=NOW, agent_said=offer)  # fmt: skip
+    assert picked.tool_calls == (("set_therapist", {"therapist_name": "Ana Ruiz"}),)
+    other = "<system_directive>\nWhat date would you like?\n</system_directive>"
+    date = _setter("set_date", appointment_date={"type": "string", "description": "Date of the appointment"})
+    unasked = plan_turn([therapist, date], system_instruction=other, user_text="sounds good",
+                        now=NOW, agent_said=offer)  # fmt: skip
+    assert unasked.tool_calls == ()

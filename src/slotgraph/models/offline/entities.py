@@ -135,16 +135,20 @@ def find_entity_name(
     asked: bool,
     offers: str | None = None,
     elsewhere: Callable[[str], bool] | None = None,
+    offered_only: bool = False,
 ) -> Found | None:
     """The business or place name the user picks, or None (see the module docstring). ``offers``: the
     agent's latest message that offered names, when not the directive itself; ``elsewhere``: names that
-    belong to another parameter ("at Pleasanton" is a city when a city is also wanted)."""
+    belong to another parameter ("at Pleasanton" is a city when a city is also wanted); ``offered_only``:
+    only an offered name said again or agreed to (a person the agent found, not a business)."""
     offered = offered_names(directive) or offered_names(offers)
     lowered = text.lower()
     for name in offered:
         if len(name) >= 4 and (name.lower() in lowered or fuzz.partial_ratio(name.lower(), lowered) >= 90):
             return Found(name, 0, 0)
-    for pattern, cased in ((_CUE_RE, False), (_BEFORE_KIND_RE, True), (_STRONG_CUE_RE, True)):
+    for pattern, cased in (
+        () if offered_only else ((_CUE_RE, False), (_BEFORE_KIND_RE, True), (_STRONG_CUE_RE, True))
+    ):
         for match in pattern.finditer(text):
             name = _trim(match.group("name"))
             if cased:
@@ -162,7 +166,7 @@ def find_entity_name(
                     ):
                         return Found(offer, start, start + len(name))
                 return Found(name, start, start + len(name))
-    if asked:
+    if asked and not offered_only:
         bare = _PROPER_RE.fullmatch(text.strip().rstrip(".!").strip())
         first = bare.group(0).split()[0].lower() if bare is not None else ""
         if (

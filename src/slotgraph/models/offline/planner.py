@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -510,6 +510,10 @@ def _fill_names(
                     work.take(param, found.value, found)
             continue
         found = find_name(work.text, asked=param in asked and not readback)
+        if found is None and param in asked and not readback:
+            # a person the agent offered ("I found Dr. Ana Ruiz." — "that one works"): said again or agreed to
+            offers = next((text for text in agent_said if offered_names(text)), None)
+            found = find_entity_name(work.text, None, asked=True, offers=offers, offered_only=True)
         if found is not None:
             work.take(param, found.value, found)
 
@@ -1079,7 +1083,7 @@ def _ask_for_alternatives(
     tools: Sequence[Mapping[str, Any]],
     user_text: str,
     agent_said: Sequence[str],
-    called: set[str] = frozenset(),
+    called: Set[str] = frozenset(),
 ) -> tuple[tuple[str, dict[str, Any]], ...]:
     """ "Is there another one?" calls a visible tool that shows other options (no required parameters, a
     description about other options); a list parameter about what was already offered gets the names
