@@ -77,12 +77,17 @@ class ToolCallEvent:
 
 @dataclass(frozen=True, slots=True)
 class ToolResultEvent:
-    """The result of a tool call; ``failed`` when the tool raised (the exception is in ``result``)."""
+    """The result of a tool call; ``failed`` when the tool raised (the exception is in ``result``).
+
+    ``duration_ms`` is how long the tool's own code ran, in milliseconds (up to its timeout); ``None`` when
+    no tool code ran (a refusal, a replayed or reused result, a built-in readback tool). It is not part of
+    the event's equality: two results are the same whatever time they took."""
 
     call_id: str
     name: str
     result: Any
     failed: bool = False
+    duration_ms: float | None = field(default=None, compare=False)
     kind: Literal["tool_result"] = "tool_result"
 
 
@@ -205,42 +210,10 @@ Event = (
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
-    """A JSON-ready dict of an event (``kind`` first): what ``dataclasses.asdict`` gives (nested values
-    copied, dataclasses in them turned into dicts), built from the event class's field names, read once per
-    class, with plain JSON values copied without ``asdict``'s per-value dispatch."""
-    names = _FIELDS.get(type(event))
-    if names is None:
-        names = _FIELDS[type(event)] = tuple(f.name for f in dataclasses.fields(event) if f.name != "kind")
-    data = {"kind": event.kind}
-    for name in names:
-        value = getattr(event, name)
-        data[name] = value if type(value) in _SCALARS else _copied(value)
-    return data
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-"""Per event class: its field names but ``kind``, in declaration order."""
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-@dataclass(frozen=True, slots=True)
-class _Box:
-    value: Any
-
-
-def _copied(value: Any) -> Any:
-    """``value`` as ``dataclasses.asdict`` copies a field's value: exact dicts, lists and tuples of plain
-    values here; anything else (a dataclass, a subclass, another object) through ``asdict`` itself."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if kind is dict:
-        return {k if type(k) in _SCALARS else _copied(k): _copied(v) for k, v in value.items()}
-    if kind is list:
-        return [_copied(v) for v in value]
-    if kind is tuple:
-        return tuple([_copied(v) for v in value])
-    return dataclasses.asdict(_Box(value))["value"]
+    """A JSON-ready dict of an event, ``kind`` first (``dataclasses.asdict``: nested values copied,
+    dataclasses in them turned into dicts)."""
+    data = dataclasses.asdict(event)
+    return {"kind": data.pop("kind"), **data}
 
 
 StepKind = Literal["model", "engine"]
@@ -260,6 +233,10 @@ class TurnStep:
     system instruction the model got (or would have got). ``events`` are the events of the step, in order
     (also in :attr:`TurnResult.events`). ``notes`` is where integrations add what they know of the step
     (e.g. a tracing span id) without a side channel.
+
+    ``duration_ms`` is the step's wall time in milliseconds, of which ``engine_ms`` the engine's decision
+    and ``model_ms`` waiting for the model (0 on an engine step); each tool's time is its
+    :attr:`ToolResultEvent.duration_ms`. Timings are not part of the step's equality.
     """
 
     index: int
@@ -274,6 +251,9 @@ class TurnStep:
     usage: Usage = field(default_factory=Usage)
     debug_log: tuple[Mapping[str, Any], ...] = ()
     notes: Mapping[str, Any] = field(default_factory=dict)
+    duration_ms: float = field(default=0.0, compare=False)
+    engine_ms: float = field(default=0.0, compare=False)
+    model_ms: float = field(default=0.0, compare=False)
 
     @property
     def model_called(self) -> bool:
@@ -291,6 +271,9 @@ def step_to_json(step: TurnStep, *, events: bool = False) -> dict[str, Any]:
         "visible_tools": list(step.visible_tools),
         "hidden_tools": list(step.hidden_tools),
         "usage": dataclasses.asdict(step.usage),
+        "duration_ms": step.duration_ms,
+        "engine_ms": step.engine_ms,
+        "model_ms": step.model_ms,
     }
     if step.notes:
         data["notes"] = dict(step.notes)
