@@ -347,3 +347,31 @@ def test_a_person_the_agent_offered_is_picked_by_agreement_only_when_asked() -> 
     unasked = plan_turn([therapist, date], system_instruction=other, user_text="sounds good",
                         now=NOW, agent_said=offer)  # fmt: skip
     assert unasked.tool_calls == ()
+
+
+def test_a_rating_is_read_as_a_number_with_the_decimals_learned_for_ratings() -> None:
+    rating = _setter("set_rating", rating={"type": "string", "description": "Review rating of the apartment"})
+    for said in ("a rating of 3.8 or higher", "4.2 stars or higher", "as long as it is at least 3.4"):
+        (call,) = _plan([rating], None, said).tool_calls
+        assert call[1]["rating"] in {"3.80", "4.20", "3.40"}  # two decimals, as ratings were written
+    assert _plan([rating], None, "we are 4 people").tool_calls == ()
+
+
+def test_a_count_is_no_address_and_a_first_word_is_a_city_only_as_the_answer() -> None:
+    ride = _setter(
+        "set_ride",
+        destination={"type": "string", "description": "Destination address for the ride"},
+        riders={"type": "integer", "description": "Number of riders"},
+    )
+    assert _plan([ride], "Where to, and for how many?", "It's just me. So only 1, please.").tool_calls == (
+        ("set_ride", {"riders": 1}),
+    )
+    city = _setter(
+        "set_city",
+        city={"type": "string", "description": "City where the shop is located"},
+        time={"type": "string", "description": "Time of the visit"},
+    )  # the time is asked: the city is not
+    assert _plan([city], "What time?", "Milpitas.").tool_calls == (("set_city", {"city": "Milpitas"}),)
+    assert _plan([city], "What time?", "Reserve for six in the evening.").tool_calls == (
+        ("set_city", {"time": "18:00"}),  # "Reserve" opens the sentence: no city
+    )

@@ -22,7 +22,7 @@ from importlib import resources
 
 from slotgraph.models.offline.spans import Found, stem, words
 
-__all__ = ["SIMILAR", "SIMILAR_NAMES", "find_learned", "learned_values"]
+__all__ = ["SIMILAR", "SIMILAR_NAMES", "find_learned", "learned_decimals", "learned_values"]
 
 SIMILAR = 0.6
 SIMILAR_NAMES = 0.85
@@ -35,12 +35,18 @@ _LOCK = threading.Lock()
 
 
 @functools.cache
-def _slots() -> tuple[tuple[str, frozenset[str], Mapping[str, str]], ...]:
-    """The learned slots: description, its content stems, its entries (loaded once, read-only)."""
+def _slots() -> tuple[tuple[str, frozenset[str], Mapping[str, str], int | None], ...]:
+    """The learned slots: description, its content stems, its entries, the decimals its numbers were written
+    with (loaded once, read-only)."""
     with _LOCK:
         raw = json.loads(resources.files(__package__).joinpath(_DATA).read_text(encoding="utf-8"))
     return tuple(
-        (str(slot["description"]), _content(str(slot["description"])), dict(slot["values"]))
+        (
+            str(slot["description"]),
+            _content(str(slot["description"])),
+            dict(slot["values"]),
+            slot.get("decimals"),
+        )
         for slot in raw["slots"]
     )
 
@@ -49,25 +55,35 @@ def _content(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text) if w not in _STOP and len(w) > 2)
 
 
+def _alike(description: str, threshold: float) -> list[tuple[Mapping[str, str], int | None]]:
+    """The learned slots whose description means the same as ``description``."""
+    said = _content(description)
+    candidates = [(text, entries, places) for text, stems, entries, places in _slots() if stems & said]
+    if not candidates:
+        return []
+    from slotgraph.models.offline.semantic import similarities
+
+    scores = similarities(description, [text for text, _, _ in candidates])
+    return [
+        (entries, places)
+        for (_, entries, places), s in zip(candidates, scores, strict=True)
+        if s >= threshold
+    ]
+
+
 def learned_values(description: str, *, name: bool = False) -> tuple[tuple[str, str], ...]:
     """The surface → canonical entries that apply to a parameter described so (longest surface first);
     ``name``: the parameter is a name (a stricter likeness)."""
-    said = _content(description)
-    if not said:
-        return ()
-    candidates = [(text, entries) for text, stems, entries in _slots() if stems & said]
-    if not candidates:
-        return ()
-    from slotgraph.models.offline.semantic import similarities
-
-    threshold = SIMILAR_NAMES if name else SIMILAR
-    scores = similarities(description, [text for text, _ in candidates])
     merged: dict[str, str] = {}
-    for (_, entries), score in zip(candidates, scores, strict=True):
-        if score >= threshold:
-            for surface, canonical in entries.items():
-                merged.setdefault(surface, canonical)
+    for entries, _ in _alike(description, SIMILAR_NAMES if name else SIMILAR):
+        for surface, canonical in entries.items():
+            merged.setdefault(surface, canonical)
     return tuple(sorted(merged.items(), key=lambda item: (-len(item[0]), item[0])))
+
+
+def learned_decimals(description: str) -> int | None:
+    """How many decimals the numbers of a parameter described so are written with ("4.20"), when learned."""
+    return next((places for _, places in _alike(description, SIMILAR) if places is not None), None)
 
 
 def find_learned(text: str, entries: tuple[tuple[str, str], ...], *, min_length: int = 1) -> Found | None:

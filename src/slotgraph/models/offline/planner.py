@@ -45,7 +45,14 @@ from slotgraph.models.offline.numbers import (
     unit_class,
 )
 from slotgraph.models.offline.places import find_place_names, find_route, strip_place_request
-from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
+from slotgraph.models.offline.schema import (
+    CONFIRM_TOOL,
+    RATING_WORDS,
+    REJECT_TOOL,
+    Param,
+    Setter,
+    read_setters,
+)
 from slotgraph.models.offline.shortvalues import is_short_valued, modified_head, short_value
 from slotgraph.models.offline.spans import Found, mask, parses_kept_for_one_plan, words
 from slotgraph.models.offline.times import find_times, offered_times
@@ -340,6 +347,29 @@ def _fill_amounts(work: _Work, params: Sequence[Param], asked: Sequence[Param]) 
             work.take(param, found[0].value, found[0])
 
 
+_RATING_NUMBER_RE = re.compile(
+    r"\b(?:rat(?:ing|ed)|score|review)s?\s+(?:of\s+|is\s+|should be\s+)?(?:at least\s+|above\s+|over\s+)?"
+    r"(?P<a>\d(?:\.\d{1,2})?)\b"
+    r"|\b(?P<b>\d(?:\.\d{1,2})?)\s*(?:stars?|\+|or (?:higher|above|more|better|greater|up))\b"
+    r"|\bat least (?:a\s+)?(?P<c>\d(?:\.\d{1,2})?)\b",
+    re.I,
+)
+
+
+def _fill_ratings(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
+    """A rating for a text parameter about one ("Review rating of the house"): "4.2 stars or higher", "a
+    rating of 3.8", "at least 3.4" — written with the decimals learned for such parameters ("4.20")."""
+    for param in params:
+        if param.kind != "text" or work.has(param) or not RATING_WORDS & param.words:
+            continue
+        match = _RATING_NUMBER_RE.search(work.text)
+        if match is None:
+            continue
+        number = match.group("a") or match.group("b") or match.group("c")
+        value = f"{float(number):.{param.decimals}f}" if param.decimals is not None else number
+        work.take(param, value)
+
+
 def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Sequence[Param]) -> Param | None:
     open_params = [p for p in params if not work.has(p)]
     if not open_params:
@@ -565,6 +595,12 @@ _NOT_A_PLACE_START = frozenset(
 _TRAILING_EXTRA_RE = re.compile(r"\s+(?:for|with|in an?|and|so)\s+[a-z][a-z\s']*$")
 
 
+_COUNT_FILLER = frozenset(
+    {"only", "just", "so", "me", "us", "please", "of", "people", "person", "seats", "seat", "one", "two",
+     "three", "four", "five", "six", "for", "and", "all"}
+)  # fmt: skip
+
+
 def _place_text(raw: str) -> str | None:
     """A place said as a whole reply or after a route cue, up to the next value or sentence ("961
     Bluebell Drive in a Regular ride" → 961 Bluebell Drive; "Chicago. There are two of us" → Chicago), a
@@ -583,6 +619,8 @@ def _place_text(raw: str) -> str | None:
     said = words(text)
     if not said or said[0] in _NOT_A_PLACE_START:
         return None
+    if all(w.isdigit() or w in _COUNT_FILLER for w in said):
+        return None  # "only 1, please" is a count, not an address
     if not (re.search(r"\d", text) or said[0] == "the" or any(w[:1].isupper() for w in text.split()[1:])
             or text[:1].isupper()):  # fmt: skip
         return None
@@ -689,6 +727,9 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
     work.text = mask(work.text, used)
 
 
+_CITY_ANSWER_REST_RE = re.compile(
+    r"\s*(?:$|[,.!;]|(?:would|will|is|sounds|please|works|should|then|it is|is fine)\b)", re.I
+)
 _CITY_CUE_RE = re.compile(
     r"\b(?:in|to|at|near|around|from|visiting)\s+(?:the\s+)?(?:city\s+(?:of\s+)?)?", re.I
 )
@@ -713,8 +754,12 @@ def _leading_or_cued_city(text: str) -> tuple[str, tuple[int, int]] | None:
             ):
                 continue
             city = index.lookup(said.rstrip("."))
-            if city is not None and tokens[:size][0][1] == start:
-                return city, (tokens[0][1], tokens[size - 1][2])
+            if city is None or tokens[:size][0][1] != start:
+                continue
+            rest = text[tokens[size - 1][2] :]
+            if leading and size == 1 and not _CITY_ANSWER_REST_RE.match(rest):
+                continue  # a capitalised first word ("Reserve for six") is a city only said as the answer
+            return city, (tokens[0][1], tokens[size - 1][2])
     return None
 
 
@@ -931,6 +976,7 @@ def _extract(
     _fill_dates(work, params, asked, now, region, directive)
     _fill_times(work, params, asked, directive)
     _fill_amounts(work, params, asked)
+    _fill_ratings(work, params, asked)
     _fill_counts(work, params, asked, readback)
     _fill_choices(work, params, asked, readback)
     if not readback:  # during readback a yes/no answers the readback question

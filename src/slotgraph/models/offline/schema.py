@@ -15,13 +15,22 @@ from typing import Any, Literal
 
 from slotgraph.models.offline.choices import value_words
 from slotgraph.models.offline.entities import ENTITY_WORDS
-from slotgraph.models.offline.lexicon import learned_values
+from slotgraph.models.offline.lexicon import learned_decimals, learned_values
 from slotgraph.models.offline.numbers import unit_class
 from slotgraph.models.offline.places import place_role
 from slotgraph.models.offline.spans import stem, words
 from slotgraph.names import CONFIRM_PENDING, REJECT_PENDING
 
-__all__ = ["CONFIRM_TOOL", "REJECT_TOOL", "Kind", "Param", "Setter", "param_notes", "read_setters"]
+__all__ = [
+    "CONFIRM_TOOL",
+    "RATING_WORDS",
+    "REJECT_TOOL",
+    "Kind",
+    "Param",
+    "Setter",
+    "param_notes",
+    "read_setters",
+]
 
 CONFIRM_TOOL = CONFIRM_PENDING
 REJECT_TOOL = REJECT_PENDING
@@ -80,6 +89,8 @@ class Param:
     """What its words count, if anything ("Number of adults" → adult; "nights" → night)."""
     as_string: bool = False
     """A value of another kind (a count) is written as a string: the schema's type is ``string``."""
+    decimals: int | None = None
+    """How many decimals its numbers are written with, learned from real dialogues ("4.20")."""
     learned: tuple[tuple[str, str], ...] = ()
     """Surface → canonical values learned from real dialogues for parameters described alike
     (:mod:`~slotgraph.models.offline.lexicon`): "sushi" → Japanese for a cuisine."""
@@ -190,6 +201,8 @@ _COUNT_RE = re.compile(
     r"|.*\b(?:length|duration|how long)\b.*\bin\s+(?:days|nights|weeks|months|hours|minutes|years)\b",
     re.I,
 )
+RATING_WORDS = frozenset({"rating", "ratings", "score", "stars", "star", "rated"})
+"""Words of a text parameter whose value is a number on a scale ("Review rating of the house")."""
 _SCALE_RE = re.compile(
     r"\b(?:from\s+)?(?:0|1|one|zero)\s*(?:to|-|–)\s*(\d{1,3})\b|\bout of (\d{1,3})\b", re.I
 )
@@ -254,6 +267,7 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
         described_stems=described_stems,
         unit_classes=frozenset(c for c in (unit_class(w) for w in all_words) if c is not None),
         as_string=kind in ("integer", "number") and _json_type(schema) == "string",
+        decimals=learned_decimals(description) if kind == "text" and RATING_WORDS & all_words else None,
         learned=learned_values(description or name.replace("_", " "), name=kind == "name")
         if kind in ("text", "choice", "name")
         else (),
