@@ -375,3 +375,21 @@ def test_a_count_is_no_address_and_a_first_word_is_a_city_only_as_the_answer() -
     assert _plan([city], "What time?", "Reserve for six in the evening.").tool_calls == (
         ("set_city", {"time": "18:00"}),  # "Reserve" opens the sentence: no city
     )
+
+
+def test_a_list_parameter_never_takes_the_users_words() -> None:
+    alternatives = {
+        "name": "request_alternatives",
+        "description": "Show the next result.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "exclude": {
+                    "type": ["array", "null"],
+                    "items": {"type": "string"},
+                    "description": "The options already offered to the user.",
+                }
+            },
+        },
+    }
+    assert _plan([alternatives], "Which options?", "American").tool_calls == ()

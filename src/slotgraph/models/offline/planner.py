@@ -1056,7 +1056,7 @@ def _plan_reply(
     names = {s.name for s in setters}
     readback = CONFIRM_TOOL in names or REJECT_TOOL in names or is_readback_instruction(system_instruction)
     directive = directive_text(system_instruction)
-    params = [p for s in setters for p in s.params]
+    params = [p for s in setters for p in s.params if not p.structured]  # a list is never a reply's words
     asked = asked_params(directive, params)
     values = _extract(user_text, params, asked, directive, now, region, readback, agent_said)
     calls = _calls(setters, values)

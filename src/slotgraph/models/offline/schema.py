@@ -89,6 +89,8 @@ class Param:
     """What its words count, if anything ("Number of adults" → adult; "nights" → night)."""
     as_string: bool = False
     """A value of another kind (a count) is written as a string: the schema's type is ``string``."""
+    structured: bool = False
+    """A list or an object (``exclude: array``): never filled from what the user said."""
     decimals: int | None = None
     """How many decimals its numbers are written with, learned from real dialogues ("4.20")."""
     learned: tuple[tuple[str, str], ...] = ()
@@ -267,6 +269,7 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
         described_stems=described_stems,
         unit_classes=frozenset(c for c in (unit_class(w) for w in all_words) if c is not None),
         as_string=kind in ("integer", "number") and _json_type(schema) == "string",
+        structured=_json_type(schema) in ("array", "object"),
         decimals=learned_decimals(description) if kind == "text" and RATING_WORDS & all_words else None,
         learned=learned_values(description or name.replace("_", " "), name=kind == "name")
         if kind in ("text", "choice", "name")
