@@ -12,9 +12,8 @@ in the whole text before every number, ~5 s for 8,000 characters of numbers).
 ("4 "), number words, dates, clock times, amounts, names and a booking sentence with all of them; each is
 planned with the Bella Notte-like tools of the offline model's accuracy cases (every slot type asked).
 
-**Figure.** Every plan parses its message afresh (the parsers' kept answers for short texts are
-forgotten before each one: :func:`slotgraph.models.offline.clear_parse_caches`; within a plan a message of
-any length is parsed once per parser, as a real plan does it). For each piece, the
+**Figure.** Every plan parses its message afresh (nothing is kept across plans; within a plan a message is
+parsed once per parser, as a real plan does it). For each piece, the
 growth exponent ``log(t_8000 / t_1000) / log(8)`` of the median CPU time per plan (1 is linear, 2
 quadratic); the goal is the worst piece <= 1.15, as for the engine's growth.
 ``--long N`` measures up to N characters instead of 8,000 (the smoke test uses a short one).
@@ -34,7 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from slotgraph.models.offline import clear_parse_caches, plan_turn
+from slotgraph.models.offline import plan_turn
 
 EXPONENT_GOAL = 1.15
 CLOCK = time.process_time
@@ -88,7 +87,6 @@ def cpu_per_plan(text: str, repeats: int) -> float:
     """Median CPU seconds of one plan of ``text``."""
     samples = []
     for _ in range(repeats):
-        clear_parse_caches()  # a long message is not a repeat: every plan parses it afresh
         started = CLOCK()
         plan_turn(TOOLS, system_instruction=INSTRUCTION, user_text=text, now=NOW)
         samples.append(CLOCK() - started)

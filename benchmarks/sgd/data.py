@@ -90,12 +90,9 @@ class ServiceSchema:
         raise KeyError(f"service {self.name} has no slot {name!r}")
 
     @property
-    def transactional(self) -> IntentSchema:
-        """The (single) transactional intent of the service."""
-        found = [i for i in self.intents if i.is_transactional]
-        if len(found) != 1:
-            raise ValueError(f"service {self.name} has {len(found)} transactional intents, expected 1")
-        return found[0]
+    def transactionals(self) -> tuple[IntentSchema, ...]:
+        """The transactional intents of the service (usually one; none for a search-only service)."""
+        return tuple(i for i in self.intents if i.is_transactional)
 
     @property
     def searches(self) -> tuple[IntentSchema, ...]:

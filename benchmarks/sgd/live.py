@@ -88,7 +88,7 @@ class TurnReading:
 def _same(value: Any, gold: str, agent: ConvertedAgent, slot: str, tool: str) -> bool:
     for ref in agent.setters.get(slot, ()):
         if ref.tool == tool:
-            typed = from_sgd_value(gold, ref.kind, ref.choices)
+            typed = from_sgd_value(gold, ref.kind, ref.choices, dontcare=ref.dontcare)
             if typed is not None:
                 return bool(typed == value) or str(typed).strip().lower() == str(value).strip().lower()
     return str(value).strip().lower() == gold.strip().lower()
@@ -140,8 +140,10 @@ def divergence(turn: UserTurn, agent: ConvertedAgent, calls: Sequence[ModelCall]
     ops = {op.kind for op in plan_ops(turn, agent)}
     for name, args in made:
         ref = slot_of.get(name)
-        if ref is not None and ref.param not in said and name != INTENT_SETTER:
-            return reading(f"value for a slot the user did not give: {ref.param}", repr(args.get(ref.param)))
+        if ref is not None and ref.sgd_slot not in said and name != INTENT_SETTER:
+            return reading(
+                f"value for a slot the user did not give: {ref.sgd_slot}", repr(args.get(ref.param))
+            )
         if name == "confirm_pending" and "affirm" not in ops:
             return reading("unwanted yes")
         if name == "reject_pending" and "negate" not in ops:

@@ -98,15 +98,25 @@ def _line(s: Summary) -> str:
     )
 
 
-def format_report(outcomes: Sequence[DialogueOutcome], *, show: bool = False) -> list[str]:
+def format_report(
+    outcomes: Sequence[DialogueOutcome], *, show: bool = False, summary: bool = False
+) -> list[str]:
     """The benchmark's lines: one per service, desync categories, failure taxonomy (real models),
-    mismatches (with ``show``: the first divergent utterance); the last line is overall."""
+    mismatches (with ``show``: the first divergent utterance); the last line is overall. ``summary``: the
+    per-service lines, the model's latency and the overall line only — nothing about single dialogues or
+    why they failed (how a held-out set is measured)."""
     lines: list[str] = []
     services = sorted({o.service for o in outcomes})
     for service in services:
         lines.append(_line(summarize(service, [o for o in outcomes if o.service == service])))
     total = summarize("all", outcomes)
     lines.append(_line(total))
+    if summary:
+        return [
+            *lines,
+            *_latency(outcomes),
+            f"overall: {total.match_rate:.1f}% of {total.dialogues} dialogues",
+        ]
     for category, count in sorted(desync_categories(outcomes).items()):
         lines.append(f"desync {category}: {count}")
     live = any(o.divergences for o in outcomes)
@@ -125,12 +135,15 @@ def format_report(outcomes: Sequence[DialogueOutcome], *, show: bool = False) ->
             if show and d is not None:
                 line += f"; turn {d.turn} {d.reason} [{d.detail}]: {d.utterance!r}"
             lines.append(line)
-    seconds = sorted(x for o in outcomes for x in o.model_seconds)
-    if seconds:
-        median = seconds[len(seconds) // 2] * 1000
-        p99 = seconds[min(len(seconds) - 1, round(0.99 * (len(seconds) - 1)))] * 1000
-        lines.append(
-            f"model latency per call: median {median:.2f} ms, p99 {p99:.2f} ms over {len(seconds)} calls"
-        )
+    lines.extend(_latency(outcomes))
     lines.append(f"overall: {total.match_rate:.1f}% of {total.dialogues} dialogues")
     return lines
+
+
+def _latency(outcomes: Sequence[DialogueOutcome]) -> list[str]:
+    seconds = sorted(x for o in outcomes for x in o.model_seconds)
+    if not seconds:
+        return []
+    median = seconds[len(seconds) // 2] * 1000
+    p99 = seconds[min(len(seconds) - 1, round(0.99 * (len(seconds) - 1)))] * 1000
+    return [f"model latency per call: median {median:.2f} ms, p99 {p99:.2f} ms over {len(seconds)} calls"]

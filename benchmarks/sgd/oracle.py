@@ -211,7 +211,7 @@ class OracleModel:
 
     def observe_tool_result(self, call_id: str, name: str, result: Any) -> None:
         """The runtime showed a tool result (fed by the replay from the turn's events)."""
-        if name != self._agent.transactional_tool or not isinstance(result, Mapping):
+        if name not in self._agent.transactional_tools or not isinstance(result, Mapping):
             return
         alt = result.get("alternative")
         if not result.get("success") and isinstance(alt, Mapping) and self._last_alt_id != call_id:
@@ -238,7 +238,7 @@ class OracleModel:
             if INTENT_SETTER in visible and op.value in self._agent.intents:
                 self.intent = op.value
                 return (self._call(INTENT_SETTER, intent=op.value),)
-            return None if op.value != self.intent and op.value != self._agent.transactional else ()
+            return None if op.value != self.intent and op.value not in self._agent.transactionals else ()
         if op.kind == "affirm":
             if "confirm_pending" in visible and not informed:
                 return (self._call("confirm_pending"),)
@@ -269,9 +269,9 @@ class OracleModel:
         for ref in self._agent.setters.get(op.slot, ()):
             if ref.tool not in visible or ref.tool in placed:
                 continue
-            if value == DONTCARE and DONTCARE not in ref.choices:
+            if value == DONTCARE and DONTCARE not in ref.choices and not ref.dontcare:
                 continue
-            typed = from_sgd_value(value, ref.kind, ref.choices)
+            typed = from_sgd_value(value, ref.kind, ref.choices, dontcare=ref.dontcare)
             if typed is None:
                 continue
             placed.add(ref.tool)

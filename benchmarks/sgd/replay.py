@@ -22,7 +22,7 @@ from typing import Any
 from slotgraph.runtime import Agent, Model, Session, ToolCallEvent, ToolResultEvent, TurnResult
 
 from .backend import GoldBackend
-from .convert import INTENT_SLOT, ConvertedAgent, convert_service, from_sgd_value
+from .convert import INTENT_SLOT, ConvertedAgent, convert_service, from_sgd_value, ident
 from .data import Dialogue, ServiceSchema, UserTurn
 from .live import RecordingModel, TurnReading, divergence
 from .oracle import Desync, Op, OracleModel
@@ -113,10 +113,10 @@ def _typed(agent: ConvertedAgent, values: Mapping[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for slot, value in values.items():
         for ref in agent.setters.get(slot, ()):
-            if ref.dag_slot == slot:
+            if ref.dag_slot == ident(slot):
                 typed = from_sgd_value(value, ref.kind, ref.choices)
                 if typed is not None:
-                    out[slot] = typed
+                    out[ref.dag_slot] = typed
     return out
 
 
@@ -160,14 +160,15 @@ def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema, model: Model | No
     used: Model = recorder if recorder is not None else oracle
     session = runtime.session(model=used, clock=lambda: SGD_TODAY, seed=0)
     run = _Run(dialogue, agent, runtime, oracle, used, backend, session)
-    tx = agent.transactional
-    gold = tuple(_call_key(c.method, c.parameters) for c in dialogue.gold_calls if c.method == tx)
+    txs = agent.transactionals
+    gold = tuple(_call_key(c.method, c.parameters) for c in dialogue.gold_calls if c.method in txs)
     for turn in dialogue.user_turns:
         index = turn.index
         carry = False
         if run.session.status != "in_progress" and _wants_more(dialogue, index, oracle):
             accepted = oracle.accepted_alternative(index)
-            event_data: dict[str, Any] = {INTENT_SLOT: tx} if agent.has_intent_slot else {}
+            tx = oracle.intent if oracle.intent in txs else agent.transactional
+            event_data: dict[str, Any] = {INTENT_SLOT: tx} if agent.has_intent_slot and tx else {}
             if accepted is not None:
                 event_data.update(_typed(agent, accepted))
             else:
@@ -198,7 +199,7 @@ def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema, model: Model | No
     if recorder is not None:
         found = (divergence(t, agent, recorder.calls.get(t.index, ())) for t in dialogue.user_turns)
         readings = tuple(r for r in found if r is not None)
-    gold_done = max((c.after_user_turn + 1 for c in dialogue.gold_calls if c.method == tx), default=None)
+    gold_done = max((c.after_user_turn + 1 for c in dialogue.gold_calls if c.method in txs), default=None)
     return DialogueOutcome(
         dialogue_id=dialogue.dialogue_id,
         service=dialogue.service,
@@ -230,8 +231,8 @@ def _shadow(oracle: OracleModel, agent: ConvertedAgent, turn: UserTurn, result: 
             ref = slot_of[event.name]
             value = event.args.get(ref.param)
             if value is not None:
-                oracle.given[ref.param] = str(value)
-                oracle.given_this_session.add(ref.param)
+                oracle.given[ref.sgd_slot] = str(value)
+                oracle.given_this_session.add(ref.sgd_slot)
 
 
 def replay_dialogues(

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 from benchmarks.sgd import GoldBackend, ServiceSchema, convert_service
+from benchmarks.sgd.data import IntentSchema, SlotSchema
 
 from slotgraph.config import compile_config, validate_dag
-from slotgraph.runtime import Agent, ToolContext
+from slotgraph.runtime import Agent, ModelRequest, ModelResponse, ToolCall, ToolContext
 
 SERVICES = ["Restaurants_1", "Hotels_2", "Services_1", "RideSharing_2"]
 
@@ -30,7 +31,7 @@ def test_each_service_converts_validates_and_compiles(
     assert report.ok, [str(e) for e in report.errors]
     compiled = compile_config(converted.dag)
     terminal = [t for t in compiled.tasks if t.terminal]
-    assert [t.name for t in terminal] == [schemas[service].transactional.name]
+    assert [t.name for t in terminal] == [tx.name for tx in schemas[service].transactionals]
     assert terminal[0].readback_inputs
     for name in terminal[0].inputs:
         assert compiled.slot_by_name[name].requires_readback
@@ -86,9 +87,107 @@ def test_booking_setters_infer_missing_real_defaults_only(schemas: dict[str, Ser
 def test_executor_calls_the_backend_with_sgd_strings(schemas: dict[str, ServiceSchema]) -> None:
     backend = GoldBackend(())
     converted = convert_service(schemas["RideSharing_2"], backend)
-    get_ride = next(fn for fn in converted.tools if fn.__name__ == converted.transactional_tool)
-    result = get_ride(destination="Mall", number_of_seats=2, ride_type="Pool")
+    get_ride = next(fn for fn in converted.tools if fn.__name__ == converted.transactional_tools[0])
+    result = get_ride(destination="Mall", number_of_seats=2, ride_type="Pool", context=_context({}))
     assert result["success"] is False
     assert backend.calls[0].parameters == {"destination": "Mall", "number_of_seats": "2", "ride_type": "Pool"}
     assert not backend.calls[0].matched
     assert asyncio.iscoroutinefunction(get_ride) is False
+
+
+def _slot(name: str, description: str, *values: str) -> SlotSchema:
+    return SlotSchema(name, description, bool(values), values)
+
+
+TRAINS = ServiceSchema(
+    "Trains_9",
+    "Book train journeys",
+    (
+        _slot("from", "Departure city"),
+        _slot("to", "Arrival city"),
+        _slot("class", "Fare class", "Value", "Flexible", "Business"),
+        _slot("date", "Date of the journey"),
+        _slot("trip_protection", "Whether to add trip protection", "True", "False"),
+        _slot("seat_note", "A note for the seat"),
+    ),
+    (
+        IntentSchema("FindTrains", "Find trains between two cities", False, ("from", "to", "date"),
+                     {"class": "dontcare"}, ("from", "to", "date", "class")),
+        IntentSchema("GetTrainTickets", "Buy train tickets", True, ("from", "to", "date", "trip_protection"),
+                     {"class": "Value", "seat_note": "dontcare"}, ("from", "to", "date", "class")),
+    ),
+)  # fmt: skip
+
+
+def _run(agent: Agent, *turns: list[tuple[str, dict[str, Any]]]) -> tuple[set[str], list[set[str]]]:
+    """Play ``turns`` of tool calls with a scripted model; the tools it was shown on each turn."""
+
+    class Scripted:
+        def __init__(self) -> None:
+            self.plan: list[tuple[str, dict[str, Any]]] = []
+            self.seen: set[str] = set()
+
+        async def generate(self, request: ModelRequest) -> ModelResponse:
+            self.seen = set(request.tool_names)
+            if self.plan:
+                name, args = self.plan.pop(0)
+                return ModelResponse(tool_calls=(ToolCall(f"c{len(self.plan)}-{name}", name, args),))
+            return ModelResponse(text="ok")
+
+    model = Scripted()
+    session = agent.session(model=model, clock=lambda: datetime.datetime(2019, 3, 1, 10), seed=0)
+    shown: list[set[str]] = []
+    for calls in turns:
+        model.plan = list(calls)
+        session.send("x")
+        shown.append(model.seen)
+    return model.seen, shown
+
+
+def test_any_service_of_the_dataset_converts_and_compiles(schemas: dict[str, ServiceSchema]) -> None:
+    # every schema of the train split, including search-only services and two bookings in one service
+    for service in schemas.values():
+        converted = convert_service(service, GoldBackend(()))
+        Agent.from_config(converted.dag, tools=converted.tools, instruction=converted.instruction)
+        terminal = [t["name"] for t in converted.dag["tasks"] if t.get("terminal")]
+        assert terminal == [tx.name for tx in service.transactionals], service.name
+    flights = convert_service(schemas["Flights_1"], GoldBackend(()))
+    assert len(flights.transactionals) == 2
+    intent = next(s for s in flights.dag["slots"] if s["name"] == "intent")
+    assert intent["changeable"] is True  # from the search to the booking the user names
+    weather = convert_service(schemas["Weather_1"], GoldBackend(()))
+    assert weather.transactionals == () and weather.transactional is None
+
+
+def test_keyword_named_slots_become_identifiers_and_the_backend_sees_sgd_names() -> None:
+    backend = GoldBackend(())
+    converted = convert_service(TRAINS, backend)
+    agent = Agent.from_config(converted.dag, tools=converted.tools)
+    schemas = _schemas(agent)
+    assert set(schemas["set_from_"]["properties"]) == {"from_"}
+    assert schemas["set_find_trains_class_"]["properties"]["class_"]["enum"][-1] == "dontcare"
+    assert [r.sgd_slot for r in converted.setters["from"]] == ["from", "from"]
+    book = next(fn for fn in converted.tools if fn.__name__ == "get_train_tickets")
+    filled = {"seat_note": "window", "intent": "GetTrainTickets"}
+    book(from_="Boston", to="New York", date="2019-03-04", trip_protection=False, class_="dontcare",
+         context=_context({"filled": filled}))  # fmt: skip
+    assert backend.calls[-1].parameters == {
+        "from": "Boston", "to": "New York", "date": "2019-03-04", "trip_protection": "False",
+        "seat_note": "window",
+    }  # fmt: skip
+
+
+def test_search_criteria_are_early_answers_and_booking_values_stay_settable() -> None:
+    agent = Agent.from_config(convert_service(TRAINS, GoldBackend(())).dag, tools=convert_service(
+        TRAINS, GoldBackend(())).tools)  # fmt: skip
+    # before the intent is known, the search's criteria are offered (kept until the intent is the search)
+    _, (first,) = _run(agent, [])
+    assert {"set_intent", "set_find_trains_from_", "set_from_", "set_trip_protection"} <= first
+    # a booking value given during the search, and after being given, can still be set (changed)
+    _, shown = _run(agent, [("set_intent", {"intent": "FindTrains"})], [("set_trip_protection", {
+        "trip_protection": True})], [])  # fmt: skip
+    assert "set_trip_protection" in shown[1] and "set_trip_protection" in shown[2]
+    assert "set_find_trains_from_" in shown[2]
+    # "don't care" optional of the booking is a preference never asked; the search's filter too
+    names = [s["name"] for s in convert_service(TRAINS, GoldBackend(())).dag["slots"]]
+    assert names.index("seat_note") > names.index("trip_protection")

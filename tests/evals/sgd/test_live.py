@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from benchmarks.sgd import Dialogue, GoldBackend, ServiceSchema, convert_service, replay_dialogue
+import pytest
+from benchmarks.sgd import (
+    Dialogue,
+    GoldBackend,
+    ServiceSchema,
+    convert_service,
+    load_dialogues,
+    replay_dialogue,
+)
 from benchmarks.sgd.data import Act, UserTurn
 from benchmarks.sgd.live import ModelCall, divergence, make_model
 from benchmarks.sgd.metrics import first_divergences, format_report
 from benchmarks.sgd.replay import SGD_TODAY
-from benchmarks.sgd.split import HELDOUT_IDS, is_held_out, select
+from benchmarks.sgd.split import HELDOUT_IDS, HELDOUT_MORE_IDS, is_held_out, rule_more, rule_train, select
+
+from .conftest import DATA
 
 
 def _turn(utterance: str, *acts: Act) -> UserTurn:
@@ -22,6 +32,21 @@ def test_the_split_is_the_recorded_one_and_about_a_third(dialogues: dict[str, Di
     assert 0.2 < len(held) / len(dialogues) < 0.4
     assert {d.service for d in held} == {d.service for d in dialogues.values()}
     assert all(is_held_out(d.dialogue_id) for d in held)
+    assert rule_train(dialogues) == [d.dialogue_id for d in held]
+
+
+def test_the_train_more_split_is_the_recorded_one() -> None:
+    more = DATA.parent / "train_more"
+    if not (more / "schema.json").is_file():
+        pytest.skip(f"SGD train_more data not found at {more}")
+    ids = [d.dialogue_id for d in load_dialogues(more)]
+    held = rule_more(ids)
+    assert held == HELDOUT_MORE_IDS.read_text(encoding="utf-8").split()
+    assert len(held) == round(0.3 * len(ids))
+    assert all(is_held_out(i) for i in held)
+    assert not set(held) & set(HELDOUT_IDS.read_text(encoding="utf-8").split())
+    tuning = [i for i in ids if not is_held_out(i)]
+    assert len(tuning) + len(held) == len(ids)
 
 
 def test_divergence_names_the_first_difference(schemas: dict[str, ServiceSchema]) -> None:
@@ -56,3 +81,16 @@ def test_a_real_model_replays_and_the_report_names_the_failures(
     lines = format_report(outcomes, show=True)
     assert any(line.startswith("Restaurants_1: ") and "bookings exact" in line for line in lines)
     assert lines[-1].startswith("overall: ")
+
+
+def test_the_summary_says_nothing_about_single_dialogues(
+    schemas: dict[str, ServiceSchema], dialogues: dict[str, Dialogue]
+) -> None:
+    chosen = [dialogues[i] for i in sorted(dialogues)[:4]]
+    outcomes = [replay_dialogue(d, schemas[d.service], make_model("offline", SGD_TODAY)) for d in chosen]
+    full = format_report(outcomes, show=True)
+    lines = format_report(outcomes, summary=True)
+    assert lines[-1] == full[-1] and lines[-1].startswith("overall: ")
+    assert all(not line.startswith(("mismatch", "first divergence", "desync")) for line in lines)
+    assert not any(d.dialogue_id in line for d in chosen for line in lines)
+    assert any(line.startswith("model latency per call") for line in lines)

@@ -1,6 +1,5 @@
-"""Where the offline model plans: on the event loop for a message of up to ``INLINE_PLAN_CHARS`` characters
-(a thread hop would cost more than it buys under the GIL), in a worker thread for a longer one (so a huge
-message never blocks a server's other sessions); and each tool's schema read once per tool object."""
+"""Where the offline model plans: always in a worker thread (so a long message never blocks a server's other
+sessions); and each tool's schema read once per model object and tool."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ import pytest
 from slotgraph.models.offline import OfflineModel
 from slotgraph.models.offline import model as offline_model
 from slotgraph.models.offline import schema as offline_schema
-from slotgraph.models.offline.model import INLINE_PLAN_CHARS, tool_views
+from slotgraph.models.offline.model import ToolViews
 from slotgraph.models.protocol import ModelRequest, ToolSchema, UserMessage
 
 NOW = dt.datetime(2026, 7, 13, 18, 0)
@@ -32,8 +31,8 @@ def _basics() -> ToolSchema:
     )
 
 
-def _planning_threads(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[int, int, Any]:
-    """(the event loop's thread, the thread that planned, the response) for one call on ``text``."""
+@pytest.mark.parametrize("text", ["4 people", "4 people".ljust(5000)])
+def test_every_message_is_planned_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     planned_on: list[int] = []
     real = offline_model.plan_turn
 
@@ -49,19 +48,6 @@ def _planning_threads(monkeypatch: pytest.MonkeyPatch, text: str) -> tuple[int, 
 
     loop_thread, response = asyncio.run(call())
     (planner,) = planned_on
-    return loop_thread, planner, response
-
-
-def test_a_short_message_is_planned_on_the_event_loop(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = "4 people".ljust(INLINE_PLAN_CHARS)  # exactly at the limit
-    loop_thread, planner, response = _planning_threads(monkeypatch, text)
-    assert planner == loop_thread
-    assert [(c.name, dict(c.args)) for c in response.tool_calls] == [("set_party", {"party_size": 4})]
-
-
-def test_a_long_message_is_planned_in_a_worker_thread(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = "4 people".ljust(INLINE_PLAN_CHARS + 1)
-    loop_thread, planner, response = _planning_threads(monkeypatch, text)
     assert planner != loop_thread
     assert [(c.name, dict(c.args)) for c in response.tool_calls] == [("set_party", {"party_size": 4})]
 
@@ -76,18 +62,20 @@ def _counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return real(schema)
 
     monkeypatch.setattr(offline_schema, "_read_setter", counting)
-    monkeypatch.setattr(offline_schema, "_SETTERS", {})
     return reads
 
 
-def test_a_tool_object_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_tool_object_is_read_once_per_model_object(monkeypatch: pytest.MonkeyPatch) -> None:
     tool = _basics()
     reads = _counted_reads(monkeypatch)
-    first_json, (first,) = tool_views([tool])
-    again_json, (again,) = tool_views([tool])
+    views = ToolViews()
+    first_json, (first,) = views.read([tool])
+    again_json, (again,) = views.read([tool])
     assert again is first and again_json[0] is first_json[0]
     assert first_json == [tool.as_json()] and [p.name for p in first.params] == ["party_size"]
     assert reads == ["set_party"]
+    ToolViews().read([tool])  # another model object reads it afresh: nothing is shared across them
+    assert reads == ["set_party", "set_party"]
 
 
 def test_the_same_parameters_in_a_new_schema_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -95,21 +83,21 @@ def test_the_same_parameters_in_a_new_schema_are_read_once(monkeypatch: pytest.M
     with logic does): the parameters object is what is kept, so they are read once; another name, another
     description or other parameters are read afresh."""
     reads = _counted_reads(monkeypatch)
-    views: dict[Any, Any] = {}
-    monkeypatch.setattr(offline_model, "_VIEWS", views)
+    views = ToolViews()
     tool = _basics()
-    first_json, (first,) = tool_views([tool])
-    again_json, (again,) = tool_views([ToolSchema(tool.name, tool.description, tool.parameters)])
-    assert again is first and again_json[0] is first_json[0] and reads == ["set_party"] and len(views) == 1
-    _, (renamed,) = tool_views([ToolSchema("set_size", tool.description, tool.parameters)])
-    tool_views([ToolSchema(tool.name, tool.description, dict(tool.parameters))])
-    assert renamed.name == "set_size" and reads == ["set_party", "set_size"] and len(views) == 3
+    first_json, (first,) = views.read([tool])
+    again_json, (again,) = views.read([ToolSchema(tool.name, tool.description, tool.parameters)])
+    assert again is first and again_json[0] is first_json[0] and reads == ["set_party"]
+    _, (renamed,) = views.read([ToolSchema("set_size", tool.description, tool.parameters)])
+    views.read([ToolSchema(tool.name, tool.description, dict(tool.parameters))])
+    assert renamed.name == "set_size" and reads == ["set_party", "set_size", "set_party"]
 
 
 def test_a_tool_whose_parameters_changed_in_place_is_read_again() -> None:
     tool = _basics()
-    _, (before,) = tool_views([tool])
+    views = ToolViews()
+    _, (before,) = views.read([tool])
     tool.parameters["properties"]["party_size"] = {"type": "string", "description": "The guest's name."}
-    changed_json, (after,) = tool_views([tool])
+    changed_json, (after,) = views.read([tool])
     assert after is not before and before.params[0].kind == "integer" and after.params[0].kind == "text"
     assert changed_json == [tool.as_json()]

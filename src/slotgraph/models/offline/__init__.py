@@ -9,14 +9,12 @@ it to the runtime's model protocol. See ``docs/offline-model.md``.
 
 from slotgraph.models.offline.model import OfflineModel
 from slotgraph.models.offline.planner import NEUTRAL_REPLY, OFF_TOPIC_REPLY, Plan, plan_turn, relay_text
-from slotgraph.models.offline.spans import clear_parse_caches
 
 __all__ = [
     "NEUTRAL_REPLY",
     "OFF_TOPIC_REPLY",
     "OfflineModel",
     "Plan",
-    "clear_parse_caches",
     "plan_turn",
     "relay_text",
 ]

@@ -16,7 +16,8 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from slotgraph.models.offline.numbers import find_counts, unit_class
+from slotgraph.models.offline.freetext import asking_blanked
+from slotgraph.models.offline.numbers import find_counts, names_own_unit, unit_class, word_after
 from slotgraph.models.offline.spans import Found
 
 __all__ = [
@@ -139,9 +140,17 @@ def match_number_choice(
     seats) — how a value the parameter was not asked for is recognised."""
     numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
     param_units = {c for c in (unit_class(w) for w in param_words) if c is not None}
-    for count in find_counts(text):
+
+    def own(count: Found) -> bool:
         said_unit = unit_class(count.unit)
-        if with_unit and not (said_unit is not None and _SAME_UNIT.get(said_unit, {said_unit}) & param_units):
+        if said_unit is not None:
+            return bool(_SAME_UNIT.get(said_unit, {said_unit}) & param_units)
+        return names_own_unit(word_after(text, count.end), param_words)  # "2 bedroom" for "bed rooms"
+
+    counts = sorted(find_counts(text), key=lambda c: not own(c))  # a count in the parameter's unit first
+    for count in counts:
+        said_unit = unit_class(count.unit)
+        if with_unit and not own(count):
             continue
         candidates = [count.value]
         for target in param_units:
@@ -198,7 +207,8 @@ def match_named_choice(text: str, values: Sequence[Any]) -> Found | None:
 _FLAG_FILLER = frozenset(
     {"has", "have", "is", "are", "serves", "serve", "offers", "offer", "allowed", "allows", "available",
      "with", "service", "services", "flag", "boolean", "whether", "if", "the", "a", "an", "of", "or", "not",
-     "indicating", "does", "do", "can", "welcome", "friendly", "included", "good", "for", "to"}
+     "indicating", "does", "do", "can", "welcome", "friendly", "included", "good", "for", "to", "option",
+     "options", "facility", "facilities", "there"}
 )  # fmt: skip
 _NEGATION_RE = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|none)\b(?:\W+\w+){0,3}\W*$", re.I)
 
@@ -213,7 +223,7 @@ def mentions_flag(text: str, name_words: Sequence[str]) -> bool | None:
     if not wanted:
         return None
     # A question about the feature ("Is the salon unisex?") does not ask for it.
-    lowered = " ".join(s for s in re.split(r"(?<=[.!?])\s+", text.lower()) if not s.rstrip().endswith("?"))
+    lowered = asking_blanked(text).lower()  # "Can you find me a unisex salon?" still asks for one
     starts = []
     for word in wanted:
         match = re.search(rf"\b{re.escape(word.rstrip('s'))}", lowered)
@@ -221,3 +231,48 @@ def mentions_flag(text: str, name_words: Sequence[str]) -> bool | None:
             return None
         starts.append(match.start())
     return not _NEGATION_RE.search(lowered[: min(starts)])
+
+
+# A price scale in everyday words: cheapest (0) to dearest (3). Generic English, keyed by level.
+_PRICE_LEVELS: tuple[tuple[int, str], ...] = (
+    (3, r"very expensive|very pricey|ultra[\s-]?high[\s-]?end|ultra|extravagant|most expensive|luxury"
+        r"|luxurious|top[\s-]?end|splurge"),
+    (1, r"not (?:too |very |that |so |overly )?(?:expensive|pricey|costly)|moderate(?:ly)?|affordable"
+        r"|reasonabl[ey]|average|mid[\s-]?range|middle|medium|intermediate|mid[\s-]?priced|decently"),
+    (0, r"cheap(?:er|est)?|inexpensive|budget|low[\s-]?(?:cost|priced?|end)|bargain|economical|not expensive"
+        r"|thrifty"),
+    (2, r"expensive|pricey|costly|fancy|upscale|high[\s-]?end|posh|classy|pricier|high[\s-]?priced"),
+)  # fmt: skip
+_PRICE_RES = tuple((level, re.compile(rf"\b(?:{words})\b", re.I)) for level, words in _PRICE_LEVELS)
+_PRICE_PARAM_WORDS = frozenset(
+    {"price", "prices", "priced", "pricing", "cost", "costs", "budget", "expensive"}
+)
+
+
+def price_level(text: str) -> int | None:
+    """The price level ``text`` names (0 cheapest to 3 dearest), the first level found in the order above
+    (so "not too expensive" is moderate, "very expensive" the top); None when it names none."""
+    for level, pattern in _PRICE_RES:
+        if pattern.search(text):
+            return level
+    return None
+
+
+def is_price_choice(values: Sequence[Any], param_words: frozenset[str]) -> bool:
+    """An enum of price levels: the parameter is about price and at least two values name a level."""
+    levels = {price_level(" ".join(value_words(v))) for v in values} - {None}
+    return bool(_PRICE_PARAM_WORDS & param_words) and len(levels) >= 2
+
+
+def match_price_choice(text: str, values: Sequence[Any]) -> Found | None:
+    """The value of a price scale the text names in everyday words ("something pricey" → expensive,
+    "reasonably priced" → moderate), the nearest level the values have; None when no level is named."""
+    said = price_level(text)
+    if said is None:
+        return None
+    levels = [(price_level(" ".join(value_words(v))), v) for v in values]
+    known = [(level, value) for level, value in levels if level is not None]
+    if not known:
+        return None
+    best = min(known, key=lambda item: (abs(item[0] - said), item[0]))
+    return Found(best[1], 0, 0)

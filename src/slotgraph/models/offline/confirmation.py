@@ -15,7 +15,10 @@ _YES_RE = re.compile(
     r"^(?:yes|yeah|yea|yep|yup|ya|correct|right|sure|sounds good|sounds great|ok|okay|perfect|great|exactly|"
     r"confirmed|confirm|absolutely|definitely|that's right|that is right|that's correct|that is correct|"
     r"looks good|looks right|all good|that works|works for me|good|fine|affirmative|indeed|of course|"
-    r"uh-huh|mhm|yes please|please do|go ahead|do it|(?:that|this|it)(?:'s| is| sounds| looks| would be) "
+    r"uh-huh|mhm|yes please|please do|go ahead|do it|why not|you got it|you have it"
+    r"|you(?:'re| are) (?:right|correct)|sounds (?:perfect|right|fine|nice|wonderful|excellent|awesome)"
+    r"|that(?:'ll| will) work|"
+    r"(?:that|this|it)(?:'s| is| sounds| looks| would be) "
     r"(?:perfect|great|good|fine|correct|right|excellent|wonderful)|(?:i|we) confirm|i agree|agreed)\b",
     re.I,
 )
@@ -25,6 +28,7 @@ _NO_RE = re.compile(
     re.I,
 )
 _NEGATED_YES_RE = re.compile(r"\b(?:not|isn't|wasn't|n't)\b", re.I)
+_WHY_NOT_RE = re.compile(r"\bwhy not\b", re.I)
 
 
 # A "no" said without a no-word at the start, for yes/no questions: "luckily not", "I'd rather not",
@@ -54,7 +58,8 @@ def _lead(text: str) -> str:
 def is_affirmative(text: str) -> bool:
     """True when the reply starts with a yes and is not a negated one ("right" but not "not right")."""
     lead = _lead(text)
-    return bool(_YES_RE.match(lead)) and not _NO_RE.match(lead) and not _NEGATED_YES_RE.search(lead[:20])
+    unnegated = _WHY_NOT_RE.sub("", lead[:20])  # "sure, why not" agrees
+    return bool(_YES_RE.match(lead)) and not _NO_RE.match(lead) and not _NEGATED_YES_RE.search(unnegated)
 
 
 def is_negative(text: str) -> bool:

@@ -145,9 +145,9 @@ def _year(text: str | None) -> int | None:
 def find_dates(text: str, now: dt.datetime, *, past: bool = False, region: str = "US") -> list[Found]:
     """Every date in ``text`` as a :class:`datetime.date`, in reading order, with its span.
 
-    Only ``now``'s date matters. The answer for a (text, date, past, region) is kept when the text is short
-    (:data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS`): a plan reads the same message for each date
-    parameter, and a directive's offered dates are the same from turn to turn."""
+    Only ``now``'s date matters. The answer for a (text, date, past, region) is kept while one plan is
+    made (:func:`~slotgraph.models.offline.spans.parses_kept_for_one_plan`): a plan reads the same message
+    for each date parameter."""
     return list(_cached_dates_of(text, now.date(), past, region))
 
 

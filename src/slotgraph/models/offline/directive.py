@@ -10,24 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final
 
-from slotgraph.models.offline.choices import value_words
-from slotgraph.models.offline.schema import Kind, Param
-from slotgraph.models.offline.spans import CACHED_TEXT_CHARS, forget_with_parses, words
+from slotgraph.models.offline.schema import STOP_WORDS, Kind, Param
+from slotgraph.models.offline.spans import stem, words
 from slotgraph.names import READBACK_PROTOCOL, SYSTEM_DIRECTIVE, close_tag, open_tag
 
 __all__ = ["asked_params", "directive_text", "is_readback_instruction", "without_directive"]
 
 _OPEN, _CLOSE = open_tag(SYSTEM_DIRECTIVE), close_tag(SYSTEM_DIRECTIVE)
-_STOP = frozenset(
-    {
-        "a", "an", "the", "and", "or", "of", "to", "for", "in", "on", "at", "is", "are", "be", "will",
-        "would", "could", "you", "your", "we", "us", "our", "i", "me", "my", "it", "its", "this", "that",
-        "what", "which", "who", "how", "when", "where", "do", "does", "did", "please", "any", "if", "there",
-        "with", "by", "as", "from", "can", "may", "have", "has", "should", "just"
-    }
-)  # fmt: skip
 # Question words that point at a kind of value, whatever the parameter is called.
 _KIND_CUES: dict[Kind, frozenset[str]] = {
     "date": frozenset({"date", "day", "when"}),
@@ -77,11 +67,6 @@ def is_readback_instruction(system_instruction: str) -> bool:
     return open_tag(READBACK_PROTOCOL) in system_instruction
 
 
-def _stem(word: str) -> str:
-    word = word.removesuffix("'s")
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
 _ORIGIN_CUES = frozenset({"pick", "pickup", "collect", "from", "start", "leaving", "departing"})
 _DESTINATION_CUES = frozenset({"heading", "going", "headed", "destination", "drop", "dropoff", "travelling"})
 
@@ -95,66 +80,24 @@ def _place_cue(said: set[str], role: str) -> int:
     return 0
 
 
-_Stems = tuple[frozenset[str], frozenset[str], frozenset[str]]
-_STEMS: dict[int, tuple[Param, _Stems]] = {}
-"""Per parameter object (kept, so its id is not reused): the stems of its name, values and description. The
-offline model reads a tool's parameters once and offers the same objects on every call."""
-_STEMS_KEPT: Final = 4096
-
-
-def _param_stems(param: Param) -> _Stems:
-    """The stemmed words of ``param``'s name, of its enum values and value notes (name words left out), and
-    of its description (name and value words left out)."""
-    kept = _STEMS.get(id(param))
-    if kept is not None and kept[0] is param:
-        return kept[1]
-    name = {_stem(w) for w in param.name_words if w not in _STOP}
-    values = {_stem(w) for v in param.enum for w in value_words(v)} - name
-    values |= {_stem(w) for _, note in param.value_notes for w in words(note) if w not in _STOP} - name
-    described = {_stem(w) for w in param.words if w not in _STOP} - name - values
-    stems = (frozenset(name), frozenset(values), frozenset(described))
-    if len(_STEMS) >= _STEMS_KEPT:
-        _STEMS.clear()
-    _STEMS[id(param)] = (param, stems)
-    return stems
-
-
-_ASKED: dict[tuple[str, tuple[int, ...]], tuple[tuple[Param, ...], tuple[Param, ...]]] = {}
-"""Per (directive, parameter objects): the parameters and the answer. The entry keeps the parameters alive,
-so their ids are not reused while it exists; an agent asks the same questions of the same tools."""
-_ASKED_KEPT: Final = 1024
-forget_with_parses(_ASKED.clear)
-
-
 def asked_params(directive: str | None, params: Sequence[Param]) -> tuple[Param, ...]:
     """The parameters the directive's question is about (several for "How many guests, on what date?").
 
     A directive word scores 3 when it is a word of the parameter's name, 2 when it names one of its enum
     values, 1 when it only appears in its description; a question word typical of the parameter's kind
-    ("when" for a date, "how many" for an integer) adds 1. The answer is kept per directive (up to
-    :data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS` long) and parameter objects.
+    ("when" for a date, "how many" for an integer) adds 1.
     """
     if not directive or not params:
         return ()
-    if len(directive) > CACHED_TEXT_CHARS:
-        return _asked_params(directive, params)
-    key = (directive, tuple(map(id, params)))
-    kept = _ASKED.get(key)
-    if kept is not None:
-        return kept[1]
-    asked = _asked_params(directive, params)
-    if len(_ASKED) >= _ASKED_KEPT:
-        _ASKED.clear()
-    _ASKED[key] = (tuple(params), asked)
-    return asked
+    return _asked_params(directive, params)
 
 
 def _asked_params(directive: str, params: Sequence[Param]) -> tuple[Param, ...]:
-    raw = {_stem(w) for w in words(directive)}
-    said = {w for w in raw if w not in _STOP}
+    raw = {stem(w) for w in words(directive)}
+    said = {w for w in raw if w not in STOP_WORDS}
     scores: list[tuple[int, Param]] = []
     for param in params:
-        name, values, described = _param_stems(param)
+        name, values, described = param.name_stems, param.value_stems, param.described_stems
         score = 3 * len(said & name) + 2 * len(said & values) + len(said & described)
         score += len(raw & _KIND_CUES[param.kind])
         if param.kind == "name" and not param.entity and raw & _PERSON_QUESTION:
@@ -178,4 +121,9 @@ def _asked_params(directive: str, params: Sequence[Param]) -> tuple[Param, ...]:
         # what a reply means must not hinge on the wording of the question.
         return tuple(params) if len(params) == 1 else ()
     # Keep every parameter that scores at least half the best: a question may ask for two things at once.
-    return tuple(p for score, p in scores if score >= 2 and score * 2 >= best)
+    ranked = sorted(scores, key=lambda item: -item[0])  # the closest first (stable: schema order on ties)
+    kept = tuple(p for score, p in ranked if score >= 2 and score * 2 >= best)
+    if not kept:  # one word of its description only ("Which salon?"), and no other parameter as close
+        top = [p for score, p in scores if score == best]
+        kept = tuple(top) if len(top) == 1 else ()
+    return kept

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from rapidfuzz import fuzz
 
 from slotgraph.models.offline.confirmation import is_affirmative, is_negative
+from slotgraph.models.offline.freetext import asking_blanked
 from slotgraph.models.offline.places import cut_name
 from slotgraph.models.offline.spans import Found
 
@@ -28,16 +29,39 @@ __all__ = ["ENTITY_WORDS", "find_entity_name", "offered_names"]
 ENTITY_WORDS = frozenset(
     {"restaurant", "hotel", "house", "salon", "stylist", "shop", "store", "venue", "business", "company",
      "clinic", "dentist", "doctor", "practice", "theatre", "theater", "movie", "event", "property", "bar",
-     "cafe", "gym", "museum", "attraction", "airline", "provider", "place"}
+     "cafe", "gym", "museum", "attraction", "airline", "provider", "place", "bistro", "eatery", "pub",
+     "diner", "cinema", "spa", "studio", "barber", "barbershop", "agency", "gallery", "club", "dealer"}
 )  # fmt: skip
 
-_WORD = r"(?:[A-Z0-9][\w'’.&-]*)"
-_JOIN = r"(?:of|the|de|del|la|le|and|&|n')"
+_WORD = r"(?:[A-Z0-9][\w'’.&!-]*)"
+_JOIN = r"(?:of|the|de|del|la|le|et|and|&|n'|-)"
 _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
+_ENTITY_WORD = rf"(?:{'|'.join(sorted(ENTITY_WORDS, key=len, reverse=True))})s?"
 _CUE_RE = re.compile(
-    rf"\b(?:at|called|named|is|book|reserve|try|choose|pick|prefer|like|want|go with|with|to"
-    rf"|(?i:{'|'.join(sorted(ENTITY_WORDS))}))\s+(?:the\s+)?(?P<name>{_PROPER})"
+    rf"\b(?i:at|called|named|name is|name's|(?:{_ENTITY_WORD}) is|book|reserve|try|choose|pick|prefer|like"
+    rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD})\s+"
+    rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:(?i:the)\s+)?"
+    rf"(?P<name>{_PROPER})"
 )
+# A name in lower case is taken only after a strong cue ("it's called marnee", "the restaurant is thanh
+# long") or right before the kind of business ("I prefer jannah restaurant").
+_STRONG_CUE_RE = re.compile(
+    rf"\b(?i:called|named|name is|name's|(?:{_ENTITY_WORD}) (?:is|should be))\s+"
+    r"(?:(?:actually|really|just|now|simply|definitely|probably)\s+)?(?:the\s+)?"
+    r"(?P<name>[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,2}?)(?=\s*(?:[,.;!?]|$|\s(?:in|at|on|for|and|please|with|"
+    r"restaurant|salon|tomorrow|today|tonight)\b))",
+    re.I,
+)
+_BEFORE_KIND_RE = re.compile(
+    rf"\b(?i:prefer|like|try|visit|book|reserve)\s+(?i:the\s+)?(?P<name>[a-z][\w'’-]+)"
+    rf"\s+(?i:{_ENTITY_WORD})\b(?!\s+(?:that|which|with|where|who)\b)"
+)
+_NOT_A_NAME_START = frozenset(
+    {"a", "an", "some", "any", "one", "another", "other", "different", "good", "nice", "great", "new",
+     "local", "cheap", "cheaper", "fancy", "upscale", "expensive", "popular", "small", "big", "little",
+     "decent", "in", "at", "on", "to", "for", "from", "near", "by", "with", "this", "that", "your", "my",
+     "our", "their"}
+)  # fmt: skip
 _PROPER_RE = re.compile(_PROPER)
 _COMMON = frozenset(
     {"i", "i'm", "i'd", "i'll", "it", "it's", "the", "a", "an", "yes", "no", "ok", "okay", "please", "what",
@@ -51,9 +75,11 @@ _AGREE_RE = re.compile(
     r"\b(?:(?:sounds|looks|seems) (?:good|great|nice|perfect|fine|better|wonderful|awesome|excellent)"
     r"|(?:i|we) (?:like|love|want|would like|'d like) (?:it|that|this|them|the sound)"
     r"|(?:this|that) (?:one|place|salon|restaurant|house|hotel|spot)"
-    r"|(?:that|this|it) (?:works|is (?:good|great|fine|perfect))|(?:that|this)'s (?:good|great|fine|perfect)"
-    r"|works for me|is perfect"
+    r"|(?:that|this|it)(?:'s| is)? (?:works|good|great|fine|perfect|okay|ok|alright|all right)"
+    r"|thats (?:really )?(?:good|great|fine|perfect)|(?:that|it)(?:'ll| will| would| should| could)"
+    r" (?:work|do)|works for me|is perfect|make it a go|(?:that|this)'s the one"
     r"|book (?:it|that|this|them|a table|an appointment|the appointment|me an appointment)"
+    r"|(?:make|get) (?:me |us )?(?:a|the) (?:reservation|booking|appointment)|reservation there"
     r"|reserve (?:it|that|this|a table)|go with (?:it|that|this|them)|i'll take it|let's do (?:it|that))\b",
     re.I,
 )
@@ -67,11 +93,24 @@ _OPENERS = frozenset(
 )  # fmt: skip
 
 
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
 def _trim(name: str) -> str:
-    parts = cut_name(name).rstrip(".,!?'’").split()
+    parts = cut_name(name).rstrip(",!?'’").split()
+    if parts and not re.fullmatch(r"(?:[A-Za-z]\.)+", parts[-1]):  # "Alexander G." keeps its initial's dot
+        parts[-1] = parts[-1].rstrip(".")
     while len(parts) > 1 and parts[-1].lower() in _TRAILING_COMMON:
         parts.pop()
     while parts and parts[0].lower() in _OPENERS:
+        # an article before a capitalised word is part of a name ("A Bellagio Italian Restaurant")
+        if (
+            parts[0].lower() in _ARTICLES
+            and parts[0][:1].isupper()
+            and len(parts) > 1
+            and parts[1][:1].isupper()
+        ):
+            break
         parts.pop(0)
     return " ".join(parts)
 
@@ -96,28 +135,59 @@ def find_entity_name(
     asked: bool,
     offers: str | None = None,
     elsewhere: Callable[[str], bool] | None = None,
+    offered_only: bool = False,
 ) -> Found | None:
     """The business or place name the user picks, or None (see the module docstring). ``offers``: the
     agent's latest message that offered names, when not the directive itself; ``elsewhere``: names that
-    belong to another parameter ("at Pleasanton" is a city when a city is also wanted)."""
+    belong to another parameter ("at Pleasanton" is a city when a city is also wanted); ``offered_only``:
+    only an offered name said again or agreed to (a person the agent found, not a business)."""
     offered = offered_names(directive) or offered_names(offers)
     lowered = text.lower()
     for name in offered:
         if len(name) >= 4 and (name.lower() in lowered or fuzz.partial_ratio(name.lower(), lowered) >= 90):
             return Found(name, 0, 0)
-    for match in _CUE_RE.finditer(text):
-        name = _trim(match.group("name"))
-        if elsewhere is not None and name and elsewhere(name):
-            continue
-        if name and name.lower() not in _COMMON and not name.isdigit():
-            for offer in offered:
-                if offer.lower().startswith(name.lower()) or fuzz.ratio(offer.lower(), name.lower()) >= 85:
-                    return Found(offer, match.start("name"), match.start("name") + len(name))
-            return Found(name, match.start("name"), match.start("name") + len(name))
+    for pattern, cased in (
+        () if offered_only else ((_CUE_RE, False), (_BEFORE_KIND_RE, True), (_STRONG_CUE_RE, True))
+    ):
+        for match in pattern.finditer(text):
+            name = _trim(match.group("name"))
+            if cased:
+                name = " ".join(w[:1].upper() + w[1:] if w.islower() else w for w in name.split())
+            if elsewhere is not None and name and elsewhere(name):
+                continue
+            if name and name.split()[0].lower() in _NOT_A_NAME_START:
+                continue
+            if name and name.lower() not in _COMMON and not name.isdigit() and _not_all_common(name):
+                start = match.start("name")
+                for offer in offered:
+                    if (
+                        offer.lower().startswith(name.lower())
+                        or fuzz.ratio(offer.lower(), name.lower()) >= 85
+                    ):
+                        return Found(offer, start, start + len(name))
+                return Found(name, start, start + len(name))
+    if asked and not offered_only:
+        bare = _PROPER_RE.fullmatch(text.strip().rstrip(".!").strip())
+        first = bare.group(0).split()[0].lower() if bare is not None else ""
+        if (
+            bare is not None
+            and _not_all_common(bare.group(0))
+            and len(bare.group(0).split()) <= 6
+            and (first not in _NOT_A_NAME_START)
+        ):
+            name = _trim(bare.group(0))
+            if name and (elsewhere is None or not elsewhere(name)):
+                return Found(name, bare.start(), bare.end())
+    statement = asking_blanked(text)
     if (
         len(offered) == 1
-        and not is_negative(text)
-        and (_AGREE_RE.search(text) or (asked and is_affirmative(text)))
+        and not is_negative(statement)
+        and (_AGREE_RE.search(statement) or (asked and is_affirmative(statement)))
     ):
         return Found(offered[0], 0, 0)
     return None
+
+
+def _not_all_common(name: str) -> bool:
+    """A name has a word that is not an everyday word ("That Works" is no name)."""
+    return any(w.lower().strip(".,!?'’") not in _COMMON | _OPENERS for w in name.split())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["clean_text", "is_nothing", "is_question_or_greeting"]
+__all__ = ["asking_blanked", "clean_text", "is_nothing", "is_question_or_greeting"]
 
 _LEADING_FILLER_RE = re.compile(
     r"^(?:(?:um+|uh+|er+|hmm+|well|so|oh|ok|okay|and|also|yes|yeah|sure|actually|like|basically)\b[\s,.-]*)+",
@@ -50,3 +50,22 @@ def clean_text(text: str) -> str:
         cleaned = _LEADING_FILLER_RE.sub("", cleaned).strip(" ,.;:-")
         cleaned = _TRAILING_RE.sub("", cleaned).strip(" ,.;:-")
     return cleaned
+
+
+_ABOUT_IT_RE = re.compile(
+    r"^\W*(?:is|are|was|were|does|do|did|has|have|how|which|who|when|why)\b"
+    r"(?!\s+(?:there|any)\b)",
+    re.I,
+)
+
+
+def asking_blanked(text: str) -> str:
+    """``text`` with its questions about something blanked ("Is it an inexpensive restaurant?", "Does this
+    restaurant serve alcohol?" ask, they do not say what the person wants); a request put as a question
+    stays ("Are there any cheap places?", "Can you find something affordable?"). Same length as ``text``,
+    so spans found in it are spans of ``text``."""
+    chars = list(text)
+    for match in re.finditer(r"[^.!?]+[.!?]*", text):
+        if match.group(0).rstrip().endswith("?") and _ABOUT_IT_RE.match(match.group(0)):
+            chars[match.start() : match.end()] = " " * (match.end() - match.start())
+    return "".join(chars)

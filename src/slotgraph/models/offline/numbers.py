@@ -19,8 +19,10 @@ __all__ = [
     "find_amounts",
     "find_counts",
     "find_people_groups",
+    "names_own_unit",
     "parse_number_words",
     "unit_class",
+    "word_after",
 ]
 
 _UNITS = {
@@ -212,6 +214,29 @@ def unit_class(word: str | None) -> str | None:
     return _CLASS_OF.get(word.lower())
 
 
+_WORD_AFTER_RE = re.compile(r"\s?(?:more\s+|other\s+|extra\s+)?([a-z]+)", re.I)
+
+
+def word_after(text: str, end: int) -> str | None:
+    """The word right after a count ("2 bedroom apartment" → bedroom), lower-cased; None at a non-word."""
+    match = _WORD_AFTER_RE.match(text, end)
+    return match.group(1).lower() if match else None
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def names_own_unit(word: str | None, param_words: frozenset[str]) -> bool:
+    """Whether ``word``, said after a count, is what the parameter counts by its own words: "bedroom" for
+    "Number of bed rooms", "tickets" for "Number of tickets" (a word of three letters or more)."""
+    if word is None or len(word) < 3:
+        return False
+    said = _stem(word)
+    own = {_stem(w) for w in param_words if len(w) >= 3 and w not in {"number", "the", "and", "for"}}
+    return said in own or any(said == a + b for a in own for b in own if a != b)
+
+
 def _unit_after(text: str, end: int) -> str | None:
     match = _UNIT_AFTER_RE.match(text, end)
     if match and match.group(1).lower() in _ALL_UNITS:
@@ -249,6 +274,8 @@ def find_counts(text: str) -> list[Found]:
     for m in _WORD_RUN_RE.finditer(text):
         phrase = re.sub(r"[\s-]+(?:and|a)\s*$", "", m.group(0), flags=re.I)
         value = parse_number_words(phrase)
+        if phrase.lower() == "one" and _PRONOUN_ONE_RE.search(text, max(0, m.start() - 20), m.start()):
+            continue  # "that one", "the first one": a choice, not a count
         if value is not None:
             end = m.start() + len(phrase)
             add(value, m.start(), end, _unit_for(text, m.start(), end))
@@ -261,6 +288,11 @@ def find_counts(text: str) -> list[Found]:
     return found
 
 
+_PRONOUN_ONE_RE = re.compile(
+    r"\b(?:that|this|the|which|any|another|other|a different|each|every|first|second|third|last|next|"
+    r"same|cheaper|better|nicer|new|other)\s+$",
+    re.I,
+)
 _MAX_NUMBER_WORDS = 8
 """Words after the first in a number before its last scale word ("two hundred and fifty | thousand"): the
 longest run is read as one number; bounded, so the search does not try every run of number words from every

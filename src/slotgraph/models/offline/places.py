@@ -112,7 +112,8 @@ def cut_name(place: str) -> str:
         if kept and bare in _NOT_PLACES and bare not in _TRAILING_JOINERS:
             break
         kept.append(token)
-        if token.endswith(".") and len(bare) > 2 and bare not in _ABBREVIATIONS:
+        initialism = re.fullmatch(r"(?:[a-z]\.)+[a-z]?\.?", token.lower()) is not None  # "P.F.", "G."
+        if token.endswith(".") and len(bare) > 2 and bare not in _ABBREVIATIONS and not initialism:
             break
     return " ".join(kept)
 

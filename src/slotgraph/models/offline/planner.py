@@ -13,17 +13,19 @@ free text, which takes whatever is left. Ambiguous replies go to the parameter t
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
+from slotgraph.models.offline.actions import match_action
 from slotgraph.models.offline.choices import (
+    is_price_choice,
     match_choice,
     match_described_choice,
     match_named_choice,
     match_number_choice,
+    match_price_choice,
     mentions_flag,
 )
 from slotgraph.models.offline.confirmation import confirms_part, is_affirmative, is_declining, is_negative
@@ -32,7 +34,8 @@ from slotgraph.models.offline.dates import find_date_range, find_dates, parse_da
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
 from slotgraph.models.offline.entities import find_entity_name, offered_names
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
-from slotgraph.models.offline.freetext import clean_text, is_nothing, is_question_or_greeting
+from slotgraph.models.offline.freetext import asking_blanked, clean_text, is_nothing, is_question_or_greeting
+from slotgraph.models.offline.lexicon import find_learned
 from slotgraph.models.offline.names import find_name
 from slotgraph.models.offline.numbers import (
     PeopleGroup,
@@ -42,7 +45,15 @@ from slotgraph.models.offline.numbers import (
     unit_class,
 )
 from slotgraph.models.offline.places import find_place_names, find_route, strip_place_request
-from slotgraph.models.offline.schema import CONFIRM_TOOL, REJECT_TOOL, Param, Setter, read_setters
+from slotgraph.models.offline.schema import (
+    CONFIRM_TOOL,
+    RATING_WORDS,
+    REJECT_TOOL,
+    Param,
+    Setter,
+    read_setters,
+)
+from slotgraph.models.offline.shortvalues import is_short_valued, modified_head, short_value
 from slotgraph.models.offline.spans import Found, mask, parses_kept_for_one_plan, words
 from slotgraph.models.offline.times import find_times, offered_times
 from slotgraph.names import SET_VARIABLES, STEER_BACK, STEER_BACK_ARMED, STEER_BACK_SOFT, close_tag, open_tag
@@ -101,7 +112,8 @@ def relay_text(system_instruction: str) -> str:
 
 
 def _ordered(params: Sequence[Param], asked: Sequence[Param]) -> list[Param]:
-    return [p for p in params if p in asked] + [p for p in params if p not in asked]
+    """``params``, the asked ones first, the one the question is most about first."""
+    return [p for p in asked if p in params] + [p for p in params if p not in asked]
 
 
 def _of_kind(params: Sequence[Param], kind: str) -> list[Param]:
@@ -187,6 +199,9 @@ def _fill_dates(
             and _NUMERIC_DATE_RE.fullmatch(work.text[found[0].start : found[0].end])
         ):
             found = []  # "7/10" is a date only when a date is asked: it reads as a score or a ratio too
+        if found and param not in asked:
+            # "the second one" picks an option: an ordinal alone is a date only when a date is asked
+            found = [f for f in found if _has_date_anchor(work.text[f.start : f.end])]
         if found and _past_in_aside(work.text, found[0], now, param):
             continue  # "who won the game last night?" talks about something else: not the booking's date
         if found:
@@ -262,7 +277,7 @@ def _fill_dates_by_role(
         if role is not None:
             targets = [p for p in open_params if roles[p.key] == role]
         else:
-            targets = [p for p in open_params if p in asked] or [
+            targets = [p for p in asked if p in open_params] or [
                 p for p in open_params if roles[p.key] == "start"
             ]
         if targets:
@@ -297,7 +312,7 @@ def _fill_date_range(
     work: _Work, params: Sequence[Param], date_params: Sequence[Param], now: dt.datetime, region: str
 ) -> None:
     """ "from the 10th to the 13th": the start to a date parameter, the length to a nights/days count."""
-    lengths = [p for p in _of_kind(params, "integer") if {"night", "day"} & _param_classes(p)]
+    lengths = [p for p in _of_kind(params, "integer") if {"night", "day"} & p.unit_classes]
     if not date_params or not lengths or work.has(lengths[0]):
         return
     span = find_date_range(work.text, now, past=date_params[0].past, region=region)
@@ -332,15 +347,27 @@ def _fill_amounts(work: _Work, params: Sequence[Param], asked: Sequence[Param]) 
             work.take(param, found[0].value, found[0])
 
 
-def _param_classes(param: Param) -> frozenset[str]:
-    return _word_classes(param.words)
+_RATING_NUMBER_RE = re.compile(
+    r"\b(?:rat(?:ing|ed)|score|review)s?\s+(?:of\s+|is\s+|should be\s+)?(?:at least\s+|above\s+|over\s+)?"
+    r"(?P<a>\d(?:\.\d{1,2})?)\b"
+    r"|\b(?P<b>\d(?:\.\d{1,2})?)\s*(?:stars?|\+|or (?:higher|above|more|better|greater|up))\b"
+    r"|\bat least (?:a\s+)?(?P<c>\d(?:\.\d{1,2})?)\b",
+    re.I,
+)
 
 
-@functools.lru_cache(maxsize=4096)
-def _word_classes(words: frozenset[str]) -> frozenset[str]:
-    """The unit classes of a parameter's words (read once per parameter: the model offers the same
-    parameter objects on every call, and a frozenset keeps its hash)."""
-    return frozenset(c for c in (unit_class(w) for w in words) if c is not None)
+def _fill_ratings(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
+    """A rating for a text parameter about one ("Review rating of the house"): "4.2 stars or higher", "a
+    rating of 3.8", "at least 3.4" — written with the decimals learned for such parameters ("4.20")."""
+    for param in params:
+        if param.kind != "text" or work.has(param) or not RATING_WORDS & param.words:
+            continue
+        match = _RATING_NUMBER_RE.search(work.text)
+        if match is None:
+            continue
+        number = match.group("a") or match.group("b") or match.group("c")
+        value = f"{float(number):.{param.decimals}f}" if param.decimals is not None else number
+        work.take(param, value)
 
 
 def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Sequence[Param]) -> Param | None:
@@ -349,14 +376,22 @@ def _count_target(count: Found, params: Sequence[Param], work: _Work, asked: Seq
         return None
     unit = unit_class(count.unit)
     if unit is not None:
-        wanted = {"person": ["person", "adult"], "adult": ["adult", "person"], "week": ["night", "day"]}.get(
-            unit, [unit]
-        )
+        wanted = {
+            "person": ["person", "adult"],
+            "adult": ["adult", "person"],
+            "week": ["night", "day"],
+            "night": ["night", "day"],
+            "day": ["day", "night"],  # a stay's nights are its days
+        }.get(unit, [unit])
         for cls in wanted:
-            matching = [p for p in open_params if cls in _param_classes(p)]
+            matching = [p for p in open_params if cls in p.unit_classes]
             if matching:
                 return _ordered(matching, asked)[0]
         if unit in {"night", "day", "week", "child"}:
+            return None
+        # "one room" is no number of days: a count with a unit goes only where no other unit is counted
+        open_params = [p for p in open_params if not p.unit_classes - {"person"} or unit == "person"]
+        if not open_params:
             return None
     asked_open = [p for p in open_params if p in asked]
     if asked_open:
@@ -372,7 +407,7 @@ def _fill_people_groups(work: _Work, int_params: Sequence[Param], asked: Sequenc
         group: PeopleGroup = found.value
         open_params = _ordered([p for p in int_params if not work.has(p)], asked)
         by_class = {
-            cls: [p for p in open_params if cls in _param_classes(p)] for cls in ("adult", "child", "person")
+            cls: [p for p in open_params if cls in p.unit_classes] for cls in ("adult", "child", "person")
         }
         adult_target = next(iter(by_class["adult"] or by_class["person"]), None)
         if by_class["child"] and adult_target is not None:
@@ -384,7 +419,7 @@ def _fill_people_groups(work: _Work, int_params: Sequence[Param], asked: Sequenc
             work.take(by_class["adult"][0], group.adults, found)
         else:
             asked_open = [p for p in open_params if p in asked]
-            if len(asked_open) == 1 and not _param_classes(asked_open[0]) - {"person"}:
+            if len(asked_open) == 1 and not asked_open[0].unit_classes - {"person"}:
                 work.take(asked_open[0], group.total, found)
 
 
@@ -437,20 +472,36 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
                 work.take(param, truth[str(flag).lower()])
             continue
         if not numeric and param not in asked and not readback:
-            # Not asked: only a value named in full ("I'd like a Luxury ride").
-            found = match_named_choice(work.text, param.enum)
+            # Not asked: only a value named in full ("I'd like a Luxury ride"), or a price level said in
+            # everyday words outside a question ("something pricey").
+            said = asking_blanked(work.text)
+            found = match_named_choice(said, param.enum)
+            if found is None and is_price_choice(param.enum, param.words):
+                found = match_price_choice(said, param.enum)
             if found is not None:
                 work.take(param, found.value, found)
             continue
         if param in asked or readback:
             if numeric:
                 found = match_number_choice(work.text, param.enum, param.words)
+            elif _is_action_choice(param) and not readback:
+                # what the user wants to do: by the words that tell the options apart, else by meaning
+                found = match_action(work.text, param.value_notes, asked=True)
+                if found is None:
+                    found = match_described_choice(work.text, param.value_notes)
             else:
                 found = match_choice(work.text, param.enum)
+                if found is None and is_price_choice(param.enum, param.words):
+                    found = match_price_choice(work.text, param.enum)
                 if found is None and param.value_notes and param in asked:
                     found = match_described_choice(work.text, param.value_notes)
             if found is not None:
                 work.take(param, found.value, found)
+
+
+def _is_action_choice(param: Param) -> bool:
+    """An enum of things to do, each described (``FindRestaurants = find a restaurant ...``)."""
+    return len(param.value_notes) >= 2 and len(param.value_notes) == len(param.enum)
 
 
 def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
@@ -484,10 +535,15 @@ def _fill_names(
                     work.text, directive, asked=param in asked, offers=offers,
                     elsewhere=_known_city if cities else None,
                 )  # fmt: skip
-                if found is not None:
+                taken = {str(v).lower() for v in work.values.values()}
+                if found is not None and str(found.value).lower() not in taken:  # "Music" answered a type
                     work.take(param, found.value, found)
             continue
         found = find_name(work.text, asked=param in asked and not readback)
+        if found is None and param in asked and not readback:
+            # a person the agent offered ("I found Dr. Ana Ruiz." — "that one works"): said again or agreed to
+            offers = next((text for text in agent_said if offered_names(text)), None)
+            found = find_entity_name(work.text, None, asked=True, offers=offers, offered_only=True)
         if found is not None:
             work.take(param, found.value, found)
 
@@ -527,53 +583,6 @@ def _means_nothing(value: str, param: Param) -> bool:
     return match is not None and any(w.rstrip("s") == match.group(1).lower() for w in param.words)
 
 
-_LONG_TEXT_WORDS = frozenset(
-    {"notes", "note", "details", "detail", "description", "describe", "reason", "requests", "request",
-     "message", "comments", "comment", "instructions", "allergies", "allergy", "symptoms", "symptom", "issue",
-     "problem",
-     "question", "feedback", "preferences", "needs", "summary", "explanation", "what", "happened", "title",
-     "company", "occupation", "job", "address", "street"}
-)  # fmt: skip
-_FILLER_MODIFIERS = frozenset(
-    {"some", "good", "nice", "great", "a", "an", "the", "any", "kind", "type", "sort", "of", "really", "very",
-     "tasty", "delicious", "decent", "local", "best", "fine", "little", "bit", "more", "to", "eat", "for",
-     "me", "us", "have", "like", "love", "want", "need", "get", "find", "i", "we", "would", "craving", "and",
-     "style", "in", "at", "with"}
-)  # fmt: skip
-_HEAD_STOP = frozenset(
-    {"the", "of", "in", "for", "and", "or", "to", "a", "an", "by", "with", "which", "where"}
-)
-
-
-def _short_valued(param: Param) -> bool:
-    """A text parameter whose values are a word or two ("cuisine", "genre", "category"), not a sentence
-    (notes, reasons, addresses, job titles)."""
-    return param.role is None and not (_LONG_TEXT_WORDS & param.words)
-
-
-def _short_value(param: Param, text: str) -> str | None:
-    """The word or two of a sentence that answer a short-valued parameter: the reply itself when it is that
-    short, else what modifies a noun of the parameter's description ("some Mediterranean food" for "Cuisine
-    of food served in the restaurant" → Mediterranean); None when neither is found."""
-    value = clean_text(text)
-    said = words(value)
-    if not said or _REQUEST_RE.search(value) or is_affirmative(value) or is_negative(value):
-        heads_only = True
-    else:
-        heads_only = len(said) > 3
-    if not heads_only:
-        return value
-    heads = sorted(w for w in param.words if len(w) >= 4 and w not in _HEAD_STOP)
-    if not heads:
-        return None
-    head = "|".join(re.escape(h) for h in heads)
-    for match in re.finditer(rf"((?:[A-Za-z][\w'-]*\s+){{1,2}})(?:{head})s?\b", text, re.I):
-        kept = [w for w in match.group(1).split() if w.lower() not in _FILLER_MODIFIERS]
-        if kept:
-            return " ".join(kept[-2:])
-    return None
-
-
 _PROPER_START_RE = re.compile(
     r"(?:the\s+)?(?:[A-Z][\w'’.&-]*|\d+[A-Za-z]*)(?:\s+(?:(?:of|the|de|la|and|&)\s+)*(?:[A-Z][\w'’.&-]*|\d+[A-Za-z]*|#\s*\d+))*"
 )
@@ -584,6 +593,12 @@ _NOT_A_PLACE_START = frozenset(
 
 
 _TRAILING_EXTRA_RE = re.compile(r"\s+(?:for|with|in an?|and|so)\s+[a-z][a-z\s']*$")
+
+
+_COUNT_FILLER = frozenset(
+    {"only", "just", "so", "me", "us", "please", "of", "people", "person", "seats", "seat", "one", "two",
+     "three", "four", "five", "six", "for", "and", "all"}
+)  # fmt: skip
 
 
 def _place_text(raw: str) -> str | None:
@@ -604,6 +619,8 @@ def _place_text(raw: str) -> str | None:
     said = words(text)
     if not said or said[0] in _NOT_A_PLACE_START:
         return None
+    if all(w.isdigit() or w in _COUNT_FILLER for w in said):
+        return None  # "only 1, please" is a count, not an address
     if not (re.search(r"\d", text) or said[0] == "the" or any(w[:1].isupper() for w in text.split()[1:])
             or text[:1].isupper()):  # fmt: skip
         return None
@@ -620,8 +637,8 @@ def _take_text(work: _Work, param: Param, raw: str) -> bool:
             return False
         work.take(param, _place_value(param, place) or place)
         return True
-    if _short_valued(param) and not is_nothing(raw):
-        short = _short_value(param, raw)
+    if is_short_valued(param) and not is_nothing(raw):
+        short = short_value(param, raw)
         if short is None:
             return False
         work.take(param, short)
@@ -699,12 +716,51 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
             used.append((start, end))
             break
         else:
-            if param in asked and not readback and _is_city_param(param):
-                city = _find_city(work.text)
-                if city is not None:
-                    work.take(param, city[0])
-                    used.append(city[1])
+            if readback or not _is_city_param(param):
+                continue
+            # asked: a known city anywhere; not asked: one the message opens with ("Milpitas.", "San Bruno,
+            # I am looking for...") or one after a place cue in lower case ("in mountain view")
+            city = _find_city(work.text) if param in asked else _leading_or_cued_city(work.text)
+            if city is not None:
+                work.take(param, city[0])
+                used.append(city[1])
     work.text = mask(work.text, used)
+
+
+_CITY_ANSWER_REST_RE = re.compile(
+    r"\s*(?:$|[,.!;]|(?:would|will|is|sounds|please|works|should|then|it is|is fine)\b)", re.I
+)
+_CITY_CUE_RE = re.compile(
+    r"\b(?:in|to|at|near|around|from|visiting)\s+(?:the\s+)?(?:city\s+(?:of\s+)?)?", re.I
+)
+
+
+def _leading_or_cued_city(text: str) -> tuple[str, tuple[int, int]] | None:
+    """A known city the text opens with, or one right after a place cue whatever its case."""
+    from slotgraph.models.offline.gazetteer import city_index
+
+    index = city_index()
+    starts = [len(text) - len(text.lstrip(" ,.-"))] + [m.end() for m in _CITY_CUE_RE.finditer(text)]
+    for start in starts:
+        tokens = [(m.group(0), start + m.start(), start + m.end()) for m in
+                  re.finditer(r"[A-Za-z][\w'.-]*", text[start:])][:4]  # fmt: skip
+        for size in range(len(tokens), 0, -1):
+            said = " ".join(t[0] for t in tokens[:size])
+            leading = start == starts[0]
+            if (
+                (size == 1 and said.islower())
+                or (leading and said.islower())
+                or said.lower() in _NOT_CITY_WORDS
+            ):
+                continue
+            city = index.lookup(said.rstrip("."))
+            if city is None or tokens[:size][0][1] != start:
+                continue
+            rest = text[tokens[size - 1][2] :]
+            if leading and size == 1 and not _CITY_ANSWER_REST_RE.match(rest):
+                continue  # a capitalised first word ("Reserve for six") is a city only said as the answer
+            return city, (tokens[0][1], tokens[size - 1][2])
+    return None
 
 
 def _find_city(text: str) -> tuple[str, tuple[int, int]] | None:
@@ -858,6 +914,52 @@ def _fill_text(
             work.text = mask(work.text, [(0, len(work.text))])
 
 
+_LEARNED_UNASKED_CHARS = 4
+"""A learned surface said for a parameter that was not asked counts from this length ("sushi", not "sf")."""
+
+
+def _fill_learned(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
+    """Values said the way people say them, learned from real dialogues ("sushi" → Japanese, "Chi-town" →
+    Chicago): a short surface only when the parameter is asked, a value of an enum only when it is one."""
+    used: list[tuple[int, int]] = []
+    for param in params:  # every parameter reads the text as it was: a setter of the search and one of the
+        if not param.learned or work.has(param):  # booking may both want "Seattle, WA"
+            continue
+        found = find_learned(
+            work.text, param.learned, min_length=1 if param in asked else _LEARNED_UNASKED_CHARS
+        )
+        if found is None or (param.kind == "choice" and found.value not in param.enum):
+            continue
+        work.take(param, found.value)
+        used.append((found.start, found.end))
+    work.text = mask(work.text, used)
+
+
+def _normalise_learned(work: _Work, params: Sequence[Param]) -> None:
+    """A value read as said ("Sushi", "SD") becomes its learned canonical value (Japanese, San Diego)."""
+    for param in params:
+        value = work.values.get(param.key)
+        if not param.learned or not isinstance(value, str):
+            continue
+        canonical = dict(param.learned).get(" ".join(value.lower().split()))
+        if canonical is not None and (param.kind != "choice" or canonical in param.enum):
+            work.values[param.key] = canonical
+
+
+def _fill_named_categories(
+    work: _Work, params: Sequence[Param], asked: Sequence[Param], user_text: str
+) -> None:
+    """A category named in passing ("any Mexican places?", "a Greek place to eat") for a short-valued
+    parameter that was not asked, or asked in a question (a question is otherwise no answer)."""
+    question = is_question_or_greeting(user_text)
+    for param in params:
+        if not is_short_valued(param) or work.has(param) or (param in asked and not question):
+            continue
+        found = modified_head(param, work.text, capitalised=param not in asked)
+        if found is not None:
+            work.take(param, found)
+
+
 def _extract(
     user_text: str,
     params: Sequence[Param],
@@ -874,15 +976,21 @@ def _extract(
     _fill_dates(work, params, asked, now, region, directive)
     _fill_times(work, params, asked, directive)
     _fill_amounts(work, params, asked)
+    _fill_ratings(work, params, asked)
     _fill_counts(work, params, asked, readback)
     _fill_choices(work, params, asked, readback)
     if not readback:  # during readback a yes/no answers the readback question
         _fill_booleans(work, params, asked)
     _fill_names(work, params, asked, readback, directive, agent_said)
     if not readback:
+        _fill_learned(work, params, asked)
+    if not readback:
         _fill_places(work, _of_kind(params, "text"), asked)  # routes first: "pick me up at X" is an origin
     _fill_place_names(work, params, asked, readback)
+    if not readback:
+        _fill_named_categories(work, params, asked, user_text)
     _fill_text(work, params, asked, user_text, readback)
+    _normalise_learned(work, params)
     return work.values
 
 
@@ -891,7 +999,11 @@ def _calls(
 ) -> tuple[tuple[str, dict[str, Any]], ...]:
     calls: list[tuple[str, dict[str, Any]]] = []
     for setter in setters:
-        args = {p.name: values[p.key] for p in setter.params if p.key in values}
+        args = {
+            p.name: str(values[p.key]) if p.as_string else values[p.key]
+            for p in setter.params
+            if p.key in values
+        }
         if args:
             calls.append((setter.name, args))
     return tuple(calls)
@@ -944,7 +1056,7 @@ def _plan_reply(
     names = {s.name for s in setters}
     readback = CONFIRM_TOOL in names or REJECT_TOOL in names or is_readback_instruction(system_instruction)
     directive = directive_text(system_instruction)
-    params = [p for s in setters for p in s.params]
+    params = [p for s in setters for p in s.params if not p.structured]  # a list is never a reply's words
     asked = asked_params(directive, params)
     values = _extract(user_text, params, asked, directive, now, region, readback, agent_said)
     calls = _calls(setters, values)
@@ -956,8 +1068,8 @@ def _plan_reply(
             calls = ((REJECT_TOOL, {}),)
         elif is_affirmative(user_text) and CONFIRM_TOOL in names:
             calls = ((CONFIRM_TOOL, {}),)
-    if not calls and not readback:
-        calls = _ask_for_alternatives(tools, user_text, agent_said)
+    if not readback:  # "another salon, one in San Mateo": the new criterion and the next option
+        calls = (*calls, *_ask_for_alternatives(tools, user_text, agent_said, called={c[0] for c in calls}))
     if calls:
         return Plan(tool_calls=calls)
     reason = _no_call_reason(user_text, params, asked, readback)
@@ -1005,16 +1117,19 @@ def _no_call_reason(user_text: str, params: Sequence[Param], asked: Sequence[Par
 
 
 _OTHER_OPTIONS_RE = re.compile(
-    r"\b(?:another|other (?:one|options?|places?|choices?)|something else|anything else|anywhere else"
-    r"|different|alternatives?|more options|keep looking|next one|any others?"
-    r"|else (?:is )?(?:there|available))\b",
+    r"\b(?:another|other (?:\w+ )?(?:ones?|options?|places?|choices?|suggestions?|names?|\w+s)"
+    r"|something else|anything else|anywhere else|somewhere else|what else|different|alternatives?"
+    r"|more options|keep looking|next one|any others?|else (?:is )?(?:there|available))\b",
     re.I,
 )
 _OTHER_OPTIONS_TOOL_WORDS = frozenset({"other", "another", "alternative", "alternatives", "next"})
 
 
 def _ask_for_alternatives(
-    tools: Sequence[Mapping[str, Any]], user_text: str, agent_said: Sequence[str]
+    tools: Sequence[Mapping[str, Any]],
+    user_text: str,
+    agent_said: Sequence[str],
+    called: Set[str] = frozenset(),
 ) -> tuple[tuple[str, dict[str, Any]], ...]:
     """ "Is there another one?" calls a visible tool that shows other options (no required parameters, a
     description about other options); a list parameter about what was already offered gets the names
@@ -1022,6 +1137,8 @@ def _ask_for_alternatives(
     if not _OTHER_OPTIONS_RE.search(user_text):
         return ()
     for tool in tools:
+        if tool.get("name") in called:
+            continue
         schema = tool.get("parameters") or {}
         if schema.get("required") or not _OTHER_OPTIONS_TOOL_WORDS & set(words(str(tool.get("description")))):
             continue

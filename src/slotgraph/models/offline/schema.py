@@ -8,18 +8,29 @@ their names say so, and the same rules would read any other agent's tools.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
+from slotgraph.models.offline.choices import value_words
 from slotgraph.models.offline.entities import ENTITY_WORDS
+from slotgraph.models.offline.lexicon import learned_decimals, learned_values
+from slotgraph.models.offline.numbers import unit_class
 from slotgraph.models.offline.places import place_role
-from slotgraph.models.offline.spans import words
+from slotgraph.models.offline.spans import stem, words
 from slotgraph.names import CONFIRM_PENDING, REJECT_PENDING
 
-__all__ = ["CONFIRM_TOOL", "REJECT_TOOL", "Kind", "Param", "Setter", "param_notes", "read_setters"]
+__all__ = [
+    "CONFIRM_TOOL",
+    "RATING_WORDS",
+    "REJECT_TOOL",
+    "Kind",
+    "Param",
+    "Setter",
+    "param_notes",
+    "read_setters",
+]
 
 CONFIRM_TOOL = CONFIRM_PENDING
 REJECT_TOOL = REJECT_PENDING
@@ -68,6 +79,23 @@ class Param:
     """A name parameter naming a business or place ("Name of the restaurant"), not a person."""
     value_notes: tuple[tuple[Any, str], ...] = ()
     """Enum values with the words the description gives each ("FindRestaurants = find a restaurant ...")."""
+    name_stems: frozenset[str] = frozenset()
+    """The stemmed content words of the name (what a question naming the parameter says)."""
+    value_stems: frozenset[str] = frozenset()
+    """The stemmed words of the enum values and their notes, name words left out."""
+    described_stems: frozenset[str] = frozenset()
+    """The stemmed words of the description, name and value words left out."""
+    unit_classes: frozenset[str] = frozenset()
+    """What its words count, if anything ("Number of adults" → adult; "nights" → night)."""
+    as_string: bool = False
+    """A value of another kind (a count) is written as a string: the schema's type is ``string``."""
+    structured: bool = False
+    """A list or an object (``exclude: array``): never filled from what the user said."""
+    decimals: int | None = None
+    """How many decimals its numbers are written with, learned from real dialogues ("4.20")."""
+    learned: tuple[tuple[str, str], ...] = ()
+    """Surface → canonical values learned from real dialogues for parameters described alike
+    (:mod:`~slotgraph.models.offline.lexicon`): "sushi" → Japanese for a cuisine."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -161,6 +189,8 @@ def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any
         return "phone"
     if _NAME_WORDS & set(name_words) and not _IDENTIFIER_WORDS & set(name_words):
         return "name"
+    if not schema.get("pattern") and (_COUNT_RE.match(raw) or _COUNT_RE.match(" ".join(name_words))):
+        return "integer"  # "Number of days in the reservation" is a count, even as a string
     if schema.get("pattern") or _IDENTIFIER_WORDS & set(name_words):
         return "identifier"
     if "date" in desc_words or "day" in name_words:
@@ -168,6 +198,13 @@ def _kind(name_words: list[str], desc_words: list[str], schema: Mapping[str, Any
     return "text"
 
 
+_COUNT_RE = re.compile(
+    r"\s*(?:the\s+)?(?:(?:total\s+)?number|num|count|quantity|amount)\s+of\s+(?!the\s+\w+\s*$)|\s*how\s+many\b"
+    r"|.*\b(?:length|duration|how long)\b.*\bin\s+(?:days|nights|weeks|months|hours|minutes|years)\b",
+    re.I,
+)
+RATING_WORDS = frozenset({"rating", "ratings", "score", "stars", "star", "rated"})
+"""Words of a text parameter whose value is a number on a scale ("Review rating of the house")."""
 _SCALE_RE = re.compile(
     r"\b(?:from\s+)?(?:0|1|one|zero)\s*(?:to|-|–)\s*(\d{1,3})\b|\bout of (\d{1,3})\b", re.I
 )
@@ -181,6 +218,30 @@ def _scale_max(schema: Mapping[str, Any], description: str) -> int | None:
     return int(match.group(1) or match.group(2)) if match else None
 
 
+STOP_WORDS = frozenset(
+    {
+        "a", "an", "the", "and", "or", "of", "to", "for", "in", "on", "at", "is", "are", "be", "will",
+        "would", "could", "you", "your", "we", "us", "our", "i", "me", "my", "it", "its", "this", "that",
+        "what", "which", "who", "how", "when", "where", "do", "does", "did", "please", "any", "if", "there",
+        "with", "by", "as", "from", "can", "may", "have", "has", "should", "just"
+    }
+)  # fmt: skip
+"""Words that say nothing about which parameter a question is about."""
+
+
+def _stems(
+    name_words: Sequence[str],
+    enum: Sequence[Any],
+    notes: Sequence[tuple[Any, str]],
+    all_words: frozenset[str],
+) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    name = {stem(w) for w in name_words if w not in STOP_WORDS}
+    values = {stem(w) for v in enum for w in value_words(v)} - name
+    values |= {stem(w) for _, note in notes for w in words(note) if w not in STOP_WORDS} - name
+    described = {stem(w) for w in all_words if w not in STOP_WORDS} - name - values
+    return frozenset(name), frozenset(values), frozenset(described)
+
+
 def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     name_words = [w for w in re.split(r"[_\-\s]+", name.lower()) if w]
     description = str(schema.get("description") or note)
@@ -192,6 +253,8 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     listed = listed_values(description) if kind == "text" and _json_type(schema) in ("string", None) else ()
     if listed:
         kind, enum = "choice", listed
+    notes = value_notes(enum, description) if kind == "choice" else ()
+    name_stems, value_stems, described_stems = _stems(name_words, enum, notes, all_words)
     return Param(
         tool=tool,
         name=name,
@@ -200,7 +263,17 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
         text=f"{name} {description}".lower(),
         name_words=frozenset(name_words),
         enum=enum,
-        value_notes=value_notes(enum, description) if kind == "choice" else (),
+        value_notes=notes,
+        name_stems=name_stems,
+        value_stems=value_stems,
+        described_stems=described_stems,
+        unit_classes=frozenset(c for c in (unit_class(w) for w in all_words) if c is not None),
+        as_string=kind in ("integer", "number") and _json_type(schema) == "string",
+        structured=_json_type(schema) in ("array", "object"),
+        decimals=learned_decimals(description) if kind == "text" and RATING_WORDS & all_words else None,
+        learned=learned_values(description or name.replace("_", " "), name=kind == "name")
+        if kind in ("text", "choice", "name")
+        else (),
         scale_max=_scale_max(schema, description) if kind in ("integer", "number") else None,
         entity=kind == "name" and bool(ENTITY_WORDS & all_words) and not bool(_PERSON_WORDS & all_words),
         pattern=str(schema["pattern"]) if schema.get("pattern") else None,
@@ -211,28 +284,9 @@ def _param(tool: str, name: str, schema: Mapping[str, Any], note: str) -> Param:
     )
 
 
-_SETTERS: dict[str, Setter] = {}
-"""Setters read before, by the tool's JSON schema: an agent offers the same tools on every call, and reading
-one (the words, kinds and notes of each parameter) cost more than the rest of a plan."""
-_SETTERS_KEPT: Final = 4096
-
-
 def read_setters(tools: Sequence[Mapping[str, Any]]) -> tuple[Setter, ...]:
     """Every visible tool as a :class:`Setter` with typed parameters (schema order kept)."""
-    setters: list[Setter] = []
-    for tool in tools:
-        try:
-            key = json.dumps(tool, sort_keys=True)
-        except (TypeError, ValueError):  # not JSON (a hand-built schema): read it every time
-            setters.append(_read_setter(tool))
-            continue
-        setter = _SETTERS.get(key)
-        if setter is None:
-            if len(_SETTERS) >= _SETTERS_KEPT:
-                _SETTERS.clear()
-            setter = _SETTERS[key] = _read_setter(tool)
-        setters.append(setter)
-    return tuple(setters)
+    return tuple(_read_setter(tool) for tool in tools)
 
 
 def _read_setter(tool: Mapping[str, Any]) -> Setter:

@@ -58,20 +58,10 @@ class _WordLlama:
         # is the cache directory. disable_download turns a missing file into an error instead of a fetch.
         package = Path(wordllama.__file__).resolve().parent
         self._model: Any = WordLlama.load(cache_dir=package, disable_download=True)
-        self._cache: dict[str, Any] = {}
 
     def similarity(self, query: str, candidates: Sequence[str]) -> list[float]:
-        import numpy as np
-
-        if len(self._cache) > 4096:
-            self._cache.clear()
-        missing = [c for c in dict.fromkeys(candidates) if c not in self._cache]
-        if missing:
-            for text, vector in zip(missing, self._model.embed(missing, norm=True), strict=True):
-                self._cache[text] = vector
-        query_vector = self._model.embed([query], norm=True)[0]
-        matrix = np.stack([self._cache[c] for c in candidates])
-        return [float(x) for x in matrix @ query_vector]
+        vectors = self._model.embed([query, *candidates], norm=True)
+        return [float(x) for x in vectors[1:] @ vectors[0]]
 
 
 _LOCK = threading.Lock()
@@ -84,7 +74,8 @@ def _load() -> Embedder:
 
 
 def embedder() -> Embedder:
-    """The process-wide embedding model (loaded on first use)."""
+    """The embedding model, loaded once per process on first use and read-only after (a lazily loaded
+    constant: nothing it answers is kept)."""
     return _load()
 
 

@@ -16,16 +16,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 __all__ = [
-    "CACHED_TEXT_CHARS",
-    "PARSE_CACHE_SIZE",
     "WORD_RE",
     "Claimed",
     "Found",
-    "clear_parse_caches",
-    "forget_with_parses",
     "kept_parse",
     "mask",
     "parses_kept_for_one_plan",
+    "stem",
     "words",
 ]
 
@@ -34,35 +31,20 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 WORD_RE = re.compile(r"[A-Za-z0-9]+(?:['’\-][A-Za-z0-9]+)*")
 
 
-PARSE_CACHE_SIZE = 512
-"""Short texts whose dates and times the parsers keep (least recently used dropped): a plan reads the same
-message once per parameter of a kind, and an agent's directives repeat from turn to turn."""
-CACHED_TEXT_CHARS = 1000
-"""Only texts up to this long are kept (a user's turn, a directive), so the caches stay under ~1 MB."""
-
-_PARSE_CACHES: list[Callable[[], None]] = []
-"""The ``cache_clear`` of every parser cache (each parser module registers its own)."""
-
-
-def forget_with_parses(clear: Callable[[], None]) -> None:
-    """Register another kept-answers table: :func:`clear_parse_caches` empties it too."""
-    _PARSE_CACHES.append(clear)
-
-
 _ONE_PLAN: contextvars.ContextVar[dict[tuple[Any, ...], Any] | None] = contextvars.ContextVar(
     "slotgraph_offline_one_plan", default=None
 )
-"""The answers for long texts kept while one plan is made (:func:`parses_kept_for_one_plan`)."""
+"""The parses kept while one plan is made (:func:`parses_kept_for_one_plan`); nothing outlives a plan."""
 
 
 @contextlib.contextmanager
 def parses_kept_for_one_plan() -> Iterator[None]:
-    """Within the block (one plan), a text longer than :data:`CACHED_TEXT_CHARS` is parsed once per parser
-    and arguments too; its answers are forgotten when the block ends.
+    """Within the block (one plan), a text is parsed once per parser and arguments; its answers are
+    forgotten when the block ends.
 
-    A plan reads its message once per parameter of a kind: an 8,000-character message was parsed for dates
-    and for times twice each (a short one only once: the second read is a kept answer), so a long message
-    cost more than its length and the offline model's growth benchmark measured the cache's limit."""
+    A plan reads its message once per parameter of a kind (twice for dates when two date parameters are
+    visible): without this, an 8,000-character message was parsed for dates and for times twice each, so a
+    long message cost more than its length. Nothing is kept across plans: there is no process-wide cache."""
     token = _ONE_PLAN.set({})
     try:
         yield
@@ -71,17 +53,11 @@ def parses_kept_for_one_plan() -> Iterator[None]:
 
 
 def kept_parse(fn: _F) -> _F:
-    """``fn`` (a pure parse whose first argument is the text) with its answers kept for texts of up to
-    :data:`CACHED_TEXT_CHARS`: :data:`PARSE_CACHE_SIZE` of them, least recently used dropped;
-    :func:`clear_parse_caches` forgets them. ``cache_info`` is the cache's. A longer text is parsed every
-    time, except within :func:`parses_kept_for_one_plan`, which keeps its answers until the plan is made."""
-    cached = functools.lru_cache(maxsize=PARSE_CACHE_SIZE)(fn)
-    _PARSE_CACHES.append(cached.cache_clear)
+    """``fn`` (a pure parse whose first argument is the text) with its answers kept while one plan is made
+    (:func:`parses_kept_for_one_plan`); outside a plan every call parses."""
 
     @functools.wraps(fn)
     def parse(text: str, *args: Any) -> Any:
-        if len(text) <= CACHED_TEXT_CHARS:
-            return cached(text, *args)
         one_plan = _ONE_PLAN.get()
         if one_plan is None:
             return fn(text, *args)
@@ -90,14 +66,7 @@ def kept_parse(fn: _F) -> _F:
             one_plan[key] = fn(text, *args)
         return one_plan[key]
 
-    parse.cache_info = cached.cache_info  # type: ignore[attr-defined]  # what the tests read
     return cast(_F, parse)
-
-
-def clear_parse_caches() -> None:
-    """Forget every kept parse (a benchmark measuring parsing itself, a test comparing fresh parses)."""
-    for clear in _PARSE_CACHES:
-        clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,3 +120,9 @@ def mask(text: str, spans: list[tuple[int, int]] | tuple[tuple[int, int], ...]) 
 def words(text: str) -> list[str]:
     """Lower-cased words of ``text`` (apostrophes and hyphens kept inside words)."""
     return [w.lower().replace("’", "'") for w in WORD_RE.findall(text)]
+
+
+def stem(word: str) -> str:
+    """A word without its possessive or plural ``s`` ("guests" → guest, "Chen's" → chen; "glass" stays)."""
+    word = word.removesuffix("'s")
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

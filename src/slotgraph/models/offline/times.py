@@ -34,6 +34,12 @@ _PART_OF_DAY_HOUR_RE = re.compile(
     r"\s+(?:in the (morning|afternoon|evening)|at (night))\b",
     re.I,
 )
+# "evening 6", "afternoon 12", "night 8": the part of the day before the hour.
+_DAY_PART_FIRST_RE = re.compile(
+    rf"\b(morning|afternoon|evening|night)\s+(?:at\s+)?(1[0-2]|0?[1-9]|{_HOUR_WORDS})(?:[:.]([0-5]\d))?\b"
+    r"(?![:.]\d|\s*(?:am|pm|a\.m|p\.m)\b)",
+    re.I,
+)
 _PAST_TO_RE = re.compile(
     rf"\b(half|(?:a\s+)?quarter|ten|twenty|five|twenty[\s-]five)\s+(past|after|to|till|before)\s+"
     rf"(1[0-2]|0?[1-9]|{_HOUR_WORDS})\b(?:{_MERIDIEM})?",
@@ -92,8 +98,8 @@ MAX_TEXT = 2000
 
 
 def _raw_times(text: str, *, bare: bool) -> tuple[Found, ...]:
-    """Every time in ``text`` (up to :data:`MAX_TEXT`), in reading order; kept for short texts (see
-    :data:`~slotgraph.models.offline.spans.CACHED_TEXT_CHARS`)."""
+    """Every time in ``text`` (up to :data:`MAX_TEXT`), in reading order; parsed once per plan (see
+    :func:`~slotgraph.models.offline.spans.parses_kept_for_one_plan`)."""
     return _cached_times_of(text, bare)
 
 
@@ -131,6 +137,13 @@ def _times_of(text: str, bare: bool) -> tuple[Found, ...]:
         add(hour, _minute_words(m.group(2)), explicit, m)
     for m in _NAMED_RE.finditer(text):
         add(0 if m.group(1).lower() == "midnight" else 12, 0, True, m)
+    for m in _DAY_PART_FIRST_RE.finditer(text):
+        part, hour = m.group(1).lower(), _hour(m.group(2).lower())
+        if part == "morning":
+            hour = 0 if hour == 12 else hour
+        elif part in ("afternoon", "evening") or (part == "night" and hour >= 6):
+            hour = hour if hour == 12 else hour + 12
+        add(hour, int(m.group(3) or 0), True, m)
     for m in _PART_OF_DAY_HOUR_RE.finditer(text):
         part = (m.group(3) or m.group(4) or "").lower()
         hour = _hour(m.group(1).lower())
