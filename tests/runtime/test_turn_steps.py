@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from slotgraph.engine import Reason
-from slotgraph.runtime import ScriptedModel, ScriptedStep, call, step_to_json
+import functools
+from typing import Any
 
-from .toy_agent import Backend, clock, toy_agent
+import pytest
+
+from slotgraph.engine import Reason
+from slotgraph.runtime import (
+    Agent,
+    ScriptedModel,
+    ScriptedStep,
+    ToolResultEvent,
+    call,
+    step_to_json,
+    tool_execution,
+    turn_loop,
+)
+
+from .toy_agent import Backend, clock, toy_agent, toy_dag
 
 
 def test_each_step_records_the_decision_the_tools_and_its_events() -> None:
@@ -44,3 +58,66 @@ def test_a_closed_gate_and_a_terminal_session_are_steps_without_an_engine_decisi
     (step,) = gated.send("hi").steps
     assert (step.kind, step.phase, step.reason, step.directive) == ("model", "gate", None, None)
     assert "set_num_guests" in step.visible_tools
+
+
+class _Clock:
+    """A stand-in for ``perf_counter`` that moves only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, ms: float) -> None:
+        self.now += ms / 1000
+
+
+def test_each_step_records_its_time_split_into_engine_and_model_and_each_tool_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ticks = _Clock()
+    monkeypatch.setattr(turn_loop, "perf_counter", ticks)
+    monkeypatch.setattr(tool_execution, "perf_counter", ticks)
+    prepare = turn_loop.prepare_call
+
+    def slow_prepare(**kwargs: Any) -> Any:  # the engine's decision takes 2 ms
+        ticks.advance(2)
+        return prepare(**kwargs)
+
+    monkeypatch.setattr(turn_loop, "prepare_call", slow_prepare)
+    backend = Backend()
+    tools = backend.tools()
+    check = next(t for t in tools if t.__name__ == "check_availability")
+
+    @functools.wraps(check)
+    def slow_check(*args: Any, **kwargs: Any) -> Any:  # the task's tool takes 7 ms
+        ticks.advance(7)
+        return check(*args, **kwargs)
+
+    tools = [slow_check if t is check else t for t in tools]
+    model = ScriptedModel(
+        [
+            ScriptedStep(tool_calls=(call("set_num_guests", count=2), call("set_date", date="2026-07-20")),
+                         check=lambda _request: ticks.advance(40)),  # the model answers in 40 ms
+        ]
+    )  # fmt: skip
+    agent = Agent.from_config(toy_dag(), tools=tools, model=model, name="toy")
+    result = agent.session(clock=clock).send("2 people on the 20th")
+    timings = [(s.kind, s.duration_ms, s.engine_ms, s.model_ms) for s in result.steps]
+    assert timings == [
+        ("model", pytest.approx(42), pytest.approx(2), pytest.approx(40)),  # the setters take no time
+        ("engine", pytest.approx(9), pytest.approx(2), 0),  # the engine fires the task: 2 + 7 ms
+        ("engine", pytest.approx(2), pytest.approx(2), 0),  # and asks the next question
+    ]
+    took = {e.name: e.duration_ms for e in result.events if isinstance(e, ToolResultEvent)}
+    assert took == {"set_num_guests": 0, "set_date": 0, "check_availability": pytest.approx(7)}
+    assert step_to_json(result.steps[1])["duration_ms"] == pytest.approx(9)
+
+
+def test_a_refused_call_ran_no_tool_code_so_its_result_has_no_duration() -> None:
+    model = ScriptedModel([ScriptedStep(tool_calls=(call("check_availability"),)), ScriptedStep(text="ok")])
+    result = toy_agent(model, Backend()).session(clock=clock).send("hi")
+    (refused,) = [e for e in result.events if isinstance(e, ToolResultEvent)]
+    assert refused.failed and refused.duration_ms is None
+    assert refused == ToolResultEvent(refused.call_id, refused.name, refused.result, True, duration_ms=5.0)

@@ -63,6 +63,21 @@ def test_a_booking_conversation_reports_text_events_and_the_engine_view(api: Tes
     assert all(step["usage"] == {"prompt_tokens": 0, "completion_tokens": 0} for step in third["steps"])
 
 
+def test_each_step_and_tool_result_reports_its_time(api: TestClient) -> None:
+    session_id = new_session(api)
+    say(api, session_id, "Hi")
+    say(api, session_id, "A table for 4 on July 17th")
+    third = say(api, session_id, "yes")  # the task fires: the engine calls find_available_times
+    for step in third["steps"]:
+        assert step["duration_ms"] >= step["engine_ms"] + step["model_ms"] > 0
+        assert step["model_ms"] == 0  # engine steps: no model call
+    results = {e["name"]: e["duration_ms"] for e in third["events"] if e["kind"] == "tool_result"}
+    assert results["confirm_pending"] is None  # a built-in readback tool: no tool code ran
+    assert results["find_available_times"] >= 0
+    fire = next(s for s in third["steps"] if s["reason"] == "fire")
+    assert fire["duration_ms"] >= results["find_available_times"]
+
+
 def test_reading_a_session_gives_state_status_and_transcript(api: TestClient) -> None:
     session_id = new_session(api)
     say(api, session_id, "Hi")

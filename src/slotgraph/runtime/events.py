@@ -77,12 +77,17 @@ class ToolCallEvent:
 
 @dataclass(frozen=True, slots=True)
 class ToolResultEvent:
-    """The result of a tool call; ``failed`` when the tool raised (the exception is in ``result``)."""
+    """The result of a tool call; ``failed`` when the tool raised (the exception is in ``result``).
+
+    ``duration_ms`` is how long the tool's own code ran, in milliseconds (up to its timeout); ``None`` when
+    no tool code ran (a refusal, a replayed or reused result, a built-in readback tool). It is not part of
+    the event's equality: two results are the same whatever time they took."""
 
     call_id: str
     name: str
     result: Any
     failed: bool = False
+    duration_ms: float | None = field(default=None, compare=False)
     kind: Literal["tool_result"] = "tool_result"
 
 
@@ -260,6 +265,10 @@ class TurnStep:
     system instruction the model got (or would have got). ``events`` are the events of the step, in order
     (also in :attr:`TurnResult.events`). ``notes`` is where integrations add what they know of the step
     (e.g. a tracing span id) without a side channel.
+
+    ``duration_ms`` is the step's wall time in milliseconds, of which ``engine_ms`` the engine's decision
+    and ``model_ms`` waiting for the model (0 on an engine step); each tool's time is its
+    :attr:`ToolResultEvent.duration_ms`. Timings are not part of the step's equality.
     """
 
     index: int
@@ -274,6 +283,9 @@ class TurnStep:
     usage: Usage = field(default_factory=Usage)
     debug_log: tuple[Mapping[str, Any], ...] = ()
     notes: Mapping[str, Any] = field(default_factory=dict)
+    duration_ms: float = field(default=0.0, compare=False)
+    engine_ms: float = field(default=0.0, compare=False)
+    model_ms: float = field(default=0.0, compare=False)
 
     @property
     def model_called(self) -> bool:
@@ -291,6 +303,9 @@ def step_to_json(step: TurnStep, *, events: bool = False) -> dict[str, Any]:
         "visible_tools": list(step.visible_tools),
         "hidden_tools": list(step.hidden_tools),
         "usage": dataclasses.asdict(step.usage),
+        "duration_ms": step.duration_ms,
+        "engine_ms": step.engine_ms,
+        "model_ms": step.model_ms,
     }
     if step.notes:
         data["notes"] = dict(step.notes)

@@ -39,6 +39,7 @@ import logging
 from collections.abc import Collection, Mapping
 from dataclasses import field
 from datetime import datetime
+from time import perf_counter
 from typing import Any, Literal
 
 from slotgraph.config.compiled import CompiledDag
@@ -283,7 +284,9 @@ class ToolRunner:
             return self._finish(call, sm, events, result, failed=True, route=is_executor)
         if is_executor and self.executions is not None:
             return await self._run_attempt(call, tool, args, sm, events, self.executions)
+        started = perf_counter()
         result, failed = await self._invoke(call, tool, args, sm, is_executor, None)
+        took = (perf_counter() - started) * 1000
         if admission is not None and failed and admission.reserved and isinstance(result, dict):
             result["message"] = str(result.get("message", "")) + (
                 " It had already started, so its outcome is not confirmed: it may or may not have happened. "
@@ -293,7 +296,8 @@ class ToolRunner:
             await admission.confirm(result)
         if not failed and self.gates is not None and origin != "engine":
             self.gates.capture(call.name, result)
-        return self._finish(call, sm, events, result, failed=failed, route=is_executor or not failed)
+        route = is_executor or not failed
+        return self._finish(call, sm, events, result, failed=failed, route=route, duration_ms=took)
 
     async def _run_attempt(
         self,
@@ -320,9 +324,11 @@ class ToolRunner:
             if tool.status_hook is None and not tool.takes_idempotency_key:
                 return self._unconfirmed(call, sm, events, attempt.key)
             # the hook says the key never took effect, or the executor deduplicates by key: run it
+        started = perf_counter()
         result, failed = await self._invoke(call, tool, args, sm, True, attempt.key)
+        took = (perf_counter() - started) * 1000
         await executions.finish(attempt, result)
-        return self._finish(call, sm, events, result, failed=failed, route=True)
+        return self._finish(call, sm, events, result, failed=failed, route=True, duration_ms=took)
 
     async def _asked(self, call: ToolCall, tool: Tool, key: str) -> tuple[Any, bool] | None:
         """The status hook's answer for an interrupted attempt, or None (no hook, or it never happened)."""
@@ -499,8 +505,9 @@ class ToolRunner:
         failed: bool,
         route: bool,
         replayed: bool = False,
+        duration_ms: float | None = None,
     ) -> ToolOutcome:
-        events.append(ToolResultEvent(call.id, call.name, result, failed=failed))
+        events.append(ToolResultEvent(call.id, call.name, result, failed=failed, duration_ms=duration_ms))
         new_sm = (  # values from outside are fenced before they can reach an instruction (runtime.fencing)
             self.engine.after_tool(self.dag, sm, call.name, fence_value(dict(call.args)), fence_value(result))
             if route

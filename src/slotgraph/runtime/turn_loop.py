@@ -41,6 +41,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from time import perf_counter
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
@@ -169,6 +170,8 @@ class TurnOutput:
     """Per task, the attempts settled by the end of this turn (saved in the record)."""
     tool_calls: int = 0
     """Tool calls run this turn (model and engine), against ``limits.tool_calls_per_turn``."""
+    model_ms: float = 0.0
+    """Milliseconds spent waiting for the model this turn (each step records its share)."""
     topic_moved: bool = False
     """The conversation moved to a topic that plays another DAG (see ``TurnInputs.topic_dags``): this part
     stopped; the session goes on with the turn there (turn-end rules wait for the last part)."""
@@ -251,7 +254,8 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
         if _dag_moved(inputs):  # a topic with another DAG: the session goes on there
             out.topic_moved = True
             return
-        first_event, usage_before = len(out.events), out.usage
+        first_event, usage_before, model_before = len(out.events), out.usage, out.model_ms
+        started = perf_counter()
         prep = prepare_call(
             engine=inputs.engine,
             dag=inputs.dag,
@@ -264,6 +268,7 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
             debug=inputs.debug,
             variables=inputs.logic.condition_variables() if inputs.logic is not None else None,
         )
+        engine_ms = _ms_since(started)
         last_user_text = ""
         out.sm = prep.sm
         out.engine_calls += int(prep.engine_ran)
@@ -292,6 +297,7 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
                 first_event,
                 _since(usage_before, out.usage),
                 offered,
+                (_ms_since(started), engine_ms, out.model_ms - model_before),
             )
         )
         if not more or out.ended or out.handover is not None:
@@ -323,6 +329,10 @@ async def _after_tool(logic: LogicSession | None, out: TurnOutput, name: str, re
 _NO_USAGE = Usage()
 
 
+def _ms_since(started: float) -> float:
+    return (perf_counter() - started) * 1000
+
+
 def _since(before: Usage, now: Usage) -> Usage:
     if now is before:  # the step called no model (an engine reply)
         return _NO_USAGE
@@ -338,6 +348,7 @@ def _step_record(
     first_event: int,
     usage: Usage,
     offered: tuple[str, ...],
+    timings: tuple[float, float, float],
 ) -> TurnStep:
     action = prep.action
     phase: StepPhase = "terminal" if is_terminal(prep.sm) else "gate"
@@ -356,6 +367,9 @@ def _step_record(
         events=tuple(out.events[first_event:]),
         usage=usage,
         debug_log=prep.debug_log,
+        duration_ms=timings[0],
+        engine_ms=timings[1],
+        model_ms=timings[2],
     )
 
 
@@ -455,7 +469,9 @@ async def _call_model(
             "channel": inputs.channel,
         },
     )
+    started = perf_counter()
     response = _checked_response(await inputs.model.generate(request))
+    out.model_ms += _ms_since(started)
     out.model_calls += 1
     out.usage = out.usage + response.usage
     said = request.messages[-1] if request.messages else None
@@ -510,7 +526,9 @@ async def _guarded(inputs: TurnInputs, out: TurnOutput, request: ModelRequest | 
 
     async def regenerate(feedback: str) -> str | None:
         assert request is not None
+        started = perf_counter()
         response = _checked_response(await inputs.model.generate(regeneration_request(request, feedback)))
+        out.model_ms += _ms_since(started)
         out.model_calls += 1
         out.usage = out.usage + response.usage
         return response.text

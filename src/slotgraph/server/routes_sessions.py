@@ -65,6 +65,9 @@ def _step(step: TurnStep) -> TurnStepView:
             prompt_tokens=step.usage.prompt_tokens, completion_tokens=step.usage.completion_tokens
         ),
         notes=dict(step.notes),
+        duration_ms=step.duration_ms,
+        engine_ms=step.engine_ms,
+        model_ms=step.model_ms,
     )
 
 

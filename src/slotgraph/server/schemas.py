@@ -132,6 +132,16 @@ class TurnStepView(BaseModel):
     visible_tools: list[str] = Field(description="The tools the model could call on this step.")
     hidden_tools: list[str] = Field(description="The agent's tools hidden from the model on this step.")
     usage: StepUsage = Field(description="Tokens of the step's model call (0 on an engine step).")
+    duration_ms: float = Field(
+        default=0.0,
+        description="The step's wall time in milliseconds: the engine's decision, the model call or the "
+        "engine's reply, the tools and the routing of their results. Each tool's own time is the "
+        "`duration_ms` of its `tool_result` event.",
+    )
+    engine_ms: float = Field(default=0.0, description="Of `duration_ms`: the engine's decision for the step.")
+    model_ms: float = Field(
+        default=0.0, description="Of `duration_ms`: waiting for the model (0 on an engine step)."
+    )
     notes: dict[str, Any] = Field(
         default_factory=dict, description="What integrations added to the step (e.g. a tracing span id)."
     )

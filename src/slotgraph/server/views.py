@@ -78,8 +78,9 @@ def public_event(event: Event) -> dict[str, Any]:
             "kind": event.kind,
             "call_id": event.call_id,
             "name": event.name,
-            "failed": True,
             "result": {"error": True, "message": TOOL_FAILED_MESSAGE},
+            "failed": True,
+            "duration_ms": event.duration_ms,
         }
     if isinstance(event, StateSnapshotEvent):
         return {"kind": event.kind, "after_tool": event.after_tool, "state": public_state(event.state)}
