@@ -29,6 +29,7 @@ install_guard()  # before any compiled module is imported: a stale one must neve
 _RUNTIME_EXPORTS = (
     "Agent",
     "Session",
+    "SessionResult",
     "TurnResult",
     "TurnStep",
     "Model",
@@ -52,6 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ScriptedModel,
         ScriptedStep,
         Session,
+        SessionResult,
         ToolContext,
         TurnResult,
         TurnStep,
