@@ -210,42 +210,10 @@ Event = (
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
-    """A JSON-ready dict of an event (``kind`` first): what ``dataclasses.asdict`` gives (nested values
-    copied, dataclasses in them turned into dicts), built from the event class's field names, read once per
-    class, with plain JSON values copied without ``asdict``'s per-value dispatch."""
-    names = _FIELDS.get(type(event))
-    if names is None:
-        names = _FIELDS[type(event)] = tuple(f.name for f in dataclasses.fields(event) if f.name != "kind")
-    data = {"kind": event.kind}
-    for name in names:
-        value = getattr(event, name)
-        data[name] = value if type(value) in _SCALARS else _copied(value)
-    return data
-
-
-_FIELDS: dict[type, tuple[str, ...]] = {}
-"""Per event class: its field names but ``kind``, in declaration order."""
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-@dataclass(frozen=True, slots=True)
-class _Box:
-    value: Any
-
-
-def _copied(value: Any) -> Any:
-    """``value`` as ``dataclasses.asdict`` copies a field's value: exact dicts, lists and tuples of plain
-    values here; anything else (a dataclass, a subclass, another object) through ``asdict`` itself."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if kind is dict:
-        return {k if type(k) in _SCALARS else _copied(k): _copied(v) for k, v in value.items()}
-    if kind is list:
-        return [_copied(v) for v in value]
-    if kind is tuple:
-        return tuple([_copied(v) for v in value])
-    return dataclasses.asdict(_Box(value))["value"]
+    """A JSON-ready dict of an event, ``kind`` first (``dataclasses.asdict``: nested values copied,
+    dataclasses in them turned into dicts)."""
+    data = dataclasses.asdict(event)
+    return {"kind": data.pop("kind"), **data}
 
 
 StepKind = Literal["model", "engine"]
