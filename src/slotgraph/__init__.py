@@ -25,6 +25,7 @@ __version__ = "0.1.0"
 _RUNTIME_EXPORTS = (
     "Agent",
     "Session",
+    "SessionResult",
     "TurnResult",
     "TurnStep",
     "Model",
@@ -47,6 +48,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ScriptedModel,
         ScriptedStep,
         Session,
+        SessionResult,
         ToolContext,
         TurnResult,
         TurnStep,

@@ -78,6 +78,31 @@ def test_each_step_and_tool_result_reports_its_time(api: TestClient) -> None:
     assert fire["duration_ms"] >= results["find_available_times"]
 
 
+def test_the_view_lists_the_tools_the_model_had_and_the_agents_tools_the_dag_hid(api: TestClient) -> None:
+    session_id = new_session(api)
+    say(api, session_id, "Hi")
+    readback = say(api, session_id, "A table for 4 on July 17th")
+    last = readback["steps"][-1]
+    assert {"confirm_pending", "find_available_times"} <= set(last["hidden_tools"])  # the step: every tool
+    view = readback["view"]  # the view: the agent's own tools the DAG kept from the model, nothing built in
+    assert view["hidden_tools"] == ["set_large_party_phone", "set_reservation_basics"]
+    assert view["visible_tools"] == sorted(last["visible_tools"])
+    assert view["spoken"] == {"party_size": "4 guests", "preferred_date": "on July 17th"}
+    assert api.get(f"/v1/sessions/{session_id}").json()["view"]["spoken"] == view["spoken"]
+
+
+def test_each_step_names_its_events_by_position(api: TestClient) -> None:
+    session_id = new_session(api)
+    say(api, session_id, "Hi")
+    say(api, session_id, "A table for 4 on July 17th")
+    third = say(api, session_id, "yes")
+    positions = [i for step in third["steps"] for i in step["events"]]
+    assert positions == list(range(len(third["events"])))  # every event of this turn is a step's, in order
+    fire = next(step for step in third["steps"] if step["reason"] == "fire")
+    kinds = [third["events"][i]["kind"] for i in fire["events"]]
+    assert kinds == ["tool_call", "tool_result", "state_snapshot"]
+
+
 def test_reading_a_session_gives_state_status_and_transcript(api: TestClient) -> None:
     session_id = new_session(api)
     say(api, session_id, "Hi")
@@ -169,7 +194,12 @@ def test_graph_has_nodes_edges_layout_and_mermaid(api: TestClient) -> None:
 
 
 def test_health_readiness_openapi_docs_and_playground(api: TestClient) -> None:
-    assert api.get("/healthz").json() == {"status": "ok", "agents": None, "api_key_required": False}
+    assert api.get("/healthz").json() == {
+        "status": "ok",
+        "agents": None,
+        "api_key_required": False,
+        "max_message_chars": 8000,
+    }
     assert api.get("/readyz").json() == {"status": "ready", "agents": 1}
     spec = api.get("/openapi.json").json()
     assert {

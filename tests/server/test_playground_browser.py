@@ -7,6 +7,7 @@ except under CI (``CI`` set), where a missing browser is a failure.
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -128,10 +129,11 @@ def test_chat_in_the_playground_updates_transcript_slots_tasks_and_dag(
 
         _send(page, "yes", 3)
         assert page.get_attribute('#slots tr[data-slot="party_size"]', "data-state") == "filled"
-        assert page.inner_text('#slots tr[data-slot="party_size"] td:last-child') == "4"
+        assert page.inner_text('#slots tr[data-slot="party_size"] td:last-child').splitlines()[0] == "4"
         assert "FindAvailableTimes" in page.inner_text("#tasks")
         assert page.get_attribute('#graph g[data-node="task:FindAvailableTimes"]', "data-state") == "fired"
-        assert "find_available_times" in page.inner_text("#hidden-tools")
+        assert "set_selected_time" in page.inner_text("#visible-tools")  # the next question's setter
+        assert page.inner_text("#hidden-tools") == "set_large_party_phone"  # its condition is false
         assert agent_lines.last.inner_text().startswith("We have 17:30")
         assert "engine" in (agent_lines.last.get_attribute("class") or "")
         transcript = page.locator("#transcript .msg.user").all_inner_texts()
@@ -160,10 +162,10 @@ def test_turn_events_are_rows_and_a_finished_session_disables_the_composer(
         page.wait_for_selector('body[data-ready="true"]', state="attached")
         for turn, text in enumerate(["Hi", "A table for 4 on July 17th", "yes"], start=1):
             _send(page, text, turn)
-        rows = page.locator("#events li")
+        rows = page.locator("#trace details.turn[open] li")
         kinds = [rows.nth(i).get_attribute("data-kind") for i in range(rows.count())]
         assert "tool_call" in kinds and "tool_result" in kinds and "text" in kinds
-        calls = page.locator('#events li[data-kind="tool_call"]').all_inner_texts()
+        calls = page.locator('#trace details.turn[open] li[data-kind="tool_call"]').all_inner_texts()
         fired = [c for c in calls if "find_available_times(" in c]
         assert fired and fired[0].startswith("tool call") and "party_size=4" in fired[0]
         assert "by the engine" in fired[0]
@@ -391,7 +393,7 @@ def test_a_multi_agent_app_shows_the_active_agent_and_every_agents_slots(
         kept = page.locator('#slots tr[data-agent="reservations"][data-slot="party_size"]')
         assert kept.get_attribute("data-state") == "filled" and "4" in kept.inner_text()
         assert page.locator("#slots tr.agent-row.active").inner_text().startswith("takeout (active)")
-        assert page.locator('#events li[data-kind="agent_transfer"]').count() >= 1
+        assert page.locator('#trace li[data-kind="agent_transfer"]').count() >= 1
         page.screenshot(path=str(tmp_path / "team.png"), full_page=True)
         page.click("#new-session")  # a new conversation starts with the root, and so does the graph
         page.wait_for_selector('#graph[data-agent="host"]', state="attached")
@@ -420,4 +422,259 @@ def test_a_topic_with_its_own_dag_is_drawn_while_it_is_active(browser: Browser) 
         _send(page, "Maria Rossi", 3)  # the card is issued; return_when brings the host back
         page.wait_for_selector('#graph[data-topic=""][data-agent="host"]', state="attached")
         assert page.locator('#graph g[data-node="slot:amount"]').count() == 0
+    assert not browser.errors, browser.errors
+
+
+# ---- a playground that keeps the session, shows the trace, and says what went wrong ------------------------
+
+WIDTHS = [1280, 390]
+
+
+def _tab_at(browser: Browser, width: int) -> Any:
+    """A tab at desktop width, or a phone's (390 px, touch)."""
+    if width < 500:
+        return browser.tab(viewport={"width": width, "height": 844}, is_mobile=True, has_touch=True)
+    return browser.tab(viewport={"width": width, "height": 900})
+
+
+def _ready(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector('body[data-ready="true"]', state="attached")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_reload_resumes_the_conversation_and_its_trace(browser: Browser, width: int) -> None:
+    page = _tab_at(browser, width)
+    with live_server(app_for()) as base:
+        _ready(page, base + "/")
+        session = page.get_attribute("body", "data-session")
+        assert page.url == f"{base}/?agent=bella_notte&session={session}"  # the address names the session
+        _send(page, "Hi", 1)
+        _send(page, "A table for 4 on July 17th", 2)
+        said = page.locator("#transcript .msg").all_inner_texts()
+
+        page.reload()
+        page.wait_for_selector('body[data-resumed="true"]', state="attached")
+        assert page.get_attribute("body", "data-session") == session
+        assert page.locator("#transcript .msg").all_inner_texts() == said
+        assert page.get_attribute('#slots tr[data-slot="party_size"]', "data-state") == "pending"
+        assert page.get_attribute('#graph g[data-node="slot:party_size"]', "data-state") == "pending"
+        assert page.locator("#trace details.turn").count() == 2  # this tab's traces came back too
+        assert page.is_enabled("#message")
+        _send(page, "yes", 1)  # the conversation goes on where it was
+        assert "FindAvailableTimes" in page.inner_text("#tasks")
+        assert page.locator("#trace details.turn").count() == 3
+        assert page.get_attribute("#trace details.turn[open]", "data-turn") == "3"
+
+        other = _tab_at(browser, width)  # another browser: the server's transcript, no traces
+        _ready(other, f"{base}/?agent=bella_notte&session={session}")
+        assert other.get_attribute("body", "data-resumed") == "true"
+        assert other.locator("#transcript .msg.user").all_inner_texts() == [
+            "Hi",
+            "A table for 4 on July 17th",
+            "yes",
+        ]
+        assert "3 earlier turns without a trace here" in other.inner_text("#trace")
+
+        assert not browser.errors, browser.errors
+        gone = _tab_at(browser, width)  # a session the server does not know: said, and a new one starts
+        _ready(gone, f"{base}/?agent=bella_notte&session=no-such-session")
+        assert "not on this server any more" in gone.inner_text("#transcript")
+        fresh = gone.get_attribute("body", "data-session")
+        assert fresh and fresh != "no-such-session" and gone.url.endswith(f"session={fresh}")
+    assert len(browser.errors) == 1 and "404" in browser.errors[0]  # the browser logs the unknown session
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_trace_shows_each_steps_time_split_and_each_tools_time(browser: Browser, width: int) -> None:
+    page = _tab_at(browser, width)
+    with live_server(app_for()) as base:
+        _ready(page, base + "/")
+        _send(page, "Hi", 1)
+        _send(page, "A table for 4 on July 17th", 2)
+        readback = page.locator('#trace details.turn[data-turn="2"]')
+        assert "2 steps · 2 model calls" in readback.locator("summary").inner_text()
+        model_steps = readback.locator('.step[data-kind="model"]')
+        assert model_steps.count() == 2
+        assert model_steps.first.locator('.seg[data-part="model"]').count() == 1  # time spent in the model
+        # during the readback the row lists the agent's tools the DAG hides, not the built-in readback tools
+        # nor the task tools (the engine runs those)
+        assert page.inner_text("#hidden-tools") == "set_large_party_phone, set_reservation_basics"
+        assert "confirm_pending" not in page.inner_text("#visible-tools")
+        # a value is shown with how the agent reads it back; an empty slot shows no value at all
+        party = page.inner_text('#slots tr[data-slot="party_size"] td:last-child')
+        assert party.splitlines() == ["4", "“4 guests”"]
+        assert page.inner_text('#slots tr[data-slot="guest_name"] td:last-child') == ""
+
+        _send(page, "yes", 3)
+        turn = page.locator("#trace details.turn[open]")
+        assert turn.get_attribute("data-turn") == "3"
+        summary = turn.locator("summary").inner_text()
+        assert "3 steps · 0 model calls" in summary
+        assert "ms in the server" in summary and "round trip" in summary
+        steps = turn.locator(".step")
+        assert [steps.nth(i).get_attribute("data-kind") for i in range(3)] == ["engine"] * 3
+        fire = turn.locator('.step[data-step="2"]')
+        assert "fire" in fire.locator(".step-head").inner_text()
+        tools = fire.locator('.seg[data-part="tools"]')
+        assert tools.count() == 1 and float(tools.get_attribute("data-ms")) > 0
+        result = fire.locator('li[data-kind="tool_result"]').inner_text()
+        assert "find_available_times" in result and result.rstrip().endswith("ms")
+        assert fire.locator('.seg[data-part="model"]').count() == 0  # the engine spoke: no model time
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert not browser.errors, browser.errors
+
+
+def _finish_with_no_special_requests(page: Any) -> None:
+    for turn, text in enumerate(
+        ["Hi", "A table for 4 on July 17th", "yes", "7:30 pm", "yes", "under Chen", "no special requests"],
+        start=1,
+    ):
+        _send(page, text, turn)
+
+
+def test_a_none_value_reads_as_what_the_agent_says(browser: Browser, page: Any) -> None:
+    with live_server(app_for()) as base:
+        _ready(page, base + "/")
+        _finish_with_no_special_requests(page)
+        cell = page.inner_text('#slots tr[data-slot="special_requests"] td:last-child')
+        assert cell.splitlines()[-1] == "“no special requests”"  # the example's "None" means none
+    assert not browser.errors, browser.errors
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_undelivered_message_says_why_and_can_be_sent_again(browser: Browser, width: int) -> None:
+    page = _tab_at(browser, width)
+    with live_server(app_for()) as base:
+        _ready(page, base + "/")
+        assert page.get_attribute("#message", "maxlength") == "8000"  # the server's limit
+        page.fill("#message", "x" * 8001)
+        assert len(page.input_value("#message")) == 8000
+        assert page.inner_text("#count") == "8,000 / 8,000 characters — the most one message can have"
+        page.fill("#message", "")
+
+        page.route("**/messages:stream", lambda route: route.abort("connectionrefused"))
+        _send(page, "Hi", 1)
+        error = page.inner_text("#error")
+        assert "does not answer" in error and "Failed to fetch" not in error
+        bubble = page.locator("#transcript .msg.user")
+        assert bubble.get_attribute("data-delivered") == "false" and "undelivered" in (
+            bubble.get_attribute("class") or ""
+        )
+        assert page.locator("#trace details.turn").count() == 0  # nothing was played
+        page.unroute("**/messages:stream")
+        page.click("#transcript .retry")
+        page.wait_for_selector('body[data-turns="2"]', state="attached")
+        assert page.locator("#transcript .msg.user").all_inner_texts() == ["Hi"]
+        assert page.locator("#transcript .msg.undelivered").count() == 0
+        assert page.locator("#transcript .msg.agent").first.inner_text().startswith("Welcome to Bella Notte!")
+        assert page.inner_text("#error") == ""
+    # the server is stopped now: the page says so in words, and keeps the message for a retry
+    page.fill("#message", "A table for 4")
+    page.press("#message", "Enter")
+    page.wait_for_selector('body[data-turns="3"]', state="attached")
+    assert "does not answer — it may have stopped" in page.inner_text("#error")
+    assert page.locator("#transcript .msg.undelivered").inner_text() == "A table for 4"
+    assert page.is_visible("#transcript .retry")
+    browser.errors.clear()  # the browser logs the refused requests; saying so in words is the point here
+
+
+def test_a_message_the_server_refuses_names_the_limit(browser: Browser, page: Any) -> None:
+    def no_limit(route: Any) -> None:  # a server that does not publish its limit: the 422 must say it
+        route.fulfill(json={"status": "ok", "api_key_required": False})
+
+    with live_server(app_for()) as base:
+        page.route("**/healthz", no_limit)
+        _ready(page, base + "/")
+        assert page.get_attribute("#message", "maxlength") is None
+        _send(page, "x" * 8001, 1)
+        assert "text: String should have at most 8000 characters" in page.inner_text("#error")
+        assert page.locator("#transcript .msg.undelivered").count() == 1
+    browser.errors.clear()  # the refused request is logged by the browser
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_dag_spaces_arrowheads_and_pads_labels(browser: Browser, width: int) -> None:
+    page = _tab_at(browser, width)
+    with live_server(app_for()) as base:
+        _ready(page, base + "/")
+        page.wait_for_selector("#graph[data-drawn]", state="attached")
+        ends = page.evaluate(
+            """() => [...document.querySelectorAll('#graph path.edge')].map((p) => {
+                 const d = p.getAttribute('d').slice(1).split(' L').map((xy) => xy.split(',').map(Number));
+                 return {target: p.dataset.target, end: d[d.length - 1]}; })"""
+        )
+        boxes = page.evaluate(
+            """() => Object.fromEntries([...document.querySelectorAll('#graph g[data-node]')].map((g) => {
+                 const r = g.querySelector('rect'), texts = [...g.querySelectorAll('text')].map((t) => {
+                   const b = t.getBBox(); return [b.x, b.y, b.width, b.height]; });
+                 return [g.dataset.node, {x: +r.getAttribute('x'), y: +r.getAttribute('y'),
+                         w: +r.getAttribute('width'), h: +r.getAttribute('height'), texts}]; }))"""
+        )
+        into: dict[str, list[float]] = {}
+        for edge in ends:
+            box, (x, y) = boxes[edge["target"]], edge["end"]
+            assert x == pytest.approx(box["x"], abs=0.5), edge  # it ends on the box's left edge
+            assert box["y"] < y < box["y"] + box["h"], edge
+            into.setdefault(edge["target"], []).append(y)
+        booking = sorted(into["task:BookReservation"])
+        assert len(booking) == 6  # six inputs, each with its own arrowhead
+        assert min(b - a for a, b in itertools.pairwise(booking)) >= 10
+        for name, box in boxes.items():
+            for x, y, w, h in box["texts"]:
+                assert x - box["x"] >= 8, f"{name}: a label touches its box's left edge"
+                assert box["x"] + box["w"] - (x + w) >= 8, f"{name}: a label touches its box's right edge"
+                assert y >= box["y"] and y + h <= box["y"] + box["h"], name
+        overflow = page.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= width  # a wide DAG scrolls inside its panel, never the page
+    assert not browser.errors, browser.errors
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_slot_names_break_only_between_words_and_the_agent_select_fits(
+    browser: Browser, width: int, tmp_path: Path
+) -> None:
+    from slotgraph.models.offline import OfflineModel
+    from slotgraph.server import load_hosted_agents
+
+    from .support import BELLA, write_crashy_agent
+
+    agents = load_hosted_agents([BELLA, write_crashy_agent(tmp_path)], model=OfflineModel())
+    page = _tab_at(browser, width)
+    with live_server(app_for(agents)) as base:
+        _ready(page, base + "/?agent=bella_notte")
+        assert page.inner_text("#agent-info") == "9 slots · 2 tasks"
+        whole = page.evaluate(
+            """() => [...document.querySelectorAll('#slots td.slot-name')].flatMap((td) =>
+                 [...td.childNodes].filter((n) => n.nodeType === 3).map((n) => {
+                   const r = document.createRange(); r.selectNodeContents(n);
+                   return [n.textContent, r.getClientRects().length]; }))"""
+        )
+        assert whole and all(lines == 1 for _, lines in whole), whole  # no part of a name wraps inside
+        fits = page.evaluate(
+            """() => { const s = document.getElementById('agent');
+                 const c = document.createElement('canvas').getContext('2d'), st = getComputedStyle(s);
+                 c.font = st.fontSize + ' ' + st.fontFamily;
+                 const r = s.getBoundingClientRect();
+                 return {text: c.measureText(s.selectedOptions[0].text).width, inner: s.clientWidth,
+                         left: r.left, right: r.right}; }"""
+        )
+        assert fits["text"] + 24 <= fits["inner"], fits  # the name and the arrow are not cut
+        assert fits["left"] >= 0 and fits["right"] <= width
+        page.select_option("#agent", "crashy")
+        page.wait_for_selector('#graph[data-drawn] g[data-node="task:Lookup"]', state="attached")
+        assert page.inner_text("#agent-info") == "3 slots · 1 task"
+        assert page.url.startswith(f"{base}/?agent=crashy&session=")
+    assert not browser.errors, browser.errors
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_runs_without_a_workflow_say_how_to_add_one(browser: Browser, width: int) -> None:
+    page = _tab_at(browser, width)
+    with live_server(app_for()) as base:
+        _ready(page, base + "/runs")
+        assert page.is_visible("#no-workflows")
+        assert "slotgraph serve" in page.inner_text("#no-workflows")
+        assert page.is_disabled("#start-fields button")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert not browser.errors, browser.errors

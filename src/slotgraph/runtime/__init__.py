@@ -55,7 +55,9 @@ _EXPORTS: dict[str, str] = {
             "ModelOutputError",
             "ScriptedModelError",
             "SessionError",
+            "SessionNotCompleteError",
             "SlotgraphRuntimeError",
+            "SlotsValidationError",
             "StoreConflictError",
             "ToolDefinitionError",
         ),
@@ -94,6 +96,7 @@ _EXPORTS: dict[str, str] = {
         "slotgraph.runtime.tools",
     ),
     **dict.fromkeys(("DEFAULT_STEP_CAP", "EventSink"), "slotgraph.runtime.turn_loop"),
+    **dict.fromkeys(("SessionResult", "TaskOutcome"), "slotgraph.runtime.typed_results"),
 }
 
 __all__ = [
@@ -130,10 +133,14 @@ __all__ = [
     "ScriptedStep",
     "Session",
     "SessionError",
+    "SessionNotCompleteError",
+    "SessionResult",
     "SessionStore",
     "SlotgraphRuntimeError",
+    "SlotsValidationError",
     "StateSnapshotEvent",
     "StoreConflictError",
+    "TaskOutcome",
     "TextEvent",
     "Tool",
     "ToolCall",
@@ -186,7 +193,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         ModelOutputError,
         ScriptedModelError,
         SessionError,
+        SessionNotCompleteError,
         SlotgraphRuntimeError,
+        SlotsValidationError,
         StoreConflictError,
         ToolDefinitionError,
     )
@@ -223,6 +232,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         tool_from_function,
     )
     from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink
+    from slotgraph.runtime.typed_results import SessionResult, TaskOutcome
 
 
 def __dir__() -> list[str]:

@@ -331,6 +331,7 @@ class Agent:
     None when it names none. In a multi-agent app such an agent talks through its own model; the others
     use the session's (see :meth:`model_in_team`)."""
     _own_resolved: dict[str, Model] = field(default_factory=dict, compare=False, repr=False)
+    _slots_models: dict[bool, type[BaseModel]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for (
@@ -451,6 +452,17 @@ class Agent:
                    model=None if isinstance(model, str) else model, model_spec=spec,
                    own_model=model if isinstance(model, str) else None, topic_dags=_topic_dags(topics),
                    channel=channel, logic=logic, limits=bounds)  # fmt: skip
+
+    def slots_model(self, *, partial: bool = False) -> type[BaseModel]:
+        """The pydantic model of the agent's slots: a field per slot that holds data, typed from its setter,
+        described by its ``hint``, optional where a completed session may lack it (``partial=True``: every
+        field optional). One class per agent (built on first use). See
+        :mod:`slotgraph.runtime.typed_results` and :meth:`Session.result`."""
+        if partial not in self._slots_models:
+            from slotgraph.runtime.typed_results import slots_model
+
+            self._slots_models[partial] = slots_model(self, partial=partial)
+        return self._slots_models[partial]
 
     def close(self) -> None:
         """Release the tool sources (stop MCP servers started for this agent). Idempotent."""

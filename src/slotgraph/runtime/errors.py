@@ -7,6 +7,8 @@ Hierarchy (every class carries a stable ``code`` and inherits :class:`slotgraph.
     │   └── ToolDefinitionError           a tool function cannot be turned into a schema
     ├── ModelOutputError                a model's generate() returned something that is not a ModelResponse
     ├── SessionError                      misuse of a session (sync call inside a running loop, ended session)
+    │   ├── SessionNotCompleteError       result() of a session that has not completed (without partial=True)
+    │   └── SlotsValidationError          the session's slot values do not fit the slots model
     └── StoreError                        a session store failed (slotgraph.stores raises these too)
         ├── StoreConflictError            a store's version moved under a save (another writer won)
         ├── StoreLockTimeoutError         a session's lock was not free within the store's lock timeout
@@ -33,7 +35,9 @@ __all__ = [
     "ModelOutputError",
     "ScriptedModelError",
     "SessionError",
+    "SessionNotCompleteError",
     "SlotgraphRuntimeError",
+    "SlotsValidationError",
     "StoreConfigError",
     "StoreConflictError",
     "StoreError",
@@ -72,6 +76,18 @@ class SessionError(SlotgraphRuntimeError):
     """A session was used in a way it does not support."""
 
     code = "session_error"
+
+
+class SessionNotCompleteError(SessionError):
+    """``Session.result()`` of a session that has not completed, without ``partial=True``."""
+
+    code = "session_not_complete"
+
+
+class SlotsValidationError(SessionError):
+    """A session's slot values do not fit the slots model; the message names each slot and its value."""
+
+    code = "slots_invalid"
 
 
 class StoreError(SlotgraphRuntimeError):

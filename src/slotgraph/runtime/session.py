@@ -23,7 +23,7 @@ import dataclasses
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.routing import TRANSFER_KEY
@@ -61,7 +61,12 @@ from slotgraph.runtime.turn_loop import (
 )
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from slotgraph.runtime.agent import Agent
+    from slotgraph.runtime.typed_results import SessionResult
+
+    SlotsT = TypeVar("SlotsT", bound=BaseModel)
 
 __all__ = ["Clock", "Session"]
 
@@ -241,6 +246,27 @@ class Session:
             return {}
         record = self._record
         return variables_snapshot(self.agent.logic, record.logic, record.sm, self._logic_metadata())
+
+    @overload
+    def result(
+        self, slots: None = None, *, partial: bool = False, agent: str | None = None
+    ) -> SessionResult[BaseModel]: ...
+    @overload
+    def result(
+        self, slots: type[SlotsT], *, partial: bool = False, agent: str | None = None
+    ) -> SessionResult[SlotsT]: ...
+    def result(
+        self, slots: type[BaseModel] | None = None, *, partial: bool = False, agent: str | None = None
+    ) -> SessionResult[Any]:
+        """The session's outcome, typed: status, the confirmed slot values validated into ``slots`` (your
+        pydantic model; default :meth:`Agent.slots_model`) and the task results. A session that has not
+        completed raises :class:`~slotgraph.runtime.errors.SessionNotCompleteError` unless ``partial``;
+        values that do not fit raise :class:`~slotgraph.runtime.errors.SlotsValidationError`. ``agent``: in a
+        multi-agent app, whose slots (default: the agent the conversation is with). See
+        :mod:`slotgraph.runtime.typed_results`."""
+        from slotgraph.runtime.typed_results import session_result
+
+        return session_result(self, slots, partial=partial, agent=agent)
 
     def _logic_metadata(self) -> dict[str, Any]:
         return {**self.metadata, "session_id": self.id, "channel": self.channel}

@@ -1,9 +1,11 @@
 """An agent's DAG as JSON for the playground: nodes (slots and tasks, with their kind) and edges, laid out.
 
 The shape follows :mod:`slotgraph.config.graph` (the Mermaid/DOT renderer): input slot → task and task →
-output slot edges are solid, ``requires`` edges dashed; a slot sourced from a task gets the task's edge. The
-layout is a layered one computed here so the page only draws: ``rank`` is the longest path from a node
-without inputs, ``row`` the node's place within its rank (declaration order).
+output slot edges are solid, ``requires`` edges dashed; a slot sourced from a task gets the task's edge. Each
+node has a simple layered place for clients that draw the graph themselves: ``rank`` is the longest path from
+a node without inputs, ``row`` the node's place within its rank (declaration order). The playground lays the
+graph out with ELK instead (ports, orthogonal edges, boxes sized to their labels) and only orders its input by
+them.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 
 from slotgraph.server.dependencies import get_service
 from slotgraph.server.problems import problem
-from slotgraph.server.schemas import Health, Problem
+from slotgraph.server.schemas import MAX_MESSAGE_CHARS, Health, Problem
 from slotgraph.server.sessions import SessionService
 
 __all__ = ["READINESS_PROBE_ID", "health_router"]
@@ -34,9 +34,12 @@ def health_router() -> APIRouter:
 
     @router.get("/healthz", response_model=Health)
     async def healthz(request: Request) -> Health:
-        """The process is alive; ``api_key_required`` tells a client whether ``/v1`` needs a key."""
+        """The process is alive; ``api_key_required`` tells a client whether ``/v1`` needs a key, and
+        ``max_message_chars`` how long a message may be."""
         return Health(
-            status="ok", api_key_required=bool(getattr(request.app.state, "api_key_required", False))
+            status="ok",
+            api_key_required=bool(getattr(request.app.state, "api_key_required", False)),
+            max_message_chars=MAX_MESSAGE_CHARS,
         )
 
     @router.get("/readyz", response_model=Health, responses=_NOT_READY, response_model_exclude_none=True)

@@ -53,7 +53,7 @@ _PROBLEMS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _step(step: TurnStep) -> TurnStepView:
+def _step(step: TurnStep, positions: dict[int, int]) -> TurnStepView:
     return TurnStepView(
         index=step.index,
         kind=step.kind,
@@ -66,6 +66,7 @@ def _step(step: TurnStep) -> TurnStepView:
             prompt_tokens=step.usage.prompt_tokens, completion_tokens=step.usage.completion_tokens
         ),
         notes=dict(step.notes),
+        events=[positions[id(e)] for e in step.events if id(e) in positions],
         duration_ms=step.duration_ms,
         engine_ms=step.engine_ms,
         model_ms=step.model_ms,
@@ -76,10 +77,12 @@ def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
     result = outcome.result
     agent = outcome.agent or outcome.hosted.agent
     dag, state, topic = dag_in_play(agent, result.state, result.topic_states, result.variables)
+    last = result.last_step
     view = session_view(
         dag,
         state,
         hidden_tools=outcome.hidden_tools,
+        visible_tools=last.visible_tools if last is not None else None,
         directive=outcome.directive,
         variables=result.variables,
     )
@@ -87,11 +90,12 @@ def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
         view["topic_dag"] = topic
     if outcome.agent_states is not None:
         view |= {"agent": agent.name, "agents": agents_view(outcome.agent_states)}
+    positions = {id(event): index for index, event in enumerate(result.events)}
     return TurnReply(
         session_id=session_id,
         text=result.text,
         events=[public_event(e) for e in result.events],
-        steps=[_step(step) for step in result.steps],
+        steps=[_step(step, positions) for step in result.steps],
         status=result.status,
         preempted=result.preempted,
         model_calls=result.model_calls,

@@ -10,6 +10,7 @@ from slotgraph.engine.actions import Reason
 from slotgraph.runtime.json_values import json_problem
 
 __all__ = [
+    "MAX_MESSAGE_CHARS",
     "AgentList",
     "AgentSummary",
     "CreateSession",
@@ -24,6 +25,10 @@ __all__ = [
     "TurnReply",
     "TurnStepView",
 ]
+
+
+MAX_MESSAGE_CHARS = 8000
+"""The longest message a person may send in one turn (``SendMessage.text``); ``/healthz`` publishes it."""
 
 
 class _Request(BaseModel):
@@ -57,7 +62,7 @@ class CreateSession(_Request):
 
 
 class SendMessage(_Request):
-    text: str = Field(min_length=1, max_length=8000, description="What the person said.")
+    text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS, description="What the person said.")
 
 
 class CreatedSession(BaseModel):
@@ -77,7 +82,22 @@ class SessionView(BaseModel):
     inactive: list[str] = Field(
         default_factory=list, description="Slots whose condition is false now (they are not collected)."
     )
-    hidden_tools: list[str] | None = Field(description="Tools hidden from the model at the last call.")
+    hidden_tools: list[str] | None = Field(
+        description="The agent's own tools the DAG hid from the model at the last call (`null` before the "
+        "first turn). Task executors (the engine runs them, never the model) and the built-in readback tools "
+        "(`confirm_pending`, `reject_pending`: offered only while an answer to a readback is awaited) are "
+        "not listed; each step's `hidden_tools` lists every tool the model could not call."
+    )
+    visible_tools: list[str] | None = Field(
+        default=None,
+        description="The tools the model could call at the last call (`null` before the first turn).",
+    )
+    spoken: dict[str, str] = Field(
+        default_factory=dict,
+        description="How the agent reads each value back (the slot's `readback_fmt`), for the slots with a "
+        "readback that have a value: e.g. "
+        '`"on July 17th"` for `2026-07-17`, `"no special requests"` for a `none_sub` value.',
+    )
     directive: str | None = Field(description="The engine's current directive (system message).")
     variables: dict[str, Any] = Field(
         default_factory=dict, description="The agent's session variables (empty without agent logic)."
@@ -132,6 +152,11 @@ class TurnStepView(BaseModel):
     visible_tools: list[str] = Field(description="The tools the model could call on this step.")
     hidden_tools: list[str] = Field(description="The agent's tools hidden from the model on this step.")
     usage: StepUsage = Field(description="Tokens of the step's model call (0 on an engine step).")
+    events: list[int] = Field(
+        default_factory=list,
+        description="The step's events, as positions in the turn's `events` (events outside every step, such "
+        "as turn-start and turn-end rules, belong to none).",
+    )
     duration_ms: float = Field(
         default=0.0,
         description="The step's wall time in milliseconds: the engine's decision, the model call or the "
@@ -202,6 +227,9 @@ class Health(BaseModel):
     agents: int | None = None
     api_key_required: bool | None = Field(
         default=None, description="Whether /v1 requests need an API key (on /healthz)."
+    )
+    max_message_chars: int | None = Field(
+        default=None, description="The longest message a turn accepts, in characters (on /healthz)."
     )
 
 

@@ -16,7 +16,7 @@ from slotgraph.config import CompiledDag
 from slotgraph.config.compiled import condition_env
 from slotgraph.engine import Ask, compute_dag_state
 from slotgraph.logic.topics import TOPIC_VARIABLE
-from slotgraph.names import CANDIDATES, CHANGES, HELD
+from slotgraph.names import CANDIDATES, CHANGES, HELD, READBACK_TOOLS
 from slotgraph.runtime import Agent, Event, StateSnapshotEvent, ToolResultEvent, event_to_json
 
 __all__ = [
@@ -184,17 +184,37 @@ def agents_view(states: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, 
     return out
 
 
+def _spoken(dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, str]:
+    """How the agent reads each value back (the slot's formatter), for the slots read back that have one."""
+    out: dict[str, str] = {}
+    for part in ("deferred", "pending", "filled"):  # a filled value wins over one being changed
+        values = sm.get(part) or {}
+        for slot in dag.slots:
+            if slot.requires_readback and slot.name in values:
+                out[slot.name] = str(slot.formatter(values[slot.name]))
+    return out
+
+
+def _hidden_by_the_dag(dag: CompiledDag, hidden: Sequence[str]) -> list[str]:
+    """The agent's own tools among ``hidden``: not the task executors (the engine runs them, never the
+    model) nor the built-in readback tools (offered only while an answer to a readback is awaited)."""
+    return sorted(name for name in hidden if name not in dag.executor_tasks and name not in READBACK_TOOLS)
+
+
 def session_view(
     dag: CompiledDag,
     sm: Mapping[str, Any],
     *,
     hidden_tools: Sequence[str] | None = None,
+    visible_tools: Sequence[str] | None = None,
     directive: str | None = None,
     variables: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """What the playground shows: slots by state, tasks fired, the slot asked, inactive slots, hidden tools,
-    directive — and the values waiting beside the slots: early answers (``candidates``), confirmed values
-    being changed (``changes``: slot → the confirmed value) and values held after a change (``held``)."""
+    """What the playground shows: slots by state and how each value is read back (``spoken``), tasks
+    fired, the slot asked, inactive slots, the tools the model could call and the agent's tools the DAG hid
+    at the last call, directive — and the values waiting beside the slots: early answers (``candidates``),
+    confirmed values being changed (``changes``: slot → the confirmed value) and values held after a change
+    (``held``)."""
     state = public_state(sm)
     return {
         "status": str(sm.get("status", "in_progress")),
@@ -207,7 +227,9 @@ def session_view(
         "tasks": _tasks(dag, sm),
         "asking": _asking(dag, sm),
         "inactive": _inactive(dag, sm, variables),
-        "hidden_tools": sorted(hidden_tools) if hidden_tools is not None else None,
+        "hidden_tools": _hidden_by_the_dag(dag, hidden_tools) if hidden_tools is not None else None,
+        "visible_tools": sorted(visible_tools) if visible_tools is not None else None,
+        "spoken": _spoken(dag, sm),
         "directive": directive,
         "variables": _json_safe(dict(variables or {})),
     }

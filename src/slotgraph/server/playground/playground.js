@@ -1,22 +1,32 @@
 "use strict";
-// The Slotgraph playground. Plain JavaScript, no build step, no external assets.
-// State lives in `ui`; the DOM shows it. The page exposes progress for tests as data attributes on <body>:
-// data-ready (agents loaded), data-session, data-turns (turns finished), data-finished (session over).
+// The Slotgraph playground. Plain JavaScript, no build step, no external assets (the DAG is laid out by ELK,
+// elk.bundled.js, served beside this file). State lives in `ui`; the DOM shows it. The session is kept in the
+// page's address (?agent=NAME&session=ID): a reload resumes it. The page exposes progress for tests as data
+// attributes on <body>: data-ready (agents loaded, the session started or resumed), data-session, data-turns
+// (turns finished in this page), data-finished (session over), data-resumed (the session came from the
+// address); #graph gets data-drawn once a DAG is drawn.
 (() => {
   const $ = (id) => document.getElementById(id);
   const SVG = "http://www.w3.org/2000/svg";
   const KEY_STORAGE = "slotgraph.apiKey";
-  const ui = { agent: null, sessionId: null, graph: null, rootGraph: null, view: null, busy: false, finished: false };
+  const TRACE_STORAGE = "slotgraph.trace.";   // + session id: this tab's traces of the session's turns
+  const TRACE_KEPT = 30;                       // turns whose trace is kept per session
+  const ui = { agent: null, agents: [], sessionId: null, graph: null, rootGraph: null, view: null, busy: false,
+               finished: false, maxChars: null, turns: [], turnCount: 0, layouts: new WeakMap() };
 
   // ---- API key: asked for first when the server needs one, kept for this tab (sessionStorage) ----------------
-  function storedKey() {
-    try { return sessionStorage.getItem(KEY_STORAGE) || ""; } catch (_) { return ""; }
+  function stored(key) {
+    try { return sessionStorage.getItem(key) || ""; } catch (_) { return ""; }
   }
-  function storeKey(key) {
-    try { key ? sessionStorage.setItem(KEY_STORAGE, key) : sessionStorage.removeItem(KEY_STORAGE); } catch (_) { /* private mode */ }
+  function store(key, value) {
+    try { value ? sessionStorage.setItem(key, value) : sessionStorage.removeItem(key); return true; } catch (_) { return false; }
   }
+  const storedKey = () => stored(KEY_STORAGE);
+  const storeKey = (key) => store(KEY_STORAGE, key);
 
   class Unauthorized extends Error {}
+  class Unreachable extends Error {}      // the server did not answer at all (stopped, network down)
+  class NotFound extends Error {}
 
   function headers(json) {
     const h = {};
@@ -29,20 +39,33 @@
   async function problemText(response) {
     try {
       const p = await response.json();
-      return (p.detail || p.title || response.statusText) + (p.fix ? " — " + p.fix : "") + (p.code ? " [" + p.code + "]" : "");
+      const details = (p.errors || []).map((e) => (e.location ? e.location.replace(/^body\./, "") + ": " : "") + e.message);
+      return (details.length ? details.join("; ") : (p.detail || p.title || response.statusText)) +
+        (p.fix && !details.length ? " — " + p.fix : "") + (p.code ? " [" + p.code + "]" : "");
     } catch (_) { return response.status + " " + response.statusText; }
   }
 
   async function checked(response) {
     if (response.status === 401) throw new Unauthorized(await problemText(response));
+    if (response.status === 404) throw new NotFound(await problemText(response));
     if (!response.ok) throw new Error(await problemText(response));
     return response;
+  }
+
+  // fetch, with the browser's bare "Failed to fetch" turned into what happened
+  async function call(path, init) {
+    try {
+      return await fetch(path, init);
+    } catch (err) {
+      throw new Unreachable("The server at " + location.host + " does not answer — it may have stopped. " +
+                            "Start it again, then retry.");
+    }
   }
 
   async function api(path, body) {
     const init = body === undefined ? { headers: headers(false) }
                                     : { method: "POST", headers: headers(true), body: JSON.stringify(body) };
-    return (await checked(await fetch(path, init))).json();
+    return (await checked(await call(path, init))).json();
   }
 
   function askForKey(message) {
@@ -56,12 +79,18 @@
   // ---- small DOM helpers -------------------------------------------------------------------------------------
   function showError(message) { $("error").textContent = message || ""; }
 
+  function failed(err) {
+    if (err instanceof Unauthorized) askForKey("The key was refused: " + err.message);
+    else showError(err.message);
+  }
+
   function addMessage(role, text, extra) {
     const div = document.createElement("div");
     div.className = "msg " + role + (extra ? " " + extra : "");
     div.textContent = text;
     $("transcript").appendChild(div);
     $("transcript").scrollTop = $("transcript").scrollHeight;
+    return div;
   }
 
   function show(value) {
@@ -81,6 +110,27 @@
     return e;
   }
 
+  const plural = (n, one, many) => n + " " + (n === 1 ? one : (many || one + "s"));
+  const ms = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) + " ms";
+
+  // a name that may break at its underscores (never inside a word): party_size → party_<wbr>size
+  function breakable(name) {
+    const span = document.createDocumentFragment();
+    name.split("_").forEach((part, i, parts) => {
+      span.append(part + (i < parts.length - 1 ? "_" : ""));
+      if (i < parts.length - 1) span.append(document.createElement("wbr"));
+    });
+    return span;
+  }
+
+  // ---- the address: ?agent=NAME&session=ID ------------------------------------------------------------------
+  function remember() {
+    const query = new URLSearchParams(location.search);
+    query.set("agent", ui.agent);
+    query.set("session", ui.sessionId);
+    history.replaceState(null, "", location.pathname + "?" + query.toString());
+  }
+
   // ---- the session panel and the slot table -----------------------------------------------------------------
   function slotState(name, view) {
     if (!view) return "empty";
@@ -94,12 +144,28 @@
     return "empty";
   }
 
+  function toolList(names) {
+    if (!names) return "—";
+    return names.length ? names.join(", ") : "none";
+  }
+
+  function valueCell(value, spoken) {
+    const cell = node("td", "", value === undefined ? "" : show(value));
+    if (value !== undefined && spoken !== undefined && spoken !== show(value)) {
+      const said = node("span", "spoken", "“" + spoken + "”");
+      said.title = "how the agent reads it back";
+      cell.appendChild(said);
+    }
+    return cell;
+  }
+
   function renderView(view) {
     ui.view = view;
     $("status").textContent = view ? view.status : "—";
     $("asking").textContent = view && view.asking ? view.asking : "—";
     $("directive").textContent = view && view.directive ? view.directive : "—";
-    $("hidden-tools").textContent = view && view.hidden_tools ? (view.hidden_tools.join(", ") || "none") : "—";
+    $("visible-tools").textContent = toolList(view && view.visible_tools);
+    $("hidden-tools").textContent = toolList(view && view.hidden_tools);
     $("tasks").textContent = view && view.tasks.length
       ? view.tasks.map((t) => t.name + (t.succeeded ? " ✓" : " ✗")).join(", ") : "—";
     const variables = view && view.variables ? Object.entries(view.variables) : [];
@@ -129,9 +195,12 @@
             row.dataset.slot = slot;
             row.dataset.agent = name;
             row.dataset.state = state;
+            const nameCell = node("td", "slot-name");
+            nameCell.appendChild(breakable(slot));
             const stateCell = node("td");
             stateCell.appendChild(node("span", "state " + state, state));
-            row.append(node("td", "", slot), stateCell, node("td", "", show(value)));
+            const spoken = name === view.agent && view.spoken ? view.spoken[slot] : undefined;
+            row.append(nameCell, stateCell, valueCell(value, spoken));
             body.appendChild(row);
           }
         }
@@ -146,14 +215,20 @@
       const row = document.createElement("tr");
       row.dataset.slot = slot.name;
       row.dataset.state = state;
-      const name = node("td", "", slot.name);
+      const name = node("td", "slot-name");
+      name.appendChild(breakable(slot.name));
       if (slot.condition) name.title = "only when: " + slot.condition;
       const stateCell = node("td");
       stateCell.appendChild(node("span", "state " + state, state));
-      let source = view ? (view.filled[slot.name] ?? view.pending[slot.name] ?? view.deferred[slot.name]) : undefined;
-      if (view && source === undefined) source = (view.candidates || {})[slot.name] ?? (view.held || {})[slot.name];
-      if (state === "changing") source = show(view.changes[slot.name]) + " → " + show(view.pending[slot.name] ?? view.deferred[slot.name]);
-      row.append(name, stateCell, node("td", "", source === undefined ? "" : (state === "changing" ? source : show(source))));
+      let value = view ? (view.filled[slot.name] ?? view.pending[slot.name] ?? view.deferred[slot.name]) : undefined;
+      if (view && value === undefined) value = (view.candidates || {})[slot.name] ?? (view.held || {})[slot.name];
+      let cell;
+      if (state === "changing") {
+        cell = node("td", "", show(view.changes[slot.name]) + " → " + show(view.pending[slot.name] ?? view.deferred[slot.name]));
+      } else {
+        cell = valueCell(value, view && view.spoken ? view.spoken[slot.name] : undefined);
+      }
+      row.append(name, stateCell, cell);
       body.appendChild(row);
     }
     if (!followGraph(view)) drawGraph();
@@ -174,7 +249,7 @@
     return true;
   }
 
-  // ---- the turn's events as rows ----------------------------------------------------------------------------
+  // ---- the trace: one entry per turn, its steps with their timings and their events ----------------------------
   function args(map) {
     return Object.entries(map || {}).map(([k, v]) => k + "=" + short(v, 60)).join(", ");
   }
@@ -208,16 +283,124 @@
     }
   }
 
-  function addEventRow(kind, data) {
+  function eventRow(kind, data) {
     const [label, what] = describe(kind, data);
     const row = node("li", kind.replace(/_/g, "-") + (data.failed ? " failed" : ""));
     row.dataset.kind = kind;
     row.title = JSON.stringify(data);
-    row.append(node("span", "kind", label), node("span", "what", what));
-    $("events").appendChild(row);
+    const text = node("span", "what", what);
+    if (kind === "tool_result" && typeof data.duration_ms === "number") {
+      text.append(" ", node("span", "took", "· " + ms(data.duration_ms)));
+    }
+    row.append(node("span", "kind", label), text);
+    return row;
   }
 
-  // ---- the DAG picture ---------------------------------------------------------------------------------------
+  function eventList(events) {
+    const list = node("ol", "events");
+    for (const e of events) list.appendChild(eventRow(e.kind, e));
+    return list;
+  }
+
+  function toolTime(events) {
+    return events.reduce((sum, e) => sum + (e.kind === "tool_result" && typeof e.duration_ms === "number" ? e.duration_ms : 0), 0);
+  }
+
+  // One step: what the engine decided, a bar of where its time went, then its events.
+  function stepBlock(step, events) {
+    const block = node("div", "step");
+    block.dataset.step = String(step.index);
+    block.dataset.kind = step.kind;
+    const tools = toolTime(events);
+    const other = Math.max(0, step.duration_ms - step.engine_ms - step.model_ms - tools);
+    const head = node("div", "step-head");
+    const what = step.kind === "model" ? "model call" : "engine reply";
+    head.appendChild(node("span", "", step.index + " · " + what + " · " + step.phase + (step.reason ? " · " + step.reason : "")));
+    const figures = node("span", "figures", ms(step.duration_ms));
+    figures.title = "engine " + ms(step.engine_ms) + ", model " + ms(step.model_ms) + ", tools " + ms(tools) + ", runtime " + ms(other);
+    head.appendChild(figures);
+    const bar = node("div", "bar");
+    const total = Math.max(step.duration_ms, 1e-9);
+    for (const [part, value] of [["engine", step.engine_ms], ["model", step.model_ms], ["tools", tools], ["other", other]]) {
+      if (value <= 0) continue;
+      const seg = node("i", "seg " + part);
+      seg.dataset.part = part;
+      seg.dataset.ms = String(value);
+      seg.style.width = (100 * value / total).toFixed(2) + "%";
+      seg.title = part + " " + ms(value);
+      bar.appendChild(seg);
+    }
+    head.appendChild(bar);
+    block.appendChild(head);
+    if (step.usage && (step.usage.prompt_tokens || step.usage.completion_tokens)) {
+      block.appendChild(node("div", "note", step.usage.prompt_tokens + " prompt + " + step.usage.completion_tokens + " completion tokens"));
+    }
+    block.appendChild(eventList(events));
+    return block;
+  }
+
+  // A turn of the trace: `turn` is {n, text, events, steps?, model_calls?, server_ms?, round_trip_ms?}.
+  function turnBlock(turn, open) {
+    const details = node("details", "turn");
+    details.dataset.turn = String(turn.n);
+    details.open = open;
+    const summary = node("summary");
+    summary.append(node("span", "turn-said", turn.n + ". “" + short(turn.text, 80) + "”"));
+    const figures = [];
+    if (turn.steps) {
+      figures.push(plural(turn.steps.length, "step"), plural(turn.model_calls || 0, "model call"));
+      figures.push(ms(turn.server_ms) + " in the server");
+      if (typeof turn.round_trip_ms === "number") figures.push(ms(turn.round_trip_ms) + " round trip");
+    } else {
+      figures.push(turn.failed ? "failed" : "playing…");
+    }
+    summary.append(node("span", "turn-figures", figures.join(" · ")));
+    details.appendChild(summary);
+    if (!turn.steps) { details.appendChild(eventList(turn.events)); return details; }
+    // steps in order, each with its events; events of no step (turn-start and turn-end rules) where they happened
+    const owner = new Map();
+    for (const step of turn.steps) for (const i of step.events || []) owner.set(i, step);
+    let next = 0, loose = [];
+    const flush = () => {
+      if (loose.length) details.append(node("div", "note", "outside the steps"), eventList(loose));
+      loose = [];
+    };
+    const stepsUpTo = (step) => {
+      flush();
+      while (next < turn.steps.length) {
+        const s = turn.steps[next++];
+        details.appendChild(stepBlock(s, (s.events || []).map((i) => turn.events[i])));
+        if (s === step) return;
+      }
+    };
+    turn.events.forEach((event, i) => {
+      const step = owner.get(i);
+      if (!step) loose.push(event);
+      else if (turn.steps.indexOf(step) >= next) stepsUpTo(step);
+    });
+    stepsUpTo(null);
+    flush();
+    return details;
+  }
+
+  function renderTrace(note) {
+    const holder = $("trace");
+    holder.replaceChildren();
+    if (note) holder.appendChild(node("p", "note", note));
+    ui.turns.forEach((turn, i) => holder.appendChild(turnBlock(turn, i === ui.turns.length - 1)));
+    holder.scrollTop = holder.scrollHeight;
+  }
+
+  function saveTrace() {
+    let kept = ui.turns.filter((t) => t.steps).slice(-TRACE_KEPT);
+    while (kept.length && !store(TRACE_STORAGE + ui.sessionId, JSON.stringify(kept))) kept = kept.slice(1);
+  }
+
+  function loadTrace(sessionId) {
+    try { return JSON.parse(stored(TRACE_STORAGE + sessionId) || "[]"); } catch (_) { return []; }
+  }
+
+  // ---- the DAG picture: laid out by ELK (layered, orthogonal edges), drawn as SVG -----------------------------
   function el(name, attrs, text) {
     const e = document.createElementNS(SVG, name);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -228,6 +411,7 @@
   const COLOURS = { filled: ["#d9f2e3", "#2e8b57"], pending: ["#fdf0d5", "#c98a14"], deferred: ["#efe5fb", "#7b4bb7"],
                     asking: ["#e1ebfd", "#2f6fd6"], empty: ["#fff", "#98a2b3"], inactive: ["#f2f3f5", "#c4c9d2"],
                     early: ["#eef0f3", "#8a8f98"], held: ["#eef0f3", "#8a8f98"] };
+  const INACTIVE = "inactive · condition false";
 
   function nodeLook(n) {
     const view = ui.view;
@@ -248,69 +432,65 @@
     return (n.condition ? "if … · " : "") + kind + (n.readback ? " · readback" : "");
   }
 
-  // Layered layout from the server (rank = column, row = place in the column). Edges are routed orthogonally
-  // through the gaps between columns and the channels between rows, never across a node: an edge to the next
-  // column turns in that gap; a longer edge leaves its source into the gap, runs along the channel nearest to
-  // both ends and drops into the gap before its target. Each target has its own vertical lane and every
-  // channel run its own height, so edges meet only where they end.
-  function layout(graph) {
-    const NAME_PX = 8.4, SUB_PX = 6.8, H = 46, PAD = 12;
-    const nodes = graph.nodes, byId = {};
-    let ranks = 0, rows = 0;
-    for (const n of nodes) { byId[n.id] = n; ranks = Math.max(ranks, n.rank + 1); rows = Math.max(rows, n.row + 1); }
-    const colW = new Array(ranks).fill(120);
-    for (const n of nodes) {
-      colW[n.rank] = Math.max(colW[n.rank], Math.ceil(n.name.length * NAME_PX + 20), Math.ceil(subtitle(n).length * SUB_PX + 20));
-    }
-    const edges = graph.edges.filter((e) => byId[e.source] && byId[e.target]).map((e) => ({ ...e, s: byId[e.source], t: byId[e.target] }));
-    // lanes in the gap after each column: sources of long edges, then targets in the next column
-    const gapLanes = Array.from({ length: ranks }, () => []);
-    const lane = (gap, key) => { if (!gapLanes[gap].includes(key)) gapLanes[gap].push(key); };
-    for (const e of edges) {
-      if (e.t.rank > e.s.rank + 1) lane(e.s.rank, "out:" + e.s.id);
-      lane(e.t.rank - 1, "in:" + e.t.id);
-    }
-    const gapW = gapLanes.map((l) => Math.max(36, (l.length + 1) * 8));
-    // channels between rows: 0 above row 0, k between row k-1 and row k, rows below the last row
-    const channelOf = new Map(), channelRuns = new Array(rows + 1).fill(0);
-    for (const e of edges) {
-      if (e.t.rank <= e.s.rank + 1) continue;
-      const mid = (e.s.row + e.t.row + 1) / 2;                 // channel k sits at "row index" k - 0.5
-      const c = Math.max(0, Math.min(rows, Math.round(mid)));
-      channelOf.set(e, [c, channelRuns[c]++]);
-    }
-    const chanH = channelRuns.map((n, c) => Math.max(c === 0 || c === rows ? PAD : 18, (n + 1) * 8));
-    const colX = [], rowY = [];
-    let x = PAD;
-    for (let r = 0; r < ranks; r++) { colX.push(x); x += colW[r] + gapW[r]; }
-    let y = 0;
-    for (let r = 0; r < rows; r++) { y += chanH[r]; rowY.push(y); y += H; }
-    const width = x - gapW[ranks - 1] + PAD, height = y + chanH[rows];
-    const laneX = (gap, key) => {
-      const i = gapLanes[gap].indexOf(key), n = gapLanes[gap].length;
-      return colX[gap] + colW[gap] + (gapW[gap] * (i + 1)) / (n + 1);
-    };
-    const box = (n) => ({ x: colX[n.rank], y: rowY[n.row], w: colW[n.rank], h: H });
-    const incoming = {};
-    for (const e of edges) (incoming[e.t.id] = incoming[e.t.id] || []).push(e);
-    const paths = edges.map((e) => {
-      const a = box(e.s), b = box(e.t);
-      const siblings = incoming[e.t.id], k = siblings.indexOf(e);
-      const sy = a.y + H / 2, ty = b.y + (H * (k + 1)) / (siblings.length + 1);
-      const inX = laneX(e.t.rank - 1, "in:" + e.t.id);
-      let pts;
-      if (e.t.rank === e.s.rank + 1) {
-        pts = [[a.x + a.w, sy], [inX, sy], [inX, ty], [b.x, ty]];
-      } else {
-        const [c, run] = channelOf.get(e);
-        const top = c === 0 ? 0 : rowY[c - 1] + H;
-        const cy = top + (chanH[c] * (run + 1)) / (channelRuns[c] + 1);
-        const outX = laneX(e.s.rank, "out:" + e.s.id);
-        pts = [[a.x + a.w, sy], [outX, sy], [outX, cy], [inX, cy], [inX, ty], [b.x, ty]];
-      }
-      return { edge: e, d: "M" + pts.map((p) => p[0].toFixed(1) + "," + p[1].toFixed(1)).join(" L") };
+  const NAME_FONT = 14, SUB_FONT = 12.5, PAD_X = 12, MIN_H = 48;
+  let measurer = null;
+  function textWidth(text, size, weight) {
+    measurer = measurer || document.createElement("canvas").getContext("2d");
+    measurer.font = weight + " " + size + "px " + getComputedStyle(document.body).fontFamily;
+    return measurer.measureText(text).width;
+  }
+
+  // The ELK graph of a DAG: each node as wide as its longest label (in either state) plus padding; one port
+  // for its outgoing edges on its right, and one port per incoming edge on its left, so arrowheads never stack
+  // (ELK spaces the ports and makes a node taller when they need the room).
+  function elkGraph(graph) {
+    const ids = new Set(graph.nodes.map((n) => n.id));
+    const edges = graph.edges.filter((e) => ids.has(e.source) && ids.has(e.target)).map((e, i) => ({ ...e, id: "e" + i }));
+    const outs = new Set(edges.map((e) => e.source));
+    const ordered = [...graph.nodes].sort((a, b) => a.rank - b.rank || a.row - b.row);
+    const children = ordered.map((n) => {
+      const labels = [textWidth(n.name, NAME_FONT, 600), textWidth(subtitle(n), SUB_FONT, 400)];
+      if (n.type === "slot" && n.condition) labels.push(textWidth(INACTIVE, SUB_FONT, 400));
+      const width = Math.ceil(Math.max(...labels)) + 2 * PAD_X;
+      const ports = edges.filter((e) => e.target === n.id).map((e) => ({ id: e.id + ":in", layoutOptions: { "elk.port.side": "WEST" } }));
+      if (outs.has(n.id)) ports.push({ id: n.id + ":out", layoutOptions: { "elk.port.side": "EAST" } });
+      return { id: n.id, width, height: MIN_H, ports, layoutOptions: {
+        "elk.portConstraints": "FIXED_SIDE", "elk.nodeSize.constraints": "PORTS MINIMUM_SIZE",
+        "elk.nodeSize.minimum": "(" + width + "," + MIN_H + ")" } };
     });
-    return { box, paths, width, height };
+    return {
+      id: "dag",
+      layoutOptions: {
+        "elk.algorithm": "layered", "elk.direction": "RIGHT", "elk.edgeRouting": "ORTHOGONAL",
+        "elk.padding": "[top=12,left=12,bottom=12,right=12]", "elk.spacing.nodeNode": "20",
+        "elk.layered.spacing.nodeNodeBetweenLayers": "32", "elk.spacing.edgeEdge": "10", "elk.spacing.edgeNode": "14",
+        "elk.layered.spacing.edgeNodeBetweenLayers": "14", "elk.spacing.portPort": "14",
+        "elk.layered.nodePlacement.strategy": "NETWORK_SIMPLEX",
+      },
+      children,
+      edges: edges.map((e) => ({ id: e.id, sources: [e.source + ":out"], targets: [e.id + ":in"], original: e })),
+    };
+  }
+
+  function layoutOf(graph) {
+    let found = ui.layouts.get(graph);
+    if (!found) {
+      const input = elkGraph(graph);
+      found = new ELK().layout(input).then((out) => {
+        const boxes = {};
+        for (const c of out.children) boxes[c.id] = { x: c.x, y: c.y, w: c.width, h: c.height };
+        const originals = Object.fromEntries(input.edges.map((e) => [e.id, e.original]));
+        const paths = out.edges.map((e) => {
+          const points = (e.sections || []).flatMap((s) => [s.startPoint, ...(s.bendPoints || []), s.endPoint]);
+          return { edge: originals[e.id], d: "M" + points.map((p) => p.x.toFixed(1) + "," + p.y.toFixed(1)).join(" L") };
+        });
+        const layout = { boxes, paths, width: Math.ceil(out.width), height: Math.ceil(out.height) };
+        found.done = layout;
+        return layout;
+      });
+      ui.layouts.set(graph, found);
+    }
+    return found;
   }
 
   function useGraph(graph) {
@@ -325,16 +505,30 @@
     if (member) query.set("agent", member);
     if (topic) query.set("topic", topic);
     useGraph(await api("/v1/agents/" + encodeURIComponent(ui.agent) + "/graph?" + query.toString()));
-    drawGraph();
+    await drawGraph();
   }
 
+  // Draw the current graph: at once when its layout is known (a new state only recolours), else once ELK has it.
   function drawGraph() {
+    const graph = ui.graph;
+    if (!graph || !graph.nodes.length) { paint(graph, null); return Promise.resolve(); }
+    if (typeof ELK === "undefined") {
+      showError("The graph layout library (elk.bundled.js) did not load, so the DAG cannot be drawn; reload the page.");
+      return Promise.resolve();
+    }
+    const pending = layoutOf(graph);
+    if (pending.done) { paint(graph, pending.done); return Promise.resolve(); }
+    return pending.then((layout) => { if (ui.graph === graph) paint(graph, layout); })
+      .catch((err) => showError("The DAG could not be laid out: " + err.message));
+  }
+
+  function paint(graph, layout) {
     const holder = $("graph");
     holder.replaceChildren();
-    holder.dataset.agent = ui.graph && ui.graph.app_agent ? ui.graph.app_agent : "";
-    holder.dataset.topic = ui.graph && ui.graph.topic ? ui.graph.topic : "";
-    if (!ui.graph || !ui.graph.nodes.length) return;
-    const { box, paths, width, height } = layout(ui.graph);
+    holder.dataset.agent = graph && graph.app_agent ? graph.app_agent : "";
+    holder.dataset.topic = graph && graph.topic ? graph.topic : "";
+    if (!layout) { delete holder.dataset.drawn; return; }
+    const { boxes, paths, width, height } = layout;
     const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-label": "DAG of " + ui.agent });
     const defs = el("defs", {});
     const marker = el("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" });
@@ -346,8 +540,8 @@
       path.appendChild(el("title", {}, edge.source + " → " + edge.target + (edge.label ? " (" + edge.label + ")" : "")));
       svg.appendChild(path);
     }
-    for (const n of ui.graph.nodes) {
-      const b = box(n), look = nodeLook(n);
+    for (const n of graph.nodes) {
+      const b = boxes[n.id], look = nodeLook(n);
       const g = el("g", { "data-node": n.id, "data-state": look.state, class: "node " + n.type,
                           opacity: look.state === "inactive" ? 0.55 : 1 });
       g.appendChild(el("title", {}, n.id + (n.kind === "terminal" ? " (terminal task)" : "") +
@@ -355,14 +549,16 @@
       g.appendChild(el("rect", { x: b.x, y: b.y, width: b.w, height: b.h, rx: n.type === "task" ? 2 : 10,
         fill: look.fill, stroke: look.stroke, "stroke-width": look.state === "asking" || n.kind === "terminal" ? 3 : 1.5,
         "stroke-dasharray": n.condition ? "6 4" : "none" }));
-      g.appendChild(el("text", { x: b.x + 9, y: b.y + 19, "font-size": 14, "font-weight": 600, fill: "#1d2330" }, n.name));
-      g.appendChild(el("text", { x: b.x + 9, y: b.y + 37, "font-size": 12.5, fill: "#5b6476" },
-        look.state === "inactive" ? "inactive · condition false" : subtitle(n)));
+      const middle = b.y + b.h / 2;
+      g.appendChild(el("text", { x: b.x + PAD_X, y: middle - 4, "font-size": NAME_FONT, "font-weight": 600, fill: "#1d2330" }, n.name));
+      g.appendChild(el("text", { x: b.x + PAD_X, y: middle + 14, "font-size": SUB_FONT, fill: "#5b6476" },
+        look.state === "inactive" ? INACTIVE : subtitle(n)));
       g.addEventListener("mouseenter", () => focusNode(svg, n.id));
       g.addEventListener("mouseleave", () => focusNode(svg, null));
       svg.appendChild(g);
     }
     holder.appendChild(svg);
+    holder.dataset.drawn = (graph.app_agent || "") + "|" + (graph.topic || "");
   }
 
   function focusNode(svg, id) {
@@ -384,76 +580,185 @@
     document.body.dataset.finished = String(finished);
   }
 
+  function useSession(sessionId) {
+    ui.sessionId = sessionId;
+    $("session-id").textContent = "session " + sessionId;
+    document.body.dataset.session = sessionId;
+    remember();
+  }
+
+  function clearConversation() {
+    showError("");
+    $("transcript").replaceChildren();
+    ui.turns = [];
+    ui.turnCount = 0;
+    renderTrace();
+  }
+
   async function loadAgent(name) {
     ui.agent = name;
+    $("agent").value = name;
+    const summary = ui.agents.find((a) => a.name === name);
+    $("agent-info").textContent = summary ? plural(summary.slots, "slot") + " · " + plural(summary.tasks, "task") : "";
+    $("agent-info").title = summary ? summary.description : "";
     ui.rootGraph = await api("/v1/agents/" + encodeURIComponent(name) + "/graph");
-    await newSession();
   }
 
   async function newSession() {
-    showError("");
-    $("transcript").replaceChildren();
-    $("events").replaceChildren();
+    clearConversation();
     const created = await api("/v1/sessions", { agent: ui.agent });
-    ui.sessionId = created.session_id;
-    $("session-id").textContent = "session " + ui.sessionId;
-    document.body.dataset.session = ui.sessionId;
+    useSession(created.session_id);
     setFinished(false);
     useGraph(ui.rootGraph);  // a new conversation starts with the root agent
     renderView(null);
+    await drawGraph();
     $("message").focus({ preventScroll: true });
   }
 
-  function applyEvent(kind, data) {
-    if (kind !== "turn") addEventRow(kind, data);
+  // Resume the session of the address: its transcript, its state, and this tab's traces of its turns.
+  async function resume(detail) {
+    clearConversation();
+    useSession(detail.session_id);
+    for (const entry of detail.transcript) {
+      if (entry.role === "user" && entry.event) addMessage("note", "event: " + entry.event);
+      else if (entry.role === "user") addMessage("user", entry.text);
+      else if (entry.role === "agent" && entry.text) addMessage("agent", entry.text);
+    }
+    ui.turns = loadTrace(detail.session_id);
+    ui.turnCount = detail.turns;
+    const missing = detail.turns - ui.turns.length;
+    renderTrace(missing > 0 ? plural(missing, "earlier turn") + " without a trace here: traces are kept by the " +
+                              "browser tab that played the turns (its last " + TRACE_KEPT + "), not by the server." : "");
+    setFinished(detail.ended || detail.status !== "in_progress", detail.status);
+    useGraph(ui.rootGraph);
+    renderView(detail.view);
+    await drawGraph();
+    document.body.dataset.resumed = "true";
+  }
+
+  function applyEvent(kind, data, turn) {
+    if (kind === "turn" || (kind === "error" && data.status)) return;  // the summary, a problem: handled by send()
+    turn.events.push({ kind, ...data });
     if (kind === "text" && data.text) addMessage("agent", data.text, data.origin === "engine" ? "engine" : "");
     else if (kind === "payload") addMessage("note", "payload: " + JSON.stringify(data.part));
     else if (kind === "end_session") addMessage("note", "session ended" + (data.reason ? ": " + data.reason : ""));
     else if (kind === "transfer") addMessage("note", "handed over" + (data.reason ? ": " + data.reason : ""));
     else if (kind === "refusal") addMessage("note", "refused " + data.name + " (" + data.refused + ")");
-    else if (kind === "error") showError((data.detail || data.title || "the turn failed") + (data.code ? " [" + data.code + "]" : ""));
+    else if (kind === "error") showError((data.message || data.detail || "the turn failed") + (data.code ? " [" + data.code + "]" : ""));
     else if (kind === "state_snapshot" && ui.view) {
       renderView({ ...ui.view, filled: data.state.filled || {}, pending: data.state.pending || {},
                    deferred: data.state.deferred || {}, candidates: data.state._candidates || {},
                    changes: data.state._changes || {}, held: data.state._held || {} });
-    } else if (kind === "turn") {
-      renderView(data.view);
-      if (data.ended || (data.view && data.view.status !== "in_progress")) setFinished(true, data.view ? data.view.status : "");
     }
+  }
+
+  // The message was not taken: the bubble says so, with a button that sends it again.
+  function undelivered(bubble, text) {
+    bubble.classList.add("undelivered");
+    bubble.dataset.delivered = "false";
+    const note = node("div", "undelivered-note");
+    note.append(node("span", "", "not delivered"));
+    const retry = node("button", "retry", "Retry");
+    retry.type = "button";
+    retry.addEventListener("click", () => {
+      if (ui.busy || ui.finished) return;
+      note.remove(); bubble.remove();
+      send(text);
+    });
+    note.appendChild(retry);
+    bubble.after(note);
+  }
+
+  async function readStream(response, turn) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "", summary = null, problem = null;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut); buffer = buffer.slice(cut + 2);
+        let kind = "message", data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event: ")) kind = line.slice(7);
+          else if (line.startsWith("data: ")) data += line.slice(6);
+        }
+        const parsed = data ? JSON.parse(data) : {};
+        if (kind === "turn") summary = parsed;
+        else if (kind === "error" && parsed.status) problem = parsed;
+        if (kind !== "done") applyEvent(kind, parsed, turn);
+      }
+    }
+    return { summary, problem };
   }
 
   async function send(text) {
     ui.busy = true; $("send").disabled = true; showError("");
-    addMessage("user", text);
-    $("events").replaceChildren();
+    const bubble = addMessage("user", text);
+    const turn = { n: ++ui.turnCount, text, events: [] };
+    ui.turns.push(turn);
+    renderTrace();
+    const started = performance.now();
     try {
-      const response = await checked(await fetch("/v1/sessions/" + encodeURIComponent(ui.sessionId) + "/messages:stream", {
-        method: "POST", headers: headers(true), body: JSON.stringify({ text }) }));
-      const reader = response.body.getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let cut;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, cut); buffer = buffer.slice(cut + 2);
-          let kind = "message", data = "";
-          for (const line of block.split("\n")) {
-            if (line.startsWith("event: ")) kind = line.slice(7);
-            else if (line.startsWith("data: ")) data += line.slice(6);
-          }
-          if (kind !== "done") applyEvent(kind, data ? JSON.parse(data) : {});
-        }
+      let response;
+      try {
+        response = await checked(await call("/v1/sessions/" + encodeURIComponent(ui.sessionId) + "/messages:stream", {
+          method: "POST", headers: headers(true), body: JSON.stringify({ text }) }));
+      } catch (err) {  // refused or unreachable before the turn started: nothing was played
+        ui.turns.pop(); ui.turnCount--;
+        renderTrace();
+        undelivered(bubble, text);
+        if (err instanceof Unauthorized) { askForKey("The key was refused: " + err.message); return; }
+        showError((err instanceof Unreachable ? "" : "The message was not taken: ") + err.message);
+        return;
       }
-    } catch (err) {
-      if (err instanceof Unauthorized) askForKey("The key was refused: " + err.message);
-      else showError(err.message);
+      let outcome;
+      try {
+        outcome = await readStream(response, turn);
+      } catch (_) {
+        outcome = { summary: null, problem: null };
+      }
+      if (outcome.problem) {  // the turn failed: it was not saved, so the message can be sent again
+        ui.turns.pop(); ui.turnCount--;
+        undelivered(bubble, text);
+        const p = outcome.problem;
+        showError("The turn failed and was not saved: " + (p.detail || p.title) + (p.fix ? " — " + p.fix : "") + (p.code ? " [" + p.code + "]" : ""));
+      } else if (!outcome.summary) {  // the stream broke off: the server may or may not have saved the turn
+        turn.failed = true;
+        showError("The connection to the server was lost during the turn; reload the page to see what the server kept.");
+      } else {
+        const s = outcome.summary;
+        Object.assign(turn, { steps: s.steps, model_calls: s.model_calls,
+                              server_ms: s.steps.reduce((sum, step) => sum + step.duration_ms, 0),
+                              round_trip_ms: performance.now() - started });
+        saveTrace();
+        renderView(s.view);
+        if (s.ended || (s.view && s.view.status !== "in_progress")) setFinished(true, s.view ? s.view.status : "");
+      }
+      renderTrace();
     } finally {
       ui.busy = false; $("send").disabled = ui.finished;
       document.body.dataset.turns = String(Number(document.body.dataset.turns || "0") + 1);
     }
+  }
+
+  // ---- the composer: the server's message limit -------------------------------------------------------------
+  function useLimit(limit) {
+    ui.maxChars = limit || null;
+    if (ui.maxChars) $("message").maxLength = ui.maxChars;
+    else $("message").removeAttribute("maxlength");
+    countChars();
+  }
+
+  function countChars() {
+    const used = $("message").value.length, limit = ui.maxChars;
+    const near = limit && used >= limit * 0.9;
+    $("count").hidden = !near;
+    $("count").classList.toggle("full", Boolean(limit && used >= limit));
+    if (near) $("count").textContent = used.toLocaleString("en") + " / " + limit.toLocaleString("en") + " characters" +
+                                       (used >= limit ? " — the most one message can have" : "");
   }
 
   // ---- wiring -----------------------------------------------------------------------------------------------
@@ -461,13 +766,20 @@
     event.preventDefault();
     const text = $("message").value.trim();
     if (!text || ui.busy || ui.finished || !ui.sessionId) return;
+    if (ui.maxChars && text.length > ui.maxChars) {
+      showError("A message can have at most " + ui.maxChars.toLocaleString("en") + " characters; this one has " +
+                text.length.toLocaleString("en") + ". Shorten it and send again.");
+      return;
+    }
     $("message").value = "";
+    countChars();
     send(text);
   });
-  const fresh = () => newSession().catch((e) => (e instanceof Unauthorized ? askForKey(e.message) : showError(e.message)));
+  $("message").addEventListener("input", countChars);
+  const fresh = () => newSession().catch(failed);
   $("new-session").addEventListener("click", fresh);
   $("restart").addEventListener("click", fresh);
-  $("agent").addEventListener("change", (e) => loadAgent(e.target.value).catch((err) => showError(err.message)));
+  $("agent").addEventListener("change", (e) => loadAgent(e.target.value).then(newSession).catch(failed));
   $("copy-mermaid").addEventListener("click", () => {
     $("mermaid").select();
     if (navigator.clipboard) navigator.clipboard.writeText($("mermaid").value).catch(() => {});
@@ -481,13 +793,22 @@
   });
   $("change-key").addEventListener("click", () => { storeKey(""); askForKey(""); });
 
+  // The session of the address when it still exists (null when the server does not know it).
+  async function addressed(sessionId) {
+    try {
+      return await api("/v1/sessions/" + encodeURIComponent(sessionId));
+    } catch (err) {
+      if (!(err instanceof NotFound)) throw err;
+      return null;
+    }
+  }
+
   async function start() {
     let agents;
     try {
-      if (!storedKey()) {  // ask before the first /v1 request when the server says it needs a key
-        const health = await (await fetch("/healthz")).json();
-        if (health.api_key_required) { askForKey(""); return; }
-      }
+      const health = await (await call("/healthz")).json();
+      useLimit(health.max_message_chars);
+      if (health.api_key_required && !storedKey()) { askForKey(""); return; }  // ask before any /v1 request
       ({ agents } = await api("/v1/agents"));
     } catch (err) {
       if (err instanceof Unauthorized) {
@@ -502,10 +823,11 @@
     $("key-gate").hidden = true;
     $("workspace").hidden = false;
     $("change-key").hidden = !storedKey();
+    ui.agents = agents;
     const select = $("agent");
     select.replaceChildren();
     for (const a of agents) {
-      const option = node("option", "", a.name + " — " + a.slots + " slots, " + a.tasks + " tasks");
+      const option = node("option", "", a.name);
       option.value = a.name;
       option.title = a.description;
       select.appendChild(option);
@@ -513,12 +835,27 @@
     select.disabled = agents.length === 0;
     $("new-session").disabled = agents.length === 0;
     try {
-      if (agents.length) await loadAgent(agents[0].name);
-      else showError("This server hosts no agents.");
-      document.body.dataset.ready = "true";
+      if (!agents.length) { showError("This server hosts no agents."); return; }
+      const wanted = new URLSearchParams(location.search);
+      const detail = wanted.get("session") ? await addressed(wanted.get("session")) : null;
+      const named = detail ? detail.agent : wanted.get("agent");
+      const agent = agents.some((a) => a.name === named) ? named : agents[0].name;
+      await loadAgent(agent);
+      if (detail) {
+        await resume(detail);
+      } else {
+        await newSession();
+        if (wanted.get("session")) {
+          addMessage("note", "The session " + wanted.get("session") + " of the address is not on this server any more " +
+                             "(a server with an in-memory store forgets its sessions when it stops); this is a new one.");
+        } else if (named && named !== agent) {
+          showError("This server has no agent named " + named + "; showing " + agent + ".");
+        }
+      }
     } catch (err) {
-      if (err instanceof Unauthorized) askForKey(err.message);
-      else showError(err.message);
+      failed(err);
+    } finally {
+      document.body.dataset.ready = "true";
     }
   }
   start();

@@ -41,6 +41,9 @@
     const { workflows } = await api("/v1/workflows");
     const select = $("workflow");
     select.replaceChildren(...workflows.map((w) => { const o = node("option", "", w.name); o.value = w.name; return o; }));
+    $("no-workflows").hidden = workflows.length > 0;  // an empty form would only leave you guessing
+    $("start-fields").disabled = workflows.length === 0;
+    document.body.dataset.workflows = String(workflows.length);
   }
 
   async function loadRuns() {
