@@ -27,6 +27,7 @@ FULL: dict[str, list[str]] = {
     "expr_bench.py": [],
     "startup.py": [],
     "runtime.py": [],
+    "peers.py": [],
     "service.py": [],
     "offline_accuracy.py": [],
     "sgd_replay.py": [],
@@ -40,6 +41,7 @@ QUICK: dict[str, list[str]] = {
     "expr_bench.py": ["--number", "2000"],
     "startup.py": ["--runs", "1"],
     "runtime.py": ["--bookings", "2"],
+    "peers.py": ["--bookings", "1"],
     "service.py": [
         *("--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10", "--rounds", "1"),
         *("--parts-rounds", "1", "--parts-sessions", "1"),

@@ -26,6 +26,8 @@ CASES = [
     (["offline_accuracy.py"], "overall:"),
     (["sgd_replay.py", "--limit", "4"], "overall:"),
     (["runtime.py", "--bookings", "2"], "through `await session.asend`"),
+    # Slotgraph against the peers installed: Google ADK is a dev dependency, the others come with `[bench]`
+    (["peers.py", "--bookings", "1"], "GOAL\tpeers: overhead per turn, Slotgraph / fastest peer"),
     (
         [
             *("service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"),
