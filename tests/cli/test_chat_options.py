@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime
+import json
+from pathlib import Path
 
 import pytest
 from cli_support import REPO_ROOT, Invoke
@@ -79,3 +81,20 @@ def test_a_multi_agent_app_chats_and_prints_each_hand_over() -> None:
     assert "— reservations hands over to takeout" in result.output
     assert "— guard no_guarantees (pattern): replace" in result.output
     assert "guaranteed" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        ({}, "— handed over to a human"),
+        ({"reason": "wants a manager"}, "— handed over to a human: wants a manager"),
+    ],
+)
+def test_a_hand_over_says_why_only_when_a_reason_was_given(
+    tmp_path: Path, args: dict[str, str], line: str
+) -> None:
+    script = tmp_path / "escalate.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "escalate", "args": args}]}]), encoding="utf-8")
+    code, output = _chat("--today", "2026-07-10", "--model", f"scripted:{script}", stdin="get me a human\n")
+    assert code == 0, output
+    assert line in output.splitlines()

@@ -129,6 +129,11 @@ def _print_debug(console: Console, result: TurnResult) -> None:
         console.print(f"[dim]{escape(format_line(str(entry.get('tag', '')), data))}[/dim]")
 
 
+def _because(reason: str) -> str:
+    """``": <reason>"`` for an event line, or nothing when no reason was given."""
+    return f": {escape(reason.strip())}" if reason.strip() else ""
+
+
 def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = False) -> None:
     for event in result.events:
         if isinstance(event, ModelNoCallEvent):
@@ -144,9 +149,9 @@ def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = Fal
             console.print(f"[yellow]refused{who}[/yellow] {escape(event.name)}: {escape(event.refused)}")
         elif isinstance(event, EndSessionEvent):
             note = " (escalated)" if event.escalated else ""
-            console.print(f"[dim]— session ended{escape(note)}: {escape(event.reason)}[/dim]")
+            console.print(f"[dim]— session ended{note}{_because(event.reason)}[/dim]")
         elif isinstance(event, TransferEvent):
-            console.print(f"[dim]— handed over to a human: {escape(event.reason)}[/dim]")
+            console.print(f"[dim]— handed over to a human{_because(event.reason)}[/dim]")
         elif isinstance(event, TopicEvent):
             where = f"{event.from_topic or 'main'} → {event.to_topic or 'main'}"
             refused = f" refused: {event.message}" if not event.ok else ""
