@@ -11,11 +11,12 @@ import pytest
 import shellingham
 import typer
 from cli_support import Invoke
+from typer.testing import CliRunner
 
 from slotgraph import __version__
 from slotgraph.cli.help_texts import EPILOGS
 from slotgraph.cli.init_command import agent_name_for, template_names
-from slotgraph.cli.main import COMMANDS
+from slotgraph.cli.main import COMMANDS, create_app
 from slotgraph.runtime import Agent
 
 
@@ -46,6 +47,16 @@ def test_a_scaffolded_agent_passes_validate_and_test(invoke: Invoke, tmp_path: P
     agent = Agent.load(target)  # the agent's own model (offline) answers a first turn
     assert agent.name == "my_agent"
     assert agent.session().send("Hi").text
+
+
+def test_the_basic_template_reads_a_date_back_in_words(invoke: Invoke, tmp_path: Path) -> None:
+    """As the examples do ("on December 7th"), not as the ISO date the setter stores."""
+    assert invoke(["init", str(tmp_path / "desk")]).exit_code == 0
+    args = ["chat", str(tmp_path / "desk"), "--today", "2026-12-01"]
+    chat = CliRunner().invoke(create_app(), args, input="Ada\nDecember 7th\nyes\n")
+    assert chat.exit_code == 0, chat.output
+    assert "agent> Just to confirm — on December 7th. Is that correct?" in chat.output
+    assert "2026-12-07" not in chat.output
 
 
 def test_init_without_a_template_uses_basic(invoke: Invoke, tmp_path: Path) -> None:
