@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import shellingham
 import typer
-from cli_support import Invoke
+from cli_support import REPO_ROOT, Invoke
 from typer.testing import CliRunner
 
 from slotgraph import __version__
@@ -134,3 +134,14 @@ def test_every_command_help_has_examples_and_exit_codes(app: typer.Typer, invoke
         assert f"slotgraph {name}" in result.stdout, name
     top = invoke(["--help"])
     assert "Examples" in top.stdout and "Exit codes" in top.stdout and "init" in top.stdout
+
+
+def test_no_help_prints_a_type_beside_a_flag(invoke: Invoke) -> None:
+    """Typer printed ``<bool>`` beside every flag (``--json <bool>``), as if it took a value."""
+    for name in sorted({command.name for command in COMMANDS} | {"models list"}):
+        result = invoke([*name.split(), "--help"])
+        assert result.exit_code == 0, name
+        assert "<bool>" not in result.stdout, name
+    assert "<str>" in invoke(["run", "--help"]).stdout  # options that take a value still show its type
+    flagged = invoke(["validate", str(REPO_ROOT / "examples" / "bella_notte"), "--json"])
+    assert flagged.exit_code == 0 and '"ok": true' in flagged.stdout  # and flags still parse
