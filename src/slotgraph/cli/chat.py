@@ -2,7 +2,8 @@
 
 Interactive when stdin is a terminal: the prompt has line editing and history (GNU readline: arrow keys,
 Ctrl-A/E, ↑/↓ through earlier turns), ``/help`` lists the commands, ``/state`` shows the panel on demand,
-``/quit`` (or Ctrl-D) leaves. Otherwise one user turn per input line, so a conversation can be piped in and
+``/restart`` leaves the conversation for a new session with the same agent and options, ``/quit`` (or
+Ctrl-D) leaves. Otherwise one user turn per input line, so a conversation can be piped in and
 tested. Either way the chat ends with one line saying how the session ended. ``--show-state`` prints, after
 every turn, what it did and where the conversation stands (:mod:`slotgraph.cli.chat_panel`).
 ``--today YYYY-MM-DD`` / ``--now YYYY-MM-DDTHH:MM`` pin the session clock the tools see (``today``/``now``)
@@ -60,6 +61,7 @@ _QUIT = {"/quit", "/exit"}
 _HELP_TEXT = """Type what the person says; the agent answers. Commands:
   /help          this help
   /state         the session panel now (--show-state prints it after every turn)
+  /restart       start over: a new session with the same agent and options
   /quit, /exit   leave (Ctrl-D too)
 Line editing: ←/→, Home/End, Ctrl-A/Ctrl-E, Ctrl-U; ↑/↓ go through earlier turns."""
 _PROMPT = "you> "
@@ -105,12 +107,14 @@ def _finished(session: Session) -> bool:
     return session.ended or session.status in TERMINAL_STATUSES
 
 
-def _end_line(session: Session, turns: int, quit_early: bool) -> str:
+def _end_line(session: Session, turns: int, quit_early: bool, *, restarted: bool = False) -> str:
     status = session.status
     count = f"{turns} turn{'s' if turns != 1 else ''}"
     if _finished(session):
         how = {"complete": "completed", "escalated": "escalated to a person"}.get(status, status)
         return f"── session over: {how} after {count} ──"
+    if restarted:
+        return f"── restarted after {count} (status {status}): a new session ──"
     if quit_early:
         return f"── left the session after {count} (status {status}; nothing more was sent) ──"
     return f"── end of input after {count} (status {status}) ──"
@@ -250,6 +254,7 @@ def chat(
     try:
         agent = load_agent(path, model=model)
         session = agent.session(event_data=data, debug=debug, clock=clock, seed=seed)
+        sessions = [session]  # /restart appends a new one; the chat talks to the last
     except ConfigValidationError as err:
         out.print(f"[red]error:[/red] {escape(str(path))}: invalid agent")
         for issue in err.issues:
@@ -264,13 +269,24 @@ def chat(
     interactive = lines is None and stream.isatty()
     last: list[TurnResult] = []
     quit_early = [False]
+    rows: list[dict[str, Any]] = []
+    turns = 0
 
     def command(text: str) -> bool:
         """Handle a /command; True when it was one (it is then not sent to the agent)."""
+        nonlocal turns
         if text == "/help":
             out.print(escape(_HELP_TEXT))
         elif text == "/state":
-            out.print(_panel(session, last[-1] if last else None))
+            out.print(_panel(sessions[-1], last[-1] if last else None))
+        elif text == "/restart":
+            left = sessions[-1]
+            out.print(f"[dim]{escape(_end_line(left, turns, False, restarted=True))}[/dim]")
+            rows.append({"kind": "final_state", "status": left.status, "state": left.state})
+            rows.append({"kind": "restart"})
+            sessions.append(agent.session(event_data=data, debug=debug, clock=clock, seed=seed))
+            last.clear()
+            turns = 0
         else:
             out.print(f"[yellow]unknown command {escape(text)}[/yellow] — /help lists them")
         return True
@@ -279,10 +295,10 @@ def chat(
         _enable_line_editing()
         out.print(f"[dim]Chatting with {escape(agent.name)} — /help for commands, /quit to leave.[/dim]")
     source = iter(lines) if lines is not None else _lines(stream, out, interactive, command)
-    rows: list[dict[str, Any]] = []
     code = ExitCode.OK
-    turns = 0
-    for turn, text in enumerate(source, start=1):
+    for text in source:
+        session = sessions[-1]
+        turn = turns + 1
         if not interactive:
             out.print(f"[bold cyan]you>[/bold cyan] {escape(text)}")
         try:
@@ -305,6 +321,7 @@ def chat(
             break
     else:
         quit_early[0] = interactive
+    session = sessions[-1]
     if transcript is not None:
         rows.append({"kind": "final_state", "status": session.status, "state": session.state})
         with transcript.open("w", encoding="utf-8") as handle:
