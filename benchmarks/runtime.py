@@ -46,10 +46,8 @@ import asyncio
 import cProfile
 import datetime
 import json
-import os
 import pstats
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Mapping
@@ -60,12 +58,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from slotgraph._native import status
 from slotgraph.config import CompiledDag, compile_config
 from slotgraph.engine import EngineAction, Reason
 from slotgraph.runtime import (
     Agent,
-    EngineOutcome,
+    EngineResult,
     Model,
     ModelRequest,
     ModelResponse,
@@ -105,8 +102,8 @@ class NoEngine:
     def begin_turn(self, dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, Any]:
         return {"status": "in_progress", **sm}
 
-    def invoke(self, dag: CompiledDag, sm: Mapping[str, Any], **_: Any) -> EngineOutcome:
-        return EngineOutcome(dict(sm), EngineAction(reason=Reason.NEXT_QUESTION))
+    def invoke(self, dag: CompiledDag, sm: Mapping[str, Any], **_: Any) -> EngineResult:
+        return EngineResult(dict(sm), EngineAction(reason=Reason.NEXT_QUESTION))
 
     def after_tool(self, dag: CompiledDag, sm: Mapping[str, Any], *_: Any) -> dict[str, Any]:
         return dict(sm)
@@ -266,16 +263,8 @@ def count_per_booking(agent: Agent) -> tuple[int, int]:
 
 
 def counted_per_booking(agent: Agent) -> tuple[int, int, str]:
-    """:func:`count_per_booking`, in a child process on the pure-Python sources if the core is compiled
-    (cProfile does not see compiled functions: it would count no validation at all); and where counted."""
-    if not status().compiled:
-        return (*count_per_booking(agent), "this process")
-    env = {**os.environ, "SLOTGRAPH_PURE_PYTHON": "1"}
-    child = subprocess.run(
-        [sys.executable, __file__, "--count-only"], env=env, capture_output=True, text=True, check=True
-    )
-    copies, validations = (int(n) for n in child.stdout.split())
-    return copies, validations, "a child process on the pure-Python sources"
+    """:func:`count_per_booking`, and where it was counted."""
+    return (*count_per_booking(agent), "this process")
 
 
 CLINIC_DIR = Path(__file__).resolve().parents[1] / "examples" / "clinic"
@@ -347,9 +336,7 @@ def main() -> None:
     overheads.sort()
     p99 = overheads[min(len(overheads) - 1, int(len(overheads) * 0.99))]
     median = statistics.median(overheads) * 1e6
-    print(
-        f"runtime overhead per turn ({len(overheads)} turns, model time excluded; core: {status().reason}):"
-    )
+    print(f"runtime overhead per turn ({len(overheads)} turns, model time excluded):")
     wall = statistics.median(walls) * 1e6
     print(f"  CPU median {median:7.0f} µs   p99 {p99 * 1e6:7.0f} µs   (wall median {wall:.0f} µs)")
     print(

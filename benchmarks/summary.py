@@ -1,6 +1,6 @@
 """Run every benchmark and print one table of every goal: ``make bench``.
 
-Run: ``.venv/bin/python benchmarks/summary.py [--quick] [--only engine.py,expr_bench.py]`` (from the
+Run: ``.venv/bin/python benchmarks/summary.py [--quick] [--only runtime.py,service.py]`` (from the
 repository root).
 
 Each script in ``benchmarks/`` runs in its own process (its output is shown as it runs). A benchmark states
@@ -23,8 +23,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 FULL: dict[str, list[str]] = {
-    "engine.py": [],
-    "expr_bench.py": [],
     "startup.py": [],
     "runtime.py": [],
     "peers.py": [],
@@ -38,8 +36,6 @@ FULL: dict[str, list[str]] = {
     "install_size.py": ["--check-readme"],  # builds the two virtualenvs of the Makefile (minutes)
 }
 QUICK: dict[str, list[str]] = {
-    "engine.py": ["--quick"],
-    "expr_bench.py": ["--number", "2000"],
     "startup.py": ["--runs", "1"],
     "runtime.py": ["--bookings", "2"],
     "peers.py": ["--bookings", "1"],

@@ -23,7 +23,9 @@ def _make(*args: str, cwd: Path = ROOT) -> str:
 
 def test_make_demo_installs_the_package_without_extras(tmp_path: Path) -> None:
     plan = _make("-n", "demo", f"VENV={tmp_path / 'venv'}")
-    assert "pip install --quiet -e . &&" in plan, plan  # the package alone: runtime + offline model
+    assert "pip install --progress-bar off -e . &&" in plan, (
+        plan
+    )  # the package alone: runtime + offline model
     assert "[dev]" not in plan and "'.[" not in plan
     assert "slotgraph chat examples/bella_notte --model offline" in plan
 
@@ -50,6 +52,6 @@ def test_make_test_runs_the_slow_tests_a_plain_pytest_skips(tmp_path: Path) -> N
     import tomllib
 
     plan = _make("-n", "pytest", f"VENV={tmp_path / 'venv'}")
-    assert '-m pytest -m "not llm"' in plan, plan  # overrides addopts' marker expression: slow ones run
+    assert '-m pytest -m "not llm" -rs' in plan, plan  # overrides addopts' marker expression: slow ones run
     addopts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
     assert '-m "not llm and not slow"' in addopts

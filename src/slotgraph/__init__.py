@@ -20,11 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from slotgraph._native import install_guard
-
 __version__ = "0.1.0"
-
-install_guard()  # before any compiled module is imported: a stale one must never run (slotgraph/_native.py)
 
 _RUNTIME_EXPORTS = (
     "Agent",

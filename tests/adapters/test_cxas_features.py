@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 import yaml
-from tests.compiled_core import pure_python_only
 
-from slotgraph.adapters import cxas
-from slotgraph.adapters.cxas import clear_config_memo, confirm_pending, fill_slots, slot_filling_engine
+from slotgraph.adapters.cxas import confirm_pending, fill_slots, slot_filling_engine
+from slotgraph.config import clear_compile_cache
+from slotgraph.config import compile as compile_module
 from slotgraph.engine import EngineInputError
 
 BELLA = Path(__file__).resolve().parents[2] / "examples" / "bella_notte" / "dag.yaml"
@@ -92,7 +92,7 @@ def test_fill_slots_needs_a_dict(raw: dict[str, Any]) -> None:
 
 
 def test_the_config_memo_notices_a_config_changed_in_place(raw: dict[str, Any]) -> None:
-    clear_config_memo()
+    clear_compile_cache()
     first = slot_filling_engine({"raw_config": raw, "sm": {}, "last_user_text": ""})
     assert first["action"]["message"].startswith("Welcome to Bella Notte!")
     raw["slots"][0]["message"] = "Buonasera!"  # same object, new content
@@ -103,20 +103,19 @@ def test_the_config_memo_notices_a_config_changed_in_place(raw: dict[str, Any]) 
     assert third["action"] == second["action"]
 
 
-@pure_python_only  # patches compile_config, which the (compiled) entry calls directly
 def test_a_new_but_equal_config_dict_is_not_compiled_again(
     raw: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A host that deserialises the config on every tool call passes a new, equal dict each time.
-    clear_config_memo()
+    clear_compile_cache()
     slot_filling_engine({"raw_config": raw, "sm": {}, "last_user_text": ""})
     compiled: list[object] = []
 
-    def compile_again(config: object) -> None:
+    def compile_again(config: object, *args: object, **kwargs: object) -> None:
         compiled.append(config)
         raise LookupError("compiled")
 
-    monkeypatch.setattr(cxas, "compile_config", compile_again)
+    monkeypatch.setattr(compile_module, "_validated_build", compile_again)
     for _ in range(3):
         out = slot_filling_engine({"raw_config": copy.deepcopy(raw), "sm": {}, "last_user_text": ""})
         assert out["action"]["message"].startswith("Welcome to Bella Notte!")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,6 @@ from pathlib import Path
 from cli_support import REPO_ROOT, Invoke
 
 from slotgraph import __version__
-from slotgraph._native import status
 from slotgraph.config import agent_json_schema, dag_json_schema
 
 
@@ -41,7 +41,8 @@ def test_schema_to_file(invoke: Invoke, tmp_path: Path) -> None:
 def test_version(invoke: Invoke) -> None:
     result = invoke(["version"])
     assert result.exit_code == 0
-    assert result.stdout == f"slotgraph {__version__}\ncore: {status().reason}\n"
+    python = f"python {platform.python_version()} ({platform.python_implementation()})"
+    assert result.stdout == f"slotgraph {__version__}\n{python}\n"
 
 
 def test_no_command_shows_help(invoke: Invoke) -> None:

@@ -6,7 +6,6 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from tests.compiled_core import pure_python_only
 
 from slotgraph.config import ConfigValidationError, clear_compile_cache, compile_config
 from slotgraph.config import conditions as conditions_module
@@ -43,7 +42,6 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return counts
 
 
-@pure_python_only  # counts calls of compile_lambda through the (compiled) conditions module
 def test_validated_once_and_each_condition_compiled_once(calls: Counter[str]) -> None:
     dag = compile_config(CONFIG)
     assert calls == Counter({"model_validate": 1, BIG: 1})

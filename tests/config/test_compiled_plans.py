@@ -5,6 +5,7 @@ to; a damaged plan is reported and replaced, never trusted; a fresh process with
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import logging
@@ -25,7 +26,7 @@ from slotgraph.config import (
     compile_config,
     configure_verdict_dir,
 )
-from slotgraph.config.compiled import CompiledCondition, Record
+from slotgraph.config.compiled import CompiledCondition, Value
 from slotgraph.config.content import ConfigContent
 from slotgraph.config.loader import read_mapping
 from slotgraph.config.nodes import DagConfig
@@ -103,9 +104,9 @@ def assert_same(a: object, b: object, where: str = "dag") -> None:
     if isinstance(a, CompiledCondition):
         assert isinstance(b, CompiledCondition), where
         assert (a.source, a.reads) == (b.source, b.reads), where
-    elif isinstance(a, Record):
+    elif isinstance(a, Value):
         assert type(a) is type(b), where
-        for name in a._compared:
+        for name in (f.name for f in dataclasses.fields(a) if f.compare):
             assert_same(getattr(a, name), getattr(b, name), f"{where}.{name}")
     elif isinstance(a, Mapping):
         assert isinstance(b, Mapping) and type(a) is type(b), where

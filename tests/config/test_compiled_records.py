@@ -1,5 +1,5 @@
 """The compiled config's values (``CompiledSlot``, ``CompiledTask``, ``CompiledDag``) behave as frozen
-dataclasses did: immutable, compared and shown by value, copied as themselves — compiled or not."""
+dataclasses did: immutable, compared and shown by value, copied as themselves."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from slotgraph.config import CompiledDag, clear_compile_cache, compile_config, config_fingerprint
-from slotgraph.config.compiled import CompiledSlot, CompiledTask, Record
+from slotgraph.config.compiled import CompiledSlot, CompiledTask, Value
 from slotgraph.config.extensions import drop_extension_keys, is_extension_key
 
 from .dags import bella_dag, spec_dag
@@ -22,14 +22,14 @@ def _dag() -> CompiledDag:
     return compile_config(bella_dag())
 
 
-def _values() -> list[Record]:
+def _values() -> list[Value]:
     dag = _dag()
     return [dag, dag.slots[0], dag.tasks[0]]
 
 
 @pytest.mark.parametrize("value", _values(), ids=lambda v: type(v).__name__)
-def test_a_field_cannot_be_assigned_or_deleted(value: Record) -> None:
-    name = value._fields[0]
+def test_a_field_cannot_be_assigned_or_deleted(value: Value) -> None:
+    name = dataclasses.fields(value)[0].name
     before = getattr(value, name)
     with pytest.raises(dataclasses.FrozenInstanceError, match=f"cannot assign to field '{name}'"):
         setattr(value, name, "changed")
@@ -39,7 +39,7 @@ def test_a_field_cannot_be_assigned_or_deleted(value: Record) -> None:
 
 
 @pytest.mark.parametrize("value", _values(), ids=lambda v: type(v).__name__)
-def test_no_new_attribute_can_be_added(value: Record) -> None:
+def test_no_new_attribute_can_be_added(value: Value) -> None:
     with pytest.raises(AttributeError):
         value.surprise = 1  # type: ignore[attr-defined]
     assert not hasattr(value, "surprise")
@@ -78,7 +78,11 @@ def test_replace_keeps_the_other_fields_and_refuses_unknown_ones() -> None:
     slot = _dag().slots[1]
     asked = slot.replace(ask="How many of you?")
     assert isinstance(asked, CompiledSlot) and asked.ask == "How many of you?"
-    assert all(getattr(asked, f) == getattr(slot, f) for f in slot._fields if f != "ask")
+    assert all(
+        getattr(asked, f) == getattr(slot, f)
+        for f in (f.name for f in dataclasses.fields(slot))
+        if f != "ask"
+    )
     with pytest.raises(TypeError, match=r"no field\(s\) \['asks'\]"):
         slot.replace(asks="typo")
 

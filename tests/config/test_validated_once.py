@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.compiled_core import pure_python_only
 
 import slotgraph.config.agent as agent_module
 import slotgraph.config.validation as validation_module
@@ -38,13 +37,11 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     clear_compile_cache()
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_agent_load_validates_the_dag_once(calls: list[str]) -> None:
     Agent.load(ROOT / "examples" / "bella_notte")
     assert calls == ["loader"]
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_the_verdict_is_for_the_content_not_the_object(calls: list[str]) -> None:
     raw: dict[str, Any] = {
         "slots": [{"name": "topic", "source": "user", "setter": "set_topic", "ask": "About?"}],

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.compiled_core import pure_python_only
 
 from slotgraph.config import (
     VERDICT_DIR_ENV,
@@ -52,7 +51,6 @@ def _is_verdict_of(path: Path, raw: dict[str, Any]) -> bool:
     return head == _key(raw).encode() and marshal.loads(plan) == DagConfig.model_validate(raw).model_dump()
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_a_config_that_passed_is_not_validated_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any]
 ) -> None:
@@ -69,7 +67,6 @@ def test_a_config_that_passed_is_not_validated_again(
     assert second.state_tables == first.state_tables
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_without_the_option_every_compilation_validates(validations: list[Any]) -> None:
     compile_config(bella_dag())
     clear_compile_cache()
@@ -93,7 +90,6 @@ def test_an_invalid_config_leaves_no_verdict_and_its_errors_are_unchanged(
     assert list(tmp_path.iterdir()) == []
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_a_verdict_is_for_this_content_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any]
 ) -> None:
@@ -107,7 +103,6 @@ def test_a_verdict_is_for_this_content_only(
     assert len(list(tmp_path.iterdir())) == 2
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_a_verdict_of_another_version_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any]
 ) -> None:
@@ -120,7 +115,6 @@ def test_a_verdict_of_another_version_is_not_used(
     assert len(validations) == 2
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 @pytest.mark.parametrize("content", ["", "yes", "0" * 64])
 def test_a_verdict_file_that_is_not_its_key_is_not_trusted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any], content: str
@@ -133,7 +127,6 @@ def test_a_verdict_file_that_is_not_its_key_is_not_trusted(
     assert _is_verdict_of(tmp_path / _key(raw), raw)  # replaced by a good verdict
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_an_unusable_directory_is_reported_once_and_compiling_goes_on(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -153,7 +146,6 @@ def test_an_unusable_directory_is_reported_once_and_compiling_goes_on(
     assert str(blocker / "verdicts") in warnings[0] and VERDICT_DIR_ENV in warnings[0]
 
 
-@pure_python_only  # counts validate_raw calls by patching the (compiled) compile module
 def test_configure_wins_over_the_variable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, validations: list[Any]
 ) -> None:

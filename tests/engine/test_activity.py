@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.compiled_core import pure_python_only
 from tests.engine.spec_view import run_engine
 
 from slotgraph.config import compile_config
@@ -48,7 +47,6 @@ def evaluations(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counter[str]]:
     yield counts
 
 
-@pure_python_only
 def test_each_condition_is_evaluated_once_per_invocation(evaluations: Counter[str]) -> None:
     dag = compile_config(CONFIG)
     # The welcome announce changes ``filled`` mid-invocation; no condition reads ``welcome`` except the
@@ -64,7 +62,6 @@ def test_each_condition_is_evaluated_once_per_invocation(evaluations: Counter[st
     assert dict(evaluations) == {BIG: 1, VEGAN: 1, "lambda f: len(f) > 2": 1}
 
 
-@pure_python_only
 def test_a_verdict_is_evaluated_again_when_a_slot_it_reads_changes(evaluations: Counter[str]) -> None:
     # ``size`` is asked only after the welcome: its condition is false until the announce cascade fills
     # ``welcome`` mid-invocation, and must be evaluated again then; the diet condition is not.
@@ -111,7 +108,6 @@ class _Unmemoised(Activity):
         return task.is_active(self.filled)
 
 
-@pure_python_only  # swaps the (compiled) Activity class in the engine's modules
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     sm=_STATE,

@@ -10,7 +10,6 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
-from tests.compiled_core import COMPILED
 
 import slotgraph.expr as expr
 from slotgraph.expr import (
@@ -101,8 +100,7 @@ def test_compiled_lambda_carries_source_and_parameter() -> None:
     assert function.source == "lambda filled: filled.get('a')"
     assert function.parameter == "filled"
     assert function({"a": 2}) == 2
-    if not COMPILED:  # a function named after its source; compiled, a callable object mypyc names itself
-        assert "lambda filled" in repr(function)
+    assert "lambda filled" in repr(function)
 
 
 def test_compiled_lambda_errors_carry_the_source() -> None:

@@ -14,7 +14,6 @@ from types import MappingProxyType
 from typing import Any
 
 import pytest
-from tests.compiled_core import pure_python_only
 
 from slotgraph.expr import ExpressionError, compile_expression, compile_lambda
 from slotgraph.expr.compiler import Compiler
@@ -89,7 +88,6 @@ def _outcome(function: Callable[[Any], Any], argument: Any) -> tuple[str, Any]:
         return "error", (type(err).__name__, err.code, err.source, err.position, str(err))
 
 
-@pure_python_only  # turns the fusion off by patching the (compiled) compiler's methods
 @pytest.mark.parametrize("source", LAMBDAS)
 def test_a_fused_lambda_matches_the_general_compilation(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fused = compile_lambda(source)
@@ -103,7 +101,6 @@ def test_a_fused_lambda_matches_the_general_compilation(source: str, monkeypatch
         assert _outcome(fused, argument) == _outcome(general, argument), (source, argument)
 
 
-@pure_python_only  # turns the fusion off by patching the (compiled) compiler's method
 @pytest.mark.parametrize(("source", "variables"), EXPRESSIONS)
 def test_a_fused_sum_matches_the_general_compilation(
     source: str, variables: dict[str, Any], monkeypatch: pytest.MonkeyPatch

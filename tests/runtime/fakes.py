@@ -7,7 +7,7 @@ from typing import Any
 
 from slotgraph.config import CompiledDag
 from slotgraph.engine import EngineAction, FunctionCall, Reason
-from slotgraph.runtime import EngineOutcome
+from slotgraph.runtime import EngineResult
 
 
 def action_of(spec: Mapping[str, Any]) -> EngineAction:
@@ -61,14 +61,14 @@ class FakeEngine:
         channel: str | None,
         debug: bool,
         variables: Mapping[str, Any] | None = None,
-    ) -> EngineOutcome:
+    ) -> EngineResult:
         index = len(self.invocations)
         self.invocations.append({"last_user_text": last_user_text, "sm": dict(sm)})
         out = dict(sm)
         if index < len(self.sm_updates):
             out.update(self.sm_updates[index])
         action = self.actions[index] if index < len(self.actions) else {}
-        return EngineOutcome(out, action_of(action))
+        return EngineResult(out, action_of(action))
 
     def after_tool(
         self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any

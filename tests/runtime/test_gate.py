@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from slotgraph.names import GATE_USER_TEXT
-from slotgraph.runtime import Agent, DagEngine, EngineOutcome, ScriptedModel, ScriptedStep, call
+from slotgraph.runtime import Agent, DagEngine, EngineResult, ScriptedModel, ScriptedStep, call
 
 from .toy_agent import Backend, clock, toy_agent, toy_dag
 
@@ -53,7 +53,7 @@ class _SpyEngine(DagEngine):
         super().__init__(seed=0)
         self.calls: list[tuple[set[str], dict[str, Any]]] = []
 
-    def invoke(self, dag: Any, sm: Mapping[str, Any], **kwargs: Any) -> EngineOutcome:
+    def invoke(self, dag: Any, sm: Mapping[str, Any], **kwargs: Any) -> EngineResult:
         self.calls.append((set(sm), dict(kwargs)))
         return super().invoke(dag, sm, **kwargs)
 

@@ -1,11 +1,9 @@
-"""The sync facade (``Session.send``) runs every turn on one long-lived event loop: run by the calling thread
-itself while no other thread runs it, handed to the thread that does otherwise, and taken over by a
-background thread while work is left on it after its caller's turn."""
+"""The sync facade (``Session.send``) runs every turn on one long-lived event loop that a background thread
+runs: the caller's context travels with the turn, work left on the loop goes on, Ctrl-C cancels the turn."""
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import contextvars
 import os
@@ -82,102 +80,9 @@ async def _until_cancelled(cancelled: threading.Event, started: threading.Event 
         raise
 
 
-def _idle() -> None:
-    """Wait until the background thread has left the loop (it does once no work is left on it)."""
-    shared = sync_loop._current
-    assert shared is not None and shared._idle.wait(30)
-
-
-def test_sync_turns_run_on_the_calling_thread_on_one_long_lived_loop() -> None:
-    model = WhereModel()
-    session = toy_agent(model, Backend()).session(clock=clock)
-    for text in ("one", "two", "three"):
-        session.send(text)
-    other = threading.Thread(target=session.send, args=("four",), name="a-caller")
-    other.start()
-    other.join()
-    threads = [thread for thread, _, _ in model.seen]
-    loops = {loop for _, loop, _ in model.seen}
-    assert threads == ["MainThread"] * 3 + ["a-caller"] and len(loops) == 1
-    assert _loop_threads() == []  # nobody else was involved
-    assert session.turns == 4
-
-
-def test_a_turn_sent_while_another_thread_runs_the_loop_runs_there() -> None:
-    """The second caller hands its turn to the thread running the loop (one loop: a session's lock holds)."""
-    entered, release = threading.Event(), threading.Event()
-    seen: list[tuple[str, int, str]] = []
-
-    class SlowModel:
-        async def generate(self, request: ModelRequest) -> ModelResponse:
-            seen.append((threading.current_thread().name, id(asyncio.get_running_loop()), ""))
-            entered.set()
-            await asyncio.get_running_loop().run_in_executor(None, release.wait)
-            return ModelResponse(text="slow")
-
-    agent = toy_agent(WhereModel(seen), Backend())
-    slow: list[str] = []
-    first = threading.Thread(
-        target=lambda: slow.append(agent.session(clock=clock, model=SlowModel()).send("one").text),
-        name="first-caller",
-    )
-    first.start()
-    assert entered.wait(30)
-    try:
-        assert agent.session(clock=clock).send("two").text == "echo two"
-    finally:
-        release.set()
-        first.join()
-    assert slow == ["slow"]
-    assert [thread for thread, _, _ in seen] == ["first-caller", "first-caller"]
-    assert len({loop for _, loop, _ in seen}) == 1
-
-
-def test_a_turn_still_running_when_the_thread_running_the_loop_is_done_is_finished_in_the_background() -> (
-    None
-):
-    """The first caller's turn ends while the second caller's (handed to it) waits: the background thread
-    takes the loop over and finishes the second turn; once idle, callers run the loop themselves again."""
-    first_entered, second_entered, first_returned = threading.Event(), threading.Event(), threading.Event()
-    seen: list[str] = []
-
-    class FirstModel:
-        async def generate(self, request: ModelRequest) -> ModelResponse:
-            first_entered.set()
-            await asyncio.get_running_loop().run_in_executor(None, second_entered.wait)
-            return ModelResponse(text="first")
-
-    class SecondModel:
-        async def generate(self, request: ModelRequest) -> ModelResponse:
-            seen.append(threading.current_thread().name)
-            second_entered.set()
-            await asyncio.get_running_loop().run_in_executor(None, first_returned.wait)
-            seen.append(threading.current_thread().name)
-            return ModelResponse(text="second")
-
-    agent = toy_agent(WhereModel(), Backend())
-    results: dict[str, str] = {}
-
-    def first_caller() -> None:
-        results["first"] = agent.session(clock=clock, model=FirstModel()).send("one").text
-        first_returned.set()
-
-    first = threading.Thread(target=first_caller, name="first-caller")
-    first.start()
-    assert first_entered.wait(30)  # the first caller runs the loop: the second turn is handed to it
-    results["second"] = agent.session(clock=clock, model=SecondModel()).send("two").text
-    first.join()
-    assert results == {"first": "first", "second": "second"}
-    assert seen == ["first-caller", sync_loop.THREAD_NAME]
-    _idle()
-    model = WhereModel()
-    agent.session(clock=clock, model=model).send("three")
-    assert [thread for thread, _, _ in model.seen] == ["MainThread"]
-
-
 def test_a_task_a_turn_leaves_running_goes_on_after_send_returns() -> None:
     """A background task (a background extraction, a tool's fire-and-forget job) is not frozen until the next
-    send: the background thread runs the loop until it is done."""
+    send: the loop's thread runs it."""
     go, finished = threading.Event(), threading.Event()
     ran_on: list[str] = []
 
@@ -193,10 +98,9 @@ def test_a_task_a_turn_leaves_running_goes_on_after_send_returns() -> None:
     go.set()
     assert finished.wait(30)
     assert ran_on == [sync_loop.THREAD_NAME]
-    _idle()
     model = WhereModel()
     toy_agent(model, Backend()).session(clock=clock).send("next")
-    assert [thread for thread, _, _ in model.seen] == ["MainThread"]
+    assert [thread for thread, _, _ in model.seen] == [sync_loop.THREAD_NAME]
 
 
 def test_the_callers_context_variables_reach_the_turn() -> None:
@@ -294,7 +198,7 @@ def test_shutdown_closes_the_loop_and_the_next_send_makes_a_new_one() -> None:
 
 
 def test_shutdown_from_another_thread_cancels_the_turn_a_caller_runs() -> None:
-    """As when the loop had a thread of its own: the running turn is cancelled, its caller told so."""
+    """The running turn is cancelled, its caller told so."""
     entered, cancelled = threading.Event(), threading.Event()
     outcome: list[BaseException] = []
 
@@ -310,25 +214,8 @@ def test_shutdown_from_another_thread_cancels_the_turn_a_caller_runs() -> None:
     sync_loop.shutdown()
     thread.join(30)
     assert not thread.is_alive() and cancelled.is_set()
-    assert [type(err) for err in outcome] == [concurrent.futures.CancelledError]
+    assert [type(err) for err in outcome] == [asyncio.CancelledError]
     assert _loop_threads() == []
-
-
-def test_a_caller_running_the_loop_puts_the_signal_handling_back() -> None:
-    """The main thread's SIGINT handler and wake-up fd are the program's again once its turn is done."""
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        session = toy_agent(WhereModel(), Backend()).session(clock=clock)
-        session.send("one")
-        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-        assert signal.set_wakeup_fd(-1) == -1
-        own = signal.signal(signal.SIGINT, lambda signum, frame: None)
-        del own
-        handler = signal.getsignal(signal.SIGINT)
-        session.send("two")
-        assert signal.getsignal(signal.SIGINT) is handler
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def test_shutdown_cancels_work_left_on_the_loop() -> None:
@@ -357,7 +244,7 @@ def test_an_exception_of_the_turn_reaches_the_caller_and_the_loop_keeps_serving(
 def _interrupted_turn_is_cancelled(interrupt: Callable[[], Any], *, handed_over: bool = False) -> None:
     """A turn that calls ``interrupt`` (awaiting it if it returns an awaitable), then waits: ``run_sync`` (in
     the main thread) raises KeyboardInterrupt and the turn's coroutine is cancelled, as ``asyncio.run``
-    cancels its task. With ``handed_over`` another thread runs the loop (the main thread waits for it)."""
+    cancels its task. With ``handed_over`` another thread's turn is running on the loop meanwhile."""
     cancelled = threading.Event()
 
     async def interrupted() -> None:
@@ -379,7 +266,7 @@ def _interrupted_turn_is_cancelled(interrupt: Callable[[], Any], *, handed_over:
 
 @contextlib.contextmanager
 def _loop_run_by_another_thread() -> Iterator[None]:
-    """The shared loop run by a thread of the test's, busy with a turn until the block ends."""
+    """Another thread's turn on the loop, busy until the block ends."""
     entered, release = threading.Event(), threading.Event()
 
     async def busy() -> None:
@@ -397,41 +284,9 @@ def _loop_run_by_another_thread() -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("python_sigint")
-def test_an_interrupt_while_the_main_thread_runs_the_loop_cancels_the_turn() -> None:
-    """Ctrl-C sent to the process while the main thread runs its own turn."""
+def test_an_interrupt_while_the_main_thread_waits_for_its_turn_cancels_the_turn() -> None:
+    """Ctrl-C sent to the process while the main thread waits for its turn."""
     _interrupted_turn_is_cancelled(lambda: os.kill(os.getpid(), signal.SIGINT))
-
-
-@pytest.mark.usefixtures("python_sigint")
-def test_an_interrupt_delivered_to_another_thread_wakes_the_main_thread_waiting_in_the_loop(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The kernel delivers a process's SIGINT to any of its threads: here a tool's, once the loop in the
-    main thread waits in ``select`` for that tool. The loop must wake at once (the signal's wake-up fd)
-    rather than when the tool returns: the tool waits until the test releases it, 30 s at most."""
-    release, waiting = threading.Event(), threading.Event()
-    woken_by_the_test: list[bool] = []
-    selector = sync_loop._shared_loop().loop._selector  # type: ignore[attr-defined]
-    select = selector.select
-
-    def noted_select(timeout: float | None = None) -> Any:
-        if timeout is None:  # nothing scheduled: the loop waits for the tool
-            waiting.set()
-        return select(timeout)
-
-    monkeypatch.setattr(selector, "select", noted_select)
-
-    def tool() -> None:
-        assert waiting.wait(30)
-        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-        woken_by_the_test.append(release.wait(30))
-
-    try:
-        _interrupted_turn_is_cancelled(lambda: asyncio.get_running_loop().run_in_executor(None, tool))
-    finally:
-        release.set()
-    sync_loop.shutdown()  # joins the default executor: the tool has returned
-    assert woken_by_the_test == [True]
 
 
 @pytest.mark.usefixtures("python_sigint")
@@ -462,26 +317,6 @@ def test_ctrl_c_during_a_turn_keeps_the_last_completed_turn_and_the_session_goes
     assert found is not None and found[0]["turns"] == 2
     said = [m.text for m in found[0]["history"] if isinstance(m, UserMessage)]
     assert said == ["one", "three"]
-
-
-class _NoReaders(asyncio.SelectorEventLoop):
-    """A loop that cannot watch file descriptors, as Windows' proactor loop."""
-
-    def add_reader(self, fd: Any, callback: Any, *args: Any) -> None:
-        raise NotImplementedError
-
-
-@pytest.mark.usefixtures("python_sigint")
-def test_a_loop_without_readers_serves_and_ctrl_c_still_cancels(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No wake-up fd there: the facade works, and SIGINT to the main thread still cancels the turn."""
-    monkeypatch.setattr(asyncio, "new_event_loop", _NoReaders)
-
-    async def answer() -> str:
-        return "served"
-
-    assert sync_loop.run_sync(answer()) == "served"
-    _interrupted_turn_is_cancelled(lambda: os.kill(os.getpid(), signal.SIGINT))
-    assert signal.set_wakeup_fd(-1) == -1
 
 
 @pytest.mark.usefixtures("python_sigint")
@@ -521,38 +356,18 @@ def test_a_handler_of_the_programs_own_is_left_alone() -> None:
 
 
 @pytest.mark.usefixtures("python_sigint")
-def test_an_interrupt_while_the_caller_waits_for_another_threads_loop_cancels_the_turn() -> None:
-    """Ctrl-C sent to the process while the main thread waits for its turn, run by another thread."""
+def test_an_interrupt_while_another_threads_turn_runs_too_cancels_only_the_callers_turn() -> None:
+    """Ctrl-C sent to the process while the main thread waits for its turn and another thread's runs."""
     _interrupted_turn_is_cancelled(lambda: os.kill(os.getpid(), signal.SIGINT), handed_over=True)
 
 
 @pytest.mark.usefixtures("python_sigint")
 def test_an_interrupt_delivered_to_the_thread_running_the_loop_still_reaches_the_waiting_caller() -> None:
-    """Python runs the handler in the main thread, which must not sleep through it in an untimed wait (an
-    untimed wait is woken only by a signal delivered to its own thread: the caller blocked for good)."""
+    """The kernel may deliver the signal to the loop's thread: Python runs the handler in the main thread,
+    which must not sleep through it in an untimed wait (only a signal to its own thread wakes it)."""
     _interrupted_turn_is_cancelled(
         lambda: signal.pthread_kill(threading.get_ident(), signal.SIGINT), handed_over=True
     )
-
-
-def test_an_interrupt_that_lands_before_the_caller_waits_still_cancels_the_turn(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The signal of the test above is handled in the main thread at its next bytecode, which on a loaded
-    machine can be right after the coroutine started and before the caller waits for it: the coroutine must
-    still be cancelled on its loop (closing it from the waiting thread while its task runs it would leave it
-    running without ever seeing the cancellation)."""
-    started, cancelled = threading.Event(), threading.Event()
-
-    def interrupted_wait(self: Any) -> Any:
-        assert started.wait(30)
-        raise KeyboardInterrupt  # as the signal handler raises it, before the caller waits
-
-    with _loop_run_by_another_thread():
-        monkeypatch.setattr(sync_loop._Outcome, "result", interrupted_wait)
-        with pytest.raises(KeyboardInterrupt):
-            sync_loop.run_sync(_until_cancelled(cancelled, started))
-        assert cancelled.wait(30)
 
 
 def test_sync_tools_of_turns_sent_from_many_threads_run_side_by_side() -> None:

@@ -388,8 +388,8 @@ def test_a_closed_store_says_so(durable_backend: Backend) -> None:
 
 
 def test_the_sync_facade_works_on_network_stores_across_calls(network_backend: Backend) -> None:
-    """``Session.send`` runs each turn in a new event loop and lets the store release that loop's connections
-    before it ends (``release_loop``), so Redis and PostgreSQL serve one sync call after another."""
+    """``Session.send`` runs every turn on the facade's one long-lived loop, so Redis and PostgreSQL serve one
+    sync call after another, and ``close()`` works from another loop."""
     store = network_backend.open()
     network_backend.opened.remove(store)  # closed below, outside any particular turn's loop
     agent = agent_kit.agent()

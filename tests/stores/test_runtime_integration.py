@@ -45,9 +45,6 @@ class SpyStore:
     async def count(self) -> int:
         return await self.inner.count()
 
-    async def release_loop(self) -> None:
-        await self.inner.release_loop()
-
     def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
         return self._hold(session_id)
 
@@ -157,8 +154,8 @@ def test_a_failed_turn_releases_the_lock_and_saves_nothing() -> None:
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 def test_the_sync_facade_works_with_a_store_across_event_loops(kind: str, tmp_path: Path) -> None:
-    """``Session.send`` runs each turn in a new event loop: the memory and SQLite stores follow along (the
-    network stores too, through ``release_loop``: see test_conformance)."""
+    """``Session.send`` runs every turn on the facade's loop; the store is closed from another loop (the
+    network stores too: see test_conformance)."""
     store = open_store("memory://" if kind == "memory" else f"sqlite:///{tmp_path}/s.db")
     agent = agent_kit.agent()
     for n, text in enumerate(["one", "two", "three"], start=1):

@@ -58,7 +58,7 @@ from slotgraph.models.protocol import (
     UserMessage,
 )
 from slotgraph.runtime.agent import Agent
-from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
+from slotgraph.runtime.engine_port import DagEngine, Engine, EngineResult
 from slotgraph.runtime.errors import SlotgraphRuntimeError
 from slotgraph.runtime.payloads import stash_events
 from slotgraph.runtime.preemption import engine_reply, should_preempt
@@ -133,7 +133,7 @@ class _DeferredRouting:
     def begin_turn(self, dag: Any, sm: Mapping[str, Any]) -> dict[str, Any]:
         return self.engine.begin_turn(dag, sm)
 
-    def invoke(self, dag: Any, sm: Mapping[str, Any], **kwargs: Any) -> EngineOutcome:
+    def invoke(self, dag: Any, sm: Mapping[str, Any], **kwargs: Any) -> EngineResult:
         return self.engine.invoke(dag, sm, **kwargs)
 
     def after_tool(

@@ -40,27 +40,14 @@ string) makes it reproducible: the prefix is drawn by ``random.Random(seed).choi
 gives the same output (tests). Without a seed the adapter draws from a fresh ``random.Random()`` seeded by the
 operating system, so production replies vary as the spec intends.
 
-**Config memo.** ``compile_config`` is keyed by content (a digest of the config's serialisation), which costs
-more than a warm invocation on a realistic config. So this module keeps a small bounded memo of compiled
-configs that *verifies content* on every hit: each entry holds the config object (its id cannot be reused) and
-a snapshot taken when the entry was made — new dicts and lists holding the same immutable leaves — and the
-compiled DAG is served only when ``raw_config == snapshot`` (a C-speed comparison). The very same object is
-looked up by identity first (hosts that keep the config): comparing it with its snapshot finds every key and
-leaf by identity, so no string is compared (about half the cost of comparing with a full copy). A new but
-equal dict — a host that deserialises the config on every tool call — matches the snapshot of an earlier
-one. A config mutated in place no longer equals its snapshot and is recompiled through the content-keyed
-cache. Equality is Python's, so configs that differ only as ``1`` / ``1.0`` / ``True`` share one
-compilation. The memo is the adapter's only process-wide state; it holds no session data, only compiled
-configs, and :func:`clear_config_memo` empties it.
+**Compiled configs.** ``raw_config`` is compiled through :func:`slotgraph.config.compile_config`, whose cache
+is keyed by the config's content: a host that sends the same config (the same object, or a new but equal
+dict deserialised on every tool call) compiles it once, and a config changed in place is compiled again.
 """
 
 from __future__ import annotations
 
-import copy
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import fields as dataclass_fields
 from typing import Any, Final
 
 from slotgraph.config import CompiledDag, compile_config
@@ -69,13 +56,12 @@ from slotgraph.engine import after_tool as _after_tool
 from slotgraph.engine import confirm_pending as _confirm_pending
 from slotgraph.engine import fill_slots as _fill_slots
 from slotgraph.engine import reject_pending as _reject_pending
-from slotgraph.engine.pipeline import invoke
+from slotgraph.engine.pipeline import run_engine
 from slotgraph.names import PENDING_PAYLOADS
 
 __all__ = [
     "action_dict",
     "after_tool",
-    "clear_config_memo",
     "confirm_pending",
     "fill_slots",
     "reject_pending",
@@ -86,87 +72,20 @@ _KNOWN_KEYS: Final[frozenset[str]] = frozenset(
     {"raw_config", "sm", "last_user_text", "event_data", "debug", "channel", "seed", "random_seed"}
     | {"config_id", "rechecks_after_model"}
 )
-MEMO_SIZE: Final = 16
 PAYLOADS_KEY: Final = PENDING_PAYLOADS
 
 
-class _ConfigMemo:
-    """Identity-keyed, content-verified memo of compiled configs (see the module docstring). Thread-safe."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._items: OrderedDict[int, tuple[Mapping[str, Any], Any, CompiledDag]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, raw: Mapping[str, Any]) -> CompiledDag | None:
-        """The same object first; else any memoised config with equal content (most recent first)."""
-        item = self._items.get(id(raw))  # a dict lookup is atomic; the entry is an immutable tuple
-        if item is not None and item[0] is raw and raw == item[1]:
-            return item[2]
-        with self._lock:
-            others = [entry for entry in reversed(self._items.values()) if entry is not item]
-        for _, snapshot, dag in others:
-            if raw == snapshot:
-                return dag
-        return None
-
-    def put(self, raw: Mapping[str, Any], dag: CompiledDag) -> None:
-        try:
-            snapshot = _snapshot(raw)
-        except RecursionError:  # a config nested deeper than the interpreter's limit: the frozen copy
-            snapshot = dag.content.copy() if dag.content is not None else copy.deepcopy(raw)
-        with self._lock:
-            self._items[id(raw)] = (raw, snapshot, dag)
-            self._items.move_to_end(id(raw))
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-
-_MEMO: Final = _ConfigMemo(MEMO_SIZE)
-_SCALARS: Final[frozenset[type]] = frozenset({str, int, float, bool, type(None)})
-
-
-def _snapshot(value: Any) -> Any:
-    """A copy of the config for the memo: new dicts and lists, the same immutable leaves (``str``, ``int``,
-    ``float``, ``bool``, ``None``); anything else is deep-copied. Comparing the very config object with it
-    finds every key and leaf by identity, so no string is compared, while a change to any container shows.
-    """
-    if type(value) is dict:
-        source: dict[Any, Any] = value
-        return {key: _snapshot(item) for key, item in source.items()}
-    if type(value) is list:
-        items: list[Any] = value
-        return [_snapshot(item) for item in items]
-    if type(value) in _SCALARS:
-        return value
-    return copy.deepcopy(value)
-
-
-def clear_config_memo() -> None:
-    """Forget every memoised config (tests, benchmarks; ``clear_compile_cache`` does not reach this memo)."""
-    _MEMO.clear()
-
-
 def _compiled(raw_config: Any, where: str) -> CompiledDag:
-    if type(raw_config) is not dict:  # the common case first: a plain dict skips the ABC checks
-        if isinstance(raw_config, CompiledDag):
-            return raw_config
-        if not isinstance(raw_config, Mapping):
-            raise EngineInputError(
-                f"raw_config must be the DAG config dict, got {type(raw_config).__name__}",
-                code="invalid_raw_config",
-                where=where,
-                fix="pass the dict the {config_id}_dag tool returns (slots, tasks, ...)",
-            )
-    dag = _MEMO.get(raw_config)
-    if dag is None:
-        dag = compile_config(raw_config)
-        _MEMO.put(raw_config, dag)
-    return dag
+    if isinstance(raw_config, CompiledDag):
+        return raw_config
+    if not isinstance(raw_config, Mapping):
+        raise EngineInputError(
+            f"raw_config must be the DAG config dict, got {type(raw_config).__name__}",
+            code="invalid_raw_config",
+            where=where,
+            fix="pass the dict the {config_id}_dag tool returns (slots, tasks, ...)",
+        )
+    return compile_config(raw_config)
 
 
 def _unseeded_choice(options: Sequence[str]) -> str:
@@ -268,8 +187,7 @@ def slot_filling_engine(input_data: Mapping[str, Any]) -> dict[str, Any]:
             fix="pass true only if the host invokes the engine again after the model's step when the action "
             "says recheck_after_model; leave it out otherwise",
         )
-    # The engine's action fields, turned into the spec's dict at once: no typed action is built here.
-    new_sm, fields, entries = invoke(
+    result = run_engine(
         dag,
         sm,
         last_user_text="" if last_user_text is None else last_user_text,
@@ -279,49 +197,38 @@ def slot_filling_engine(input_data: Mapping[str, Any]) -> dict[str, Any]:
         choose=_choose(data, where),
         host_rechecks=rechecks,
     )
-    stash = fields["stash"]
+    new_sm, stash = result.sm, result.action.stash
     if stash or sm.get(PAYLOADS_KEY):
         new_sm[PAYLOADS_KEY] = [dict(part) for part in stash]
-    out: dict[str, Any] = {"action": _spec_action(fields), "sm": new_sm}
+    out: dict[str, Any] = {"action": action_dict(result.action), "sm": new_sm}
     if debug:
-        out["_debug_log"] = entries
+        out["_debug_log"] = list(result.debug_log)
     return out
-
-
-_ACTION_FIELDS: Final = tuple(field.name for field in dataclass_fields(EngineAction))
 
 
 def action_dict(action: EngineAction) -> dict[str, Any]:
     """The spec's action dict (docs/engine.md#the-action) of a typed engine action. A parallel fire adds
     ``parallel_calls`` (a list of ``{"name", "args"}``); a host that runs only ``function_call`` gets the
     other tasks fired one by one on the following invocations."""
-    return _spec_action({name: getattr(action, name) for name in _ACTION_FIELDS})
-
-
-def _spec_action(fields: dict[str, Any]) -> dict[str, Any]:
-    """The spec's action dict of an action's fields by name (:class:`EngineAction`'s, every one present) —
-    the one place the dict is made, for :func:`action_dict` and the spec entry alike."""
-    call = fields["function_call"]
-    response = fields["response"]
+    call = action.function_call
     out = {
-        "hide_tools": list(fields["hidden_tools"]),
-        "preempt": fields["preempt"],
-        "force_preempt": fields["force_preempt"],
-        "message": fields["message"],
+        "hide_tools": list(action.hidden_tools),
+        "preempt": action.preempt,
+        "force_preempt": action.force_preempt,
+        "message": action.message,
         "function_call": call.as_dict() if call is not None else None,
-        "si_suffix": fields["si_suffix"],
-        "inline_confirmed": fields["inline_confirmed"],
-        "response": [dict(part) for part in response] if response is not None else None,
-        "phase": fields["phase"],
-        "reason": str(fields["reason"]),
-        "steer_back_directive": fields["steer_back_directive"],
-        "event_prefilled": fields["event_prefilled"],
-        "gate_open": fields["gate_open"],
-        "recheck_after_model": fields["recheck_after_model"],
+        "si_suffix": action.si_suffix,
+        "inline_confirmed": action.inline_confirmed,
+        "response": [dict(part) for part in action.response] if action.response is not None else None,
+        "phase": action.phase,
+        "reason": str(action.reason),
+        "steer_back_directive": action.steer_back_directive,
+        "event_prefilled": action.event_prefilled,
+        "gate_open": action.gate_open,
+        "recheck_after_model": action.recheck_after_model,
     }
-    parallel_calls = fields["parallel_calls"]
-    if parallel_calls:
-        out["parallel_calls"] = [parallel.as_dict() for parallel in parallel_calls]
+    if action.parallel_calls:
+        out["parallel_calls"] = [parallel.as_dict() for parallel in action.parallel_calls]
     return out
 
 

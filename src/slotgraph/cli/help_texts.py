@@ -110,6 +110,13 @@ EPILOGS: dict[str, str] = {
         ],
         "0 after a clean shutdown, 1 an agent cannot be loaded, 2 usage error (options, store, extra).",
     ),
+    "mcp": _epilog(
+        [
+            ("slotgraph mcp examples/bella_notte", "the agent as MCP tools on stdin/stdout"),
+            ("slotgraph mcp my_agent --store sqlite:///sessions.db", "sessions kept across restarts"),
+        ],
+        "0 when the host closes the connection, 1 the agent cannot be loaded, 2 usage error.",
+    ),
     "test": _epilog(
         [
             ("slotgraph test examples/", "every scenario and golden file under a directory"),

@@ -1,7 +1,7 @@
 """The ``slotgraph`` application: one module per command, wired here and nowhere else.
 
 Commands are nouns or noun-verb groups: ``init``, ``validate``, ``graph``, ``schema``, ``version``, ``chat``,
-``run``, ``worker``, ``import``, ``test``, ``serve``, the ``executions`` group (``executions show``,
+``run``, ``worker``, ``import``, ``test``, ``serve``, ``mcp``, the ``executions`` group (``executions show``,
 ``executions settle``) and the ``models`` group (``models list``), each listed once in :data:`COMMANDS` with
 the module and attribute that define it and its one-line summary; its ``--help`` examples and exit codes come
 from :mod:`slotgraph.cli.help_texts`. ``slotgraph --version`` prints the
@@ -114,12 +114,19 @@ COMMANDS: tuple[LazyCommand, ...] = (
         "Serve agents over HTTP: the /v1 API, server-sent events and the web playground at /.",
     ),
     LazyCommand(
+        "mcp",
+        "slotgraph.cli.mcp_command:mcp_command",
+        "Serve an agent as MCP tools over stdio, for an assistant or IDE to call.",
+    ),
+    LazyCommand(
         "test",
         "slotgraph.cli.test_command:test_command",
         "Run conversation scenarios and platform goldens; exit 0 when all pass, 1 on a failure, 2 on misuse.",
     ),
     LazyCommand(
-        "version", "slotgraph.cli.version:version_command", "Print the Slotgraph version and which core runs."
+        "version",
+        "slotgraph.cli.version:version_command",
+        "Print the Slotgraph version and the Python that runs it.",
     ),
     LazyCommand(
         "executions",

@@ -14,13 +14,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import StrEnum
-from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 __all__ = [
-    "ACTION_DEFAULTS",
     "AllDone",
     "Announce",
     "Ask",
@@ -165,9 +163,3 @@ class EngineAction:
         """The spec's rule: ``preempt and (contents > 1 or force_preempt)`` (the first call of a session is
         the model's, so it can greet naturally — unless the engine forces its reply)."""
         return self.preempt and (conversation_length > 1 or self.force_preempt)
-
-
-ACTION_DEFAULTS: Final[Mapping[str, Any]] = MappingProxyType(
-    {f.name: f.default for f in fields(EngineAction) if f.default is not MISSING}
-)
-"""Every :class:`EngineAction` field with a default, by name: what an action says when it says nothing."""

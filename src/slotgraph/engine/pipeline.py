@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.actions import ACTION_DEFAULTS, EngineAction, Phase, Reason
+from slotgraph.engine.actions import EngineAction, Phase, Reason
 from slotgraph.engine.errors import EngineInputError
 from slotgraph.engine.gate import gate_open
 from slotgraph.engine.invocation import Choose, Invocation, Reply, Trace
@@ -69,7 +69,7 @@ from slotgraph.engine.state import (
 )
 from slotgraph.engine.visibility import compute_hidden_tools
 
-__all__ = ["EngineResult", "default_choose", "invoke", "run_engine"]
+__all__ = ["EngineResult", "default_choose", "run_engine"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,22 +87,15 @@ def default_choose(options: Sequence[str]) -> str:
     return options[0]
 
 
-Inputs = tuple[CompiledDag, str, Mapping[str, Any] | None, str | None, str]
-
-
-def _checked_inputs(
-    dag: object, last_user_text: object, event_data: object, channel: object, gate_user_text: object
-) -> Inputs:
-    """The entry's arguments, checked (they are typed ``object``: a wrong type gets the engine's own error
-    with a fix, in the compiled core as in pure Python, instead of a bare TypeError)."""
-    if (
-        type(dag) is CompiledDag
-        and type(last_user_text) is str
-        and event_data is None
-        and channel is None
-        and type(gate_user_text) is str
-    ):
-        return dag, last_user_text, None, None, gate_user_text  # the common case, by exact types first
+def _check_inputs(
+    dag: CompiledDag,
+    last_user_text: str,
+    event_data: Mapping[str, Any] | None,
+    channel: str | None,
+    gate_user_text: str,
+) -> None:
+    """The entry's arguments, checked: a host passing the wrong type gets the engine's own error with a fix
+    instead of a ``TypeError`` deep in a stage."""
     if not isinstance(dag, CompiledDag):
         raise EngineInputError(
             f"dag must be a CompiledDag, got {type(dag).__name__}",
@@ -133,7 +126,6 @@ def _checked_inputs(
             where="run_engine",
             fix='pass the text the user said while the gate was closed, or "" (the default)',
         )
-    return dag, last_user_text, event_data, channel, gate_user_text
 
 
 def _invoke_data(
@@ -200,24 +192,23 @@ def _run(inv: Invocation) -> Reply:
 
 
 def run_engine(
-    dag: object,
+    dag: CompiledDag,
     sm: Mapping[str, Any],
     *,
-    last_user_text: object = "",
-    event_data: object = None,
-    channel: object = None,
+    last_user_text: str = "",
+    event_data: Mapping[str, Any] | None = None,
+    channel: str | None = None,
     debug: bool = False,
     choose: Choose | None = None,
     variables: Mapping[str, Any] | None = None,
     host_rechecks: bool = True,
-    gate_user_text: object = "",
+    gate_user_text: str = "",
 ) -> EngineResult:
     """Run one engine invocation. Pure: the same inputs give the same result; ``sm`` is never mutated.
 
     ``dag`` is a :class:`~slotgraph.config.CompiledDag` (``compile_config(raw)``), ``last_user_text`` and
-    ``gate_user_text`` strings, ``event_data`` a dict or ``None``, ``channel`` a string or ``None``. They are
-    checked here and typed ``object`` for that reason: a wrong type raises :class:`EngineInputError` with a
-    fix, in the compiled core as in pure Python (docs/performance.md#the-compiled-core).
+    ``gate_user_text`` strings, ``event_data`` a dict or ``None``, ``channel`` a string or ``None``; a wrong
+    type raises :class:`EngineInputError` with a fix.
 
     ``variables`` are the agent's session variables: slot and task conditions read them where no slot
     of the name is filled (the engine never writes them). ``host_rechecks`` says whether the host invokes
@@ -227,68 +218,26 @@ def run_engine(
     was closed, which the host kept (the engine did not run then): the action's ``si_suffix`` gives it back
     as a ``<user_context>`` block so the model extracts values from it instead of asking again.
     """
-    work, fields, entries = invoke(
-        dag,
-        sm,
-        last_user_text=last_user_text,
-        event_data=event_data,
-        channel=channel,
-        debug=debug,
-        choose=choose,
-        variables=variables,
-        host_rechecks=host_rechecks,
-        gate_user_text=gate_user_text,
-    )
-    return EngineResult(sm=work, action=EngineAction(**fields), debug_log=tuple(entries))
-
-
-def invoke(
-    dag: object,
-    sm: Mapping[str, Any],
-    *,
-    last_user_text: object = "",
-    event_data: object = None,
-    channel: object = None,
-    debug: bool = False,
-    choose: Choose | None = None,
-    variables: Mapping[str, Any] | None = None,
-    host_rechecks: bool = True,
-    gate_user_text: object = "",
-) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
-    """:func:`run_engine` without its typed wrappers: ``(the new state, the fields of the
-    :class:`EngineAction` by name — every field, defaults included —, the debug log entries)``.
-
-    For an entry that turns the action into plain data at once (the spec entry,
-    :func:`slotgraph.adapters.cxas.slot_filling_engine`): it skips building the frozen action and result.
-    Same arguments, checks and errors as :func:`run_engine`.
-    """
-    compiled, user_text, events, channel_name, gate_text = _checked_inputs(
-        dag, last_user_text, event_data, channel, gate_user_text
-    )
+    _check_inputs(dag, last_user_text, event_data, channel, gate_user_text)
     trace = Trace(enabled=debug)
     work = checked_copy(sm)
     if work.get("status") in TERMINAL_STATUSES:
         trace.emit("terminal", status=work["status"])
-        terminal = {
-            **ACTION_DEFAULTS,
-            "reason": Reason.TERMINAL,
-            "phase": "terminal",
-            "hidden_tools": plan_of(compiled).all_tools,
-        }
-        return work, terminal, trace.entries
+        terminal = EngineAction(reason=Reason.TERMINAL, phase="terminal", hidden_tools=plan_of(dag).all_tools)
+        return EngineResult(sm=work, action=terminal, debug_log=tuple(trace.entries))
     with_defaults(work)
-    if channel_name is not None:
-        work["channel"] = channel_name
+    if channel is not None:
+        work["channel"] = channel
     inv = Invocation(
-        dag=compiled,
+        dag=dag,
         sm=work,
-        user_text=user_text,
+        user_text=last_user_text,
         choose=choose or default_choose,
         trace=trace,
-        event_data=events,
+        event_data=event_data,
         variables=dict(variables) if variables else None,
         host_rechecks=host_rechecks,
-        gate_user_text=gate_text,
+        gate_user_text=gate_user_text,
     )
     count = int(work.get("_invocation_count") or 0) + 1
     work["_invocation_count"] = count
@@ -296,7 +245,7 @@ def invoke(
     terminal_now = work["status"] in TERMINAL_STATUSES
     fresh = bool(inv.pending) and inv.fresh_pending and not inv.inline_confirmed
     hide = compute_hidden_tools(
-        compiled,
+        dag,
         inv.filled,
         inv.pending,
         inv.deferred,
@@ -307,27 +256,27 @@ def invoke(
     phase: Phase = "terminal" if terminal_now else ("readback" if inv.pending else "collection")
     response, stash = response_parts(inv, reply)
     work.pop(PAYLOADS_KEY, None)  # the stash is the action's output (the spec entry writes it to sm)
-    fields = {
-        "reason": reply.reason,
-        "phase": phase,
-        "hidden_tools": tuple(hide),
-        "message": reply.message,
-        "function_call": reply.function_call,
-        "parallel_calls": reply.parallel_calls,
-        "preempt": reply.preempt,
-        "force_preempt": reply.force_preempt,
-        "response": tuple(response) if response is not None else None,
-        "stash": tuple(stash),
-        "si_suffix": si_suffix(inv, reply),
-        "inline_confirmed": inv.inline_confirmed,
-        "steer_back_directive": inv.steer_back_directive,
-        "event_prefilled": bool(work.get("_event_prefilled_this_turn")),
-        "gate_open": gate_open(compiled, work, inv.activity),
-        "recheck_after_model": inv.recheck_after_model or reply.reason is Reason.FIRE_HELD,
-    }
+    action = EngineAction(
+        reason=reply.reason,
+        phase=phase,
+        hidden_tools=tuple(hide),
+        message=reply.message,
+        function_call=reply.function_call,
+        parallel_calls=reply.parallel_calls,
+        preempt=reply.preempt,
+        force_preempt=reply.force_preempt,
+        response=tuple(response) if response is not None else None,
+        stash=tuple(stash),
+        si_suffix=si_suffix(inv, reply),
+        inline_confirmed=inv.inline_confirmed,
+        steer_back_directive=inv.steer_back_directive,
+        event_prefilled=bool(work.get("_event_prefilled_this_turn")),
+        gate_open=gate_open(dag, work, inv.activity),
+        recheck_after_model=inv.recheck_after_model or reply.reason is Reason.FIRE_HELD,
+    )
     work["_system_message"] = reply.message or ""
     work["_last_state"] = snapshot(work)
-    write_state_tables(compiled, work)
+    write_state_tables(dag, work)
     if trace.active:
         trace.emit("invoke", **_invoke_data(inv, reply, count, phase, fresh, hide))
-    return work, fields, trace.entries
+    return EngineResult(sm=work, action=action, debug_log=tuple(trace.entries))

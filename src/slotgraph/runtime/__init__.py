@@ -47,7 +47,7 @@ _EXPORTS: dict[str, str] = {
     ),
     "Agent": "slotgraph.runtime.agent",
     "readback_result": "slotgraph.runtime.builtin_tools",
-    **dict.fromkeys(("DagEngine", "Engine", "EngineOutcome"), "slotgraph.runtime.engine_port"),
+    **dict.fromkeys(("DagEngine", "Engine", "EngineResult"), "slotgraph.runtime.engine_port"),
     **dict.fromkeys(
         (
             "AgentLoadError",
@@ -107,7 +107,7 @@ __all__ = [
     "DagEngine",
     "EndSessionEvent",
     "Engine",
-    "EngineOutcome",
+    "EngineResult",
     "ErrorEvent",
     "Event",
     "EventSink",
@@ -180,7 +180,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from slotgraph.models.scripted import ScriptedModel, ScriptedStep, call, estimate_prompt_tokens
     from slotgraph.runtime.agent import Agent
     from slotgraph.runtime.builtin_tools import readback_result
-    from slotgraph.runtime.engine_port import DagEngine, Engine, EngineOutcome
+    from slotgraph.runtime.engine_port import DagEngine, Engine, EngineResult
     from slotgraph.runtime.errors import (
         AgentLoadError,
         ModelNotAvailableError,

@@ -13,27 +13,15 @@ closed :class:`slotgraph.engine.Reason`); the spec's action dict exists only at 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.actions import EngineAction
-from slotgraph.engine.pipeline import run_engine
+from slotgraph.engine.pipeline import EngineResult, run_engine
 from slotgraph.engine.routing import after_tool, confirm_pending, reject_pending
 from slotgraph.engine.turn import begin_turn
 
-__all__ = ["DagEngine", "Engine", "EngineOutcome"]
-
-
-@dataclass(frozen=True, slots=True)
-class EngineOutcome:
-    """One engine invocation's result: the new state and the action for the host."""
-
-    sm: dict[str, Any]
-    action: EngineAction
-    debug_log: tuple[Mapping[str, Any], ...] = ()
-    """The invocation's ``[slot-filling:<tag>]`` entries when it ran with ``debug`` (else empty)."""
+__all__ = ["DagEngine", "Engine", "EngineResult"]
 
 
 class Engine(Protocol):
@@ -52,7 +40,7 @@ class Engine(Protocol):
         debug: bool,
         variables: Mapping[str, Any] | None = None,
         gate_user_text: str = "",
-    ) -> EngineOutcome:
+    ) -> EngineResult:
         """One engine invocation; ``variables`` (the agent's session variables, passed only when the agent
         has agent logic) are what slot and task conditions read besides the filled slots;
         ``gate_user_text`` (passed only on the first invocation after a gate slot opened) is what the user
@@ -99,20 +87,18 @@ class DagEngine:
         debug: bool,
         variables: Mapping[str, Any] | None = None,
         gate_user_text: str = "",
-    ) -> EngineOutcome:
-        choose: Callable[[Sequence[str]], str] = self._choose
-        result = run_engine(
+    ) -> EngineResult:
+        return run_engine(
             dag,
             sm,
             last_user_text=last_user_text,
-            event_data=dict(event_data) if event_data is not None else None,
+            event_data=event_data,
             channel=channel,
             debug=debug,
-            choose=choose,
+            choose=self._choose,
             variables=variables,
             gate_user_text=gate_user_text,
         )
-        return EngineOutcome(result.sm, result.action, result.debug_log)
 
     def after_tool(
         self, dag: CompiledDag, sm: Mapping[str, Any], tool_name: str, args: Mapping[str, Any], result: Any

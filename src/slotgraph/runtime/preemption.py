@@ -10,12 +10,11 @@ model.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.engine.actions import EngineAction, FunctionCall
 from slotgraph.runtime.events import EndSessionEvent, Event, PayloadEvent, TextEvent, TransferEvent
-from slotgraph.runtime.records import record
 
 __all__ = ["EngineReply", "engine_reply", "part_events", "should_preempt"]
 
@@ -25,7 +24,7 @@ def should_preempt(action: EngineAction | None, *, conversation_length: int) -> 
     return action is not None and action.preempts(conversation_length)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class EngineReply:
     """What a preempted call produces: events for the person and the tool call(s) to execute."""
 

@@ -3,8 +3,8 @@
 ``await session.asend(text)`` loads the session record, plays one turn (:func:`~slotgraph.runtime.turn_loop.
 run_turn`) and saves the record only when the turn completed — a model or engine exception leaves the last
 completed state and history untouched. ``send`` is the synchronous facade: it runs the turn on one
-long-lived event loop, which the calling thread runs itself while no other thread does
-(:mod:`slotgraph.runtime.sync_loop`); inside a running event loop it refuses with a clear error.
+long-lived event loop that a background thread runs (:mod:`slotgraph.runtime.sync_loop`); inside a running
+event loop it refuses with a clear error.
 
 Turns of one session are serialised. With a store, the turn holds the store's per-session lock
 (``store.lock(id)``) around load → turn → save, so a second message for the same session — from this object,
@@ -280,22 +280,12 @@ class Session:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            result: TurnResult = run_sync(self._then_release_loop(coro))
+            result: TurnResult = run_sync(coro)
             return result
         coro.close()
         raise SessionError(
             "session.send() was called inside a running event loop — use `await session.asend(text)` there"
         )
-
-    async def _then_release_loop(self, coro: Any) -> TurnResult:
-        """Run a turn, then let the store close what is bound to the facade's loop: the caller may use the
-        same store next from a loop of its own (network stores reconnect on their next use)."""
-        try:
-            result: TurnResult = await coro
-            return result
-        finally:
-            if not self._owned_store:
-                await self.store.release_loop()
 
     async def _load(self) -> None:
         """Read the stored record (checked at this edge: :meth:`DurableRecord.from_stored`)."""

@@ -80,15 +80,6 @@ class SessionStore(Protocol):
         """Release connections and threads; the store is not used afterwards."""
         ...
 
-    async def release_loop(self) -> None:
-        """Close whatever is bound to the running event loop; the store reconnects on its next use.
-
-        The sync facade (``Session.send``) runs each turn in its own event loop and calls this before that
-        loop ends, so a network store is usable from one sync call to the next. Stores with nothing bound to
-        a loop do nothing.
-        """
-        ...
-
 
 @runtime_checkable
 class UnlockingSave(Protocol):
@@ -134,7 +125,7 @@ class LocalLocks:
     """Per-session :class:`asyncio.Lock` objects, created on demand and dropped when nobody holds or waits.
 
     Dropping idle locks keeps memory bounded by the number of *busy* sessions, and means a lock never
-    outlives the event loop it was used on (``Session.send`` runs each turn in its own loop).
+    outlives the event loop it was used on.
     """
 
     def __init__(self, timeout: float = DEFAULT_LOCK_TIMEOUT) -> None:
@@ -222,9 +213,6 @@ class InMemoryStore:
         return self._locks.hold(session_id)
 
     async def close(self) -> None:
-        return None
-
-    async def release_loop(self) -> None:
         return None
 
     # --- the execution ledger (slotgraph.runtime.ledger) ----------------------------------------------

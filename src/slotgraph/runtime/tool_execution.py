@@ -37,7 +37,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Collection, Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
@@ -72,7 +72,6 @@ from slotgraph.runtime.executions import Executions
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
 from slotgraph.runtime.ledger import ExecutionLedger
-from slotgraph.runtime.records import record
 from slotgraph.runtime.state_copy import StateSnapshot
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
@@ -87,7 +86,7 @@ def refusal_result(reason: RefusalReason, message: str) -> dict[str, Any]:
     return {"error": True, "refused": reason, "message": message}
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolOutcome:
     """What one call did: its result (for the model), the new state, the events, and what it ended."""
 
@@ -105,7 +104,7 @@ class ToolOutcome:
     ``tool_result`` rules do not fire again."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolRunner:
     """Runs tool calls for one session."""
 

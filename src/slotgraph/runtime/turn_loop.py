@@ -71,7 +71,6 @@ from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.logic_bridge import LogicTools
 from slotgraph.runtime.payloads import stash_events, stash_to_deliver
 from slotgraph.runtime.preemption import engine_reply
-from slotgraph.runtime.records import record
 from slotgraph.runtime.reply_guard import ModelJudge, regeneration_request
 from slotgraph.runtime.tool_execution import ToolOutcome, ToolRunner
 from slotgraph.runtime.tool_gates import GateLayer
@@ -88,7 +87,7 @@ EventSink = Callable[[Event], Awaitable[None]]
 """Receives each event of a turn as it happens (e.g. to stream it); the turn waits for it."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class TurnInputs:
     """Everything one turn needs. ``history`` is the conversation before this turn."""
 

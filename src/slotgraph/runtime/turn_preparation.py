@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 from slotgraph.config.compiled import CompiledDag
@@ -33,7 +33,6 @@ from slotgraph.runtime.builtin_tools import READBACK_TOOLS
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.fencing import fence_text, fence_value
 from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
-from slotgraph.runtime.records import record
 from slotgraph.runtime.tools import ToolRegistry
 
 __all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "prepare_call"]
@@ -41,7 +40,7 @@ __all__ = ["GATE_TEXT_KEY", "TERMINAL_STATUSES", "Preparation", "is_terminal", "
 GATE_TEXT_KEY = GATE_USER_TEXT
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Preparation:
     """The state after the engine ran, its action, the tools the model may see and the instruction."""
 

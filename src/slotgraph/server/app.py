@@ -21,6 +21,7 @@ from slotgraph.server.hosting import HostedAgent, check_unique
 from slotgraph.server.middleware import ApiKeyMiddleware, BodyLimitMiddleware
 from slotgraph.server.playground import playground_router
 from slotgraph.server.problems import install_problem_handlers
+from slotgraph.server.protocols import install_protocols
 from slotgraph.server.routes_agents import agents_router
 from slotgraph.server.routes_health import health_router
 from slotgraph.server.routes_runs import runs_router
@@ -76,7 +77,8 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         try:
-            yield
+            async with protocols():  # the MCP endpoints' session managers
+                yield
         finally:
             await service.wait_running(SHUTDOWN_GRACE)  # turns whose clients left still save
             await _close(service.store)
@@ -101,6 +103,7 @@ def create_app(
     app.include_router(sessions_router())
     app.include_router(playground_router())
     app.include_router(runs_router())
+    protocols = install_protocols(app, service, api_key_required=bool(config.api_key))
     app.add_middleware(BodyLimitMiddleware, max_bytes=config.max_body_bytes)
     if config.api_key:
         app.add_middleware(ApiKeyMiddleware, api_key=config.api_key)

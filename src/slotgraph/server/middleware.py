@@ -1,8 +1,10 @@
 """Two guards in front of the API, as plain ASGI middleware: the API key and the request size limit.
 
-* :class:`ApiKeyMiddleware` — with a key configured, every ``/v1/`` request needs ``Authorization: Bearer
-  KEY`` or ``X-API-Key: KEY`` (compared in constant time); health checks, the playground page and the OpenAPI
-  documents stay open (they hold no session data). A miss is ``401 unauthorized``.
+* :class:`ApiKeyMiddleware` — with a key configured, every ``/v1/`` request (chat completions included),
+  every A2A call (``/a2a/``) and every MCP call (``/mcp/``) needs ``Authorization: Bearer KEY`` or
+  ``X-API-Key: KEY`` (compared in constant time); health checks, the playground page, the OpenAPI documents
+  and the A2A agent cards stay open (they hold no session data; a card declares the key). A miss is
+  ``401 unauthorized``.
 * :class:`BodyLimitMiddleware` — a body longer than the limit is ``413 payload_too_large``: refused from its
   ``Content-Length`` before reading, or, without one, as soon as the bytes read pass the limit.
 """
@@ -18,6 +20,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from slotgraph.server.problems import PROBLEM_MEDIA_TYPE, problem_body
 
 __all__ = ["ApiKeyMiddleware", "BodyLimitMiddleware"]
+
+GUARDED_PREFIXES = ("/v1/", "/a2a/", "/mcp/")
+"""The paths the API key guards: the API, the A2A endpoints and the MCP endpoints."""
+PUBLIC_SUFFIX = "/.well-known/agent-card.json"
+"""A2A agent cards are discovery documents: public, even under a guarded prefix."""
 
 
 async def _send_problem(
@@ -47,7 +54,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 class ApiKeyMiddleware:
-    """Require the API key on ``/v1/`` paths."""
+    """Require the API key on the guarded paths (:data:`GUARDED_PREFIXES`)."""
 
     def __init__(self, app: ASGIApp, api_key: str) -> None:
         self.app = app
@@ -63,7 +70,8 @@ class ApiKeyMiddleware:
         return presented is not None and hmac.compare_digest(presented.encode(), self._key)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not str(scope.get("path", "")).startswith("/v1/"):
+        path = str(scope.get("path", ""))
+        if scope["type"] != "http" or not path.startswith(GUARDED_PREFIXES) or path.endswith(PUBLIC_SUFFIX):
             await self.app(scope, receive, send)
             return
         if self._authorised(scope):

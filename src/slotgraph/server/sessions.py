@@ -92,9 +92,6 @@ class _BoundStore:
     def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
         return self._inner.lock(session_id)
 
-    async def release_loop(self) -> None:
-        await self._inner.release_loop()
-
     async def close(self) -> None:  # the shared store outlives the request
         return None
 

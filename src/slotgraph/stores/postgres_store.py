@@ -59,6 +59,7 @@ from slotgraph.runtime.ledger import JSON, LedgerEntry, Reservation, ledger_resu
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.leases import finish_in_background
+from slotgraph.stores.loops import on_loop
 from slotgraph.stores.redaction import redact_url
 
 __all__ = ["PostgresStore", "advisory_key"]
@@ -428,15 +429,17 @@ class PostgresStore:
         await conn.close()
         await pool.putconn(conn)  # the pool drops a closed connection and opens another when needed
 
-    async def release_loop(self) -> None:
-        """Close the pools bound to the running loop; the next use opens new ones on its loop."""
-        pools, self._pools, self._loop, self._opening = self._pools, None, None, None
-        for pool in pools or ():
-            await pool.close()
-
     async def close(self) -> None:
+        """Close the pools, from any event loop (see :mod:`slotgraph.stores.loops`)."""
         self._closed = True
-        await self.release_loop()
+        pools, loop = self._pools, self._loop
+        self._pools, self._loop, self._opening = None, None, None
+
+        async def close_pools() -> None:
+            for pool in pools or ():
+                await pool.close()
+
+        await on_loop(loop, close_pools())
 
 
 def _is_lock_timeout(problem: BaseException) -> bool:

@@ -18,9 +18,8 @@ Keys (``prefix`` defaults to ``slotgraph:``): ``{prefix}session:{id}`` is a hash
   atomically with the write, so a turn is two round trips (lock and read, save and unlock), not three.
 
 The client connects lazily on first use. Like every asyncio network client it belongs to the event loop it
-first connected on: use one store per event loop (a server has one loop; ``Session.send`` runs turns on its
-own long-lived loop and calls :meth:`release_loop` after each, so the store reconnects per sync call — use
-``await session.asend`` with this store where you can). The driver is imported only when the store is
+first connected on: use one store per event loop (a server has one loop; ``Session.send`` runs every sync
+call on one long-lived loop of its own). The driver is imported only when the store is
 used: ``pip install 'slotgraph[redis]'``.
 """
 
@@ -46,6 +45,7 @@ from slotgraph.runtime.ledger import (
 from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.leases import DEFAULT_LOCK_TTL, HeldLease, hold_session_lease, new_token
+from slotgraph.stores.loops import on_loop
 from slotgraph.stores.redaction import redact_url
 
 __all__ = ["RedisStore"]
@@ -315,18 +315,19 @@ class RedisStore:
             finally:
                 self._held.pop(session_id, None)
 
-    async def release_loop(self) -> None:
-        """Close the client bound to the running loop; the next use connects on whatever loop runs then."""
-        client, self._client, self._loop = self._client, None, None
-        pool, self._pool = self._pool, None
-        if client is not None:
-            await client.aclose()
-        if pool is not None:
-            await pool.disconnect()
-
     async def close(self) -> None:
+        """Close the connections, from any event loop (see :mod:`slotgraph.stores.loops`)."""
         self._closed = True
-        await self.release_loop()
+        client, pool, loop = self._client, self._pool, self._loop
+        self._client = self._pool = self._loop = None
+
+        async def disconnect() -> None:
+            if client is not None:
+                await client.aclose()
+            if pool is not None:
+                await pool.disconnect()
+
+        await on_loop(loop, disconnect())
 
 
 def _stored(fields: Any) -> tuple[str, int] | None:

@@ -481,11 +481,6 @@ class SQLiteStore:
         ):
             yield
 
-    async def release_loop(self) -> None:
-        """Nothing to do: no connection is bound to an event loop (the worker's lives on the store's own
-        thread; the quick one is used by one thread, whatever loop runs there)."""
-        return None
-
     async def close(self) -> None:
         if self._closed:
             return

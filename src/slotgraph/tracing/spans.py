@@ -33,7 +33,7 @@ from typing import Any
 
 from slotgraph.models.protocol import Model, ModelRequest, ModelResponse, UserMessage
 from slotgraph.names import CONFIRM_PENDING, REJECT_PENDING
-from slotgraph.runtime.engine_port import Engine, EngineOutcome
+from slotgraph.runtime.engine_port import Engine, EngineResult
 from slotgraph.runtime.events import TurnResult
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
 from slotgraph.tracing.settings import capture_content, configure_from_env, import_otel
@@ -192,7 +192,7 @@ class _TracedEngine:
         channel: str | None,
         debug: bool,
         **extra: Any,
-    ) -> EngineOutcome:
+    ) -> EngineResult:
         attributes = {
             **self._tracer.common(self._session_id),
             "slotgraph.engine.user_turn": bool(last_user_text),
