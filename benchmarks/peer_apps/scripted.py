@@ -94,19 +94,12 @@ def pydantic_ai_model(player: Player) -> Any:
                     messages.append(
                         UserMessage(part.content if isinstance(part.content, str) else str(part.content))
                     )
-                elif isinstance(part, pai.ToolReturnPart | pai.RetryPromptPart):
-                    name = part.tool_name or ""
-                    messages.append(
-                        ToolResultMessage(
-                            part.tool_call_id,
-                            name,
-                            _result(
-                                part.model_response_object()
-                                if isinstance(part, pai.ToolReturnPart)
-                                else part.model_response()
-                            ),
-                        )
-                    )
+                elif isinstance(part, pai.ToolReturnPart):  # what the model reads of a tool's result
+                    result = part.model_response_object()
+                    messages.append(ToolResultMessage(part.tool_call_id, part.tool_name, result))
+                elif isinstance(part, pai.RetryPromptPart):  # a tool's ModelRetry, as the model reads it
+                    retry = part.model_response()
+                    messages.append(ToolResultMessage(part.tool_call_id, part.tool_name or "", retry))
                 elif isinstance(part, pai.TextPart):
                     messages.append(AssistantText(part.content))
                 elif isinstance(part, pai.ToolCallPart):
