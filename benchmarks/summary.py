@@ -25,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 FULL: dict[str, list[str]] = {
     "startup.py": [],
     "runtime.py": [],
+    "peers.py": [],
     "service.py": [],
     "offline_accuracy.py": [],
     "sgd_replay.py": [],
@@ -32,10 +33,12 @@ FULL: dict[str, list[str]] = {
     "parallel_tasks.py": [],
     "offline_growth.py": [],
     "lock_recovery.py": ["--ttl", "5"],
+    "install_size.py": ["--check-readme"],  # builds the two virtualenvs of the Makefile (minutes)
 }
 QUICK: dict[str, list[str]] = {
     "startup.py": ["--runs", "1"],
     "runtime.py": ["--bookings", "2"],
+    "peers.py": ["--bookings", "1"],
     "service.py": [
         *("--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10", "--rounds", "1"),
         *("--parts-rounds", "1", "--parts-sessions", "1"),
@@ -46,6 +49,7 @@ QUICK: dict[str, list[str]] = {
     "parallel_tasks.py": ["--turns", "2", "--latency-ms", "5"],
     "offline_growth.py": ["--quick", "--long", "2000"],
     "lock_recovery.py": ["--ttl", "0.5"],
+    "install_size.py": ["--venv", f"test={sys.prefix}"],  # this virtualenv only: builds nothing
 }
 OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le,

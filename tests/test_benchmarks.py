@@ -6,6 +6,7 @@ asserted beyond its presence: speed goals live in the benchmarks' own output, ne
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +25,8 @@ CASES = [
     (["offline_accuracy.py"], "overall:"),
     (["sgd_replay.py", "--limit", "4"], "overall:"),
     (["runtime.py", "--bookings", "2"], "through `await session.asend`"),
+    # Slotgraph against the peers installed: Google ADK is a dev dependency, the others come with `[bench]`
+    (["peers.py", "--bookings", "1"], "GOAL\tpeers: overhead per turn, Slotgraph / fastest peer"),
     (
         [
             *("service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"),
@@ -34,6 +37,8 @@ CASES = [
     (["lock_recovery.py", "--ttl", "0.5"], "the killed holder's lock was free after"),
     (["parallel_tasks.py", "--turns", "2", "--latency-ms", "5"], "parallel/sequential turn ratio:"),
     (["offline_growth.py", "--quick", "--long", "2000"], "worst growth exponent:"),
+    # measures this virtualenv (building the two the Makefile builds takes minutes and the package index)
+    (["install_size.py", "--venv", f"test={sys.prefix}"], "test virtualenv (`make test`:"),
 ]
 
 
@@ -46,6 +51,8 @@ def test_every_benchmark_is_covered() -> None:
 def test_the_benchmark_runs(args: list[str], marker: str) -> None:
     if args[0] == "service.py":
         pytest.importorskip("uvicorn", reason="the service benchmark needs the server extra")
+    if args[0] == "install_size.py" and not (Path(sys.prefix) / "pyvenv.cfg").is_file():
+        pytest.skip("the tests do not run in a virtualenv: install_size.py has none to measure")
     if args[0] == "sgd_replay.py" and data_dir() is None:
         pytest.skip("SGD data not found beside the checkout (set SLOTGRAPH_SGD_DATA); as the other SGD tests")
     done = subprocess.run(
@@ -89,3 +96,26 @@ def test_every_wording_of_the_service_benchmark_plays_the_same_flow() -> None:
     assert len(flows) == 1, flows
     (flow,) = flows
     assert flow[1] == "Just to confirm — N guests. Is that correct?", flow
+
+
+def test_the_readme_states_both_sizes_where_install_size_writes_them() -> None:
+    """`benchmarks/install_size.py --write-readme` finds both figures (a rewording would lose them)."""
+    from benchmarks import install_size
+
+    text = install_size.README.read_text(encoding="utf-8")
+    assert set(install_size.readme_figures(text)) == {"demo", "test"}
+    rewritten = install_size.with_figures(text, {"demo": 123, "test": 4567})
+    assert install_size.readme_figures(rewritten) == {"demo": 120, "test": 4570}
+
+
+@pytest.mark.skipif(not os.environ.get("CI"), reason="CI's virtualenv is the one `make test` just built")
+def test_the_readme_states_the_test_virtualenvs_size() -> None:
+    """Under CI the tests run in the virtualenv `make test` built from scratch: the README's figure for it
+    is within the script's tolerance (else: `python benchmarks/install_size.py --write-readme`)."""
+    from benchmarks import install_size
+
+    if Path(sys.prefix).resolve() != (ROOT / ".venv").resolve():
+        pytest.skip(f"not `make test`'s virtualenv: {sys.prefix}")
+    stated = install_size.readme_figures(install_size.README.read_text(encoding="utf-8"))["test"]
+    measured = install_size.disk_usage(Path(sys.prefix)) / 1e6
+    assert abs(measured - stated) <= install_size.TOLERANCE * measured, (measured, stated)

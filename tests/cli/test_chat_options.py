@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,44 @@ def test_tools_that_read_the_date_themselves_see_the_pinned_day(tmp_path: Path) 
     )
     assert result.exit_code == 0, result.output
     assert "on 2025-03-14" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        ({}, "— handed over to a human"),
+        ({"reason": "wants a manager"}, "— handed over to a human: wants a manager"),
+    ],
+)
+def test_a_hand_over_says_why_only_when_a_reason_was_given(
+    tmp_path: Path, args: dict[str, str], line: str
+) -> None:
+    script = tmp_path / "escalate.json"
+    script.write_text(json.dumps([{"tool_calls": [{"name": "escalate", "args": args}]}]), encoding="utf-8")
+    code, output = _chat("--today", "2026-07-10", "--model", f"scripted:{script}", stdin="get me a human\n")
+    assert code == 0, output
+    assert line in output.splitlines()
+
+
+def test_restart_starts_a_new_session_with_the_same_options(tmp_path: Path) -> None:
+    transcript = tmp_path / "t.jsonl"
+    stdin = "A table for 4 tomorrow\n/restart\n/state\nA table for 2 tomorrow\n"
+    code, output = _chat("--today", "2026-07-10", "--transcript", str(transcript), stdin=stdin)
+    assert code == 0, output
+    lines = output.splitlines()
+    restarted = lines.index("── restarted after 1 turn (status in_progress): a new session ──")
+    assert "agent> Just to confirm — 4 guests, on July 11th. Is that correct?" in lines[:restarted]
+    after = "\n".join(lines[restarted:])
+    assert "│ pending       —" in after and "│ filled        —" in after  # /state: a new session, empty
+    assert "agent> Just to confirm — 2 guests, on July 11th. Is that correct?" in after  # --today kept
+    assert lines[-1] == "── end of input after 1 turn (status in_progress) ──"
+    rows = [json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines()]
+    kinds = [row["kind"] for row in rows if row["kind"] in ("user", "final_state", "restart")]
+    assert kinds == ["user", "final_state", "restart", "user", "final_state"]
+    assert rows[-1]["state"]["pending"]["party_size"] == 2
+
+
+def test_restart_is_listed_in_the_help() -> None:
+    code, output = _chat(stdin="/help\n")
+    assert code == 0, output
+    assert "/restart       start over: a new session with the same agent and options" in output

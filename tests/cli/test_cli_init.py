@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 import shellingham
 import typer
-from cli_support import Invoke
+from cli_support import REPO_ROOT, Invoke
+from typer.testing import CliRunner
 
 from slotgraph import __version__
 from slotgraph.cli.help_texts import EPILOGS
 from slotgraph.cli.init_command import agent_name_for, template_names
-from slotgraph.cli.main import COMMANDS
+from slotgraph.cli.main import COMMANDS, create_app
 from slotgraph.runtime import Agent
 
 
@@ -46,6 +47,16 @@ def test_a_scaffolded_agent_passes_validate_and_test(invoke: Invoke, tmp_path: P
     agent = Agent.load(target)  # the agent's own model (offline) answers a first turn
     assert agent.name == "my_agent"
     assert agent.session().send("Hi").text
+
+
+def test_the_basic_template_reads_a_date_back_in_words(invoke: Invoke, tmp_path: Path) -> None:
+    """As the examples do ("on December 7th"), not as the ISO date the setter stores."""
+    assert invoke(["init", str(tmp_path / "desk")]).exit_code == 0
+    args = ["chat", str(tmp_path / "desk"), "--today", "2026-12-01"]
+    chat = CliRunner().invoke(create_app(), args, input="Ada\nDecember 7th\nyes\n")
+    assert chat.exit_code == 0, chat.output
+    assert "agent> Just to confirm — on December 7th. Is that correct?" in chat.output
+    assert "2026-12-07" not in chat.output
 
 
 def test_init_without_a_template_uses_basic(invoke: Invoke, tmp_path: Path) -> None:
@@ -123,3 +134,14 @@ def test_every_command_help_has_examples_and_exit_codes(app: typer.Typer, invoke
         assert f"slotgraph {name}" in result.stdout, name
     top = invoke(["--help"])
     assert "Examples" in top.stdout and "Exit codes" in top.stdout and "init" in top.stdout
+
+
+def test_no_help_prints_a_type_beside_a_flag(invoke: Invoke) -> None:
+    """Typer printed ``<bool>`` beside every flag (``--json <bool>``), as if it took a value."""
+    for name in sorted({command.name for command in COMMANDS} | {"models list"}):
+        result = invoke([*name.split(), "--help"])
+        assert result.exit_code == 0, name
+        assert "<bool>" not in result.stdout, name
+    assert "<str>" in invoke(["run", "--help"]).stdout  # options that take a value still show its type
+    flagged = invoke(["validate", str(REPO_ROOT / "examples" / "bella_notte"), "--json"])
+    assert flagged.exit_code == 0 and '"ok": true' in flagged.stdout  # and flags still parse

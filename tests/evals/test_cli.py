@@ -127,9 +127,11 @@ def test_html_report_is_self_contained(write_scenario: WriteScenario, tmp_path: 
     _run(str(folder), "--report", str(report))
     html = report.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "<style>" in html
-    assert "<script" not in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
-    assert "https://" not in html and "<link" not in html and "<img" not in html
-    assert html.count("<svg") == 2 and "Model calls per turn" in html and "Preemption share" in html
+    assert html.count("<script") == 1 and "<script>" in html  # one inline script: the text filter
+    assert "http://" not in html.replace("http://www.w3.org/2000/svg", "")
+    assert "https://" not in html and "<link" not in html and "<img" not in html and " src=" not in html
+    assert "Model calls per turn" in html and "Preemption share" in html
+    assert html.count("<svg") == 3  # a row of bars per played case, and the preemption share
     assert "How many cats?" in html and "turns[0].expect.text.contains[0]" in html
     assert "1 passed, 1 failed" in html
 

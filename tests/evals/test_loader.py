@@ -178,6 +178,22 @@ def test_discovery_finds_scenarios_and_goldens_only(tmp_path: Path) -> None:
         discover([tmp_path / "missing"])
 
 
+def test_discovery_from_a_directory_inside_an_agents_scenarios(tmp_path: Path) -> None:
+    """``slotgraph test my_agent/scenarios/simulated`` runs the scenarios there; a directory that is not
+    inside an agent's ``scenarios`` (even below a folder of that name higher up) finds only scenarios."""
+    agent = tmp_path / "scenarios" / "project" / "agent"  # a workspace that happens to be called scenarios
+    (agent / "scenarios" / "simulated" / "deep").mkdir(parents=True)
+    (agent / "tools").mkdir()
+    for name in ("agent.yaml", "dag.yaml", "tools/extra.yaml", "scenarios/simulated/a.yaml"):
+        (agent / name).write_text("")
+    (agent / "scenarios" / "simulated" / "deep" / "b.yaml").write_text("")
+    inside = agent / "scenarios" / "simulated"
+    assert [p.name for p in discover([inside])] == ["a.yaml", "b.yaml"]
+    assert [p.name for p in discover([inside / "deep"])] == ["b.yaml"]
+    assert discover([agent / "tools"]) == []
+    assert [p.name for p in discover([tmp_path / "scenarios" / "project"])] == ["a.yaml", "b.yaml"]
+
+
 def test_load_cases_keeps_going_after_a_bad_file(write_scenario: WriteScenario) -> None:
     bad = write_scenario("agent: x\n", name="bad")
     good = write_scenario(f"agent: {TOY}\nturns:\n  - user: Hi\n", name="good")

@@ -50,6 +50,19 @@ def test_syntax_errors_carry_a_position() -> None:
     assert err.position is not None and err.position.line == 1
 
 
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("party_size >= ", "invalid syntax"),  # Python's own message is already "invalid syntax"
+        ("f(a b)", "invalid syntax. Perhaps you forgot a comma?"),
+        ("(a", "invalid syntax: '(' was never closed"),
+        ("a if b", "invalid syntax: expected 'else' after 'if' expression"),
+    ],
+)
+def test_a_syntax_error_says_invalid_syntax_once(source: str, message: str) -> None:
+    assert syntax_error(source).message == message
+
+
 def test_evaluation_errors_carry_position_and_source() -> None:
     expression = compile_expression('flag and "a" + n')
     with pytest.raises(ExpressionEvaluationError) as info:

@@ -80,5 +80,5 @@ def test_unbuildable_model_specs_say_what_to_do(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(ModelNotAvailableError, match="needs an API key: set OPENAI_API_KEY"):
         resolve_model("openai:gpt-4o")
-    with pytest.raises(ModelNotAvailableError, match="did you mean 'openai'"):
+    with pytest.raises(ModelNotAvailableError, match="Did you mean 'openai'"):
         resolve_model("opnai:gpt-4o")

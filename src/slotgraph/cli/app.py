@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 from typer import _click as click  # typer's own click: the classes TyperGroup is built on
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from slotgraph import __version__
 from slotgraph.cli.help_texts import MAIN_EPILOG
@@ -39,7 +39,9 @@ class _LazyGroup(TyperGroup):
         if self._listing:
             return TyperCommand(lazy.name, help=lazy.summary, short_help=lazy.summary)
         if cmd_name not in self.commands:
-            self.add_command(lazy.load(), cmd_name)
+            command = lazy.load()
+            _untyped_flags(command, ctx)
+            self.add_command(command, cmd_name)
         return self.commands[cmd_name]
 
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -70,6 +72,17 @@ class _LazyGroup(TyperGroup):
         formatter.write_paragraph()
         for line in MAIN_EPILOG.splitlines():
             formatter.write(f"{line}\n" if line else "\n")
+
+
+def _untyped_flags(command: click.Command, ctx: click.Context) -> None:
+    """Typer's help prints a type beside every option, and for a flag it is ``<bool>`` (``--json <bool>``),
+    which reads as if the flag took a value: a flag's type column stays empty (``--help``'s too)."""
+    for param in [*command.params, command.get_help_option(ctx)]:
+        if isinstance(param, TyperOption) and param.is_flag and param.metavar is None:
+            param.metavar = ""
+    if isinstance(command, TyperGroup):
+        for subcommand in command.commands.values():
+            _untyped_flags(subcommand, ctx)
 
 
 def _print_version(value: bool) -> None:

@@ -2,7 +2,8 @@
 
 Interactive when stdin is a terminal: the prompt has line editing and history (GNU readline: arrow keys,
 Ctrl-A/E, ↑/↓ through earlier turns), ``/help`` lists the commands, ``/state`` shows the panel on demand,
-``/quit`` (or Ctrl-D) leaves. Otherwise one user turn per input line, so a conversation can be piped in and
+``/restart`` leaves the conversation for a new session with the same agent and options, ``/quit`` (or
+Ctrl-D) leaves. Otherwise one user turn per input line, so a conversation can be piped in and
 tested. Either way the chat ends with one line saying how the session ended. ``--show-state`` prints, after
 every turn, what it did and where the conversation stands (:mod:`slotgraph.cli.chat_panel`).
 ``--today YYYY-MM-DD`` / ``--now YYYY-MM-DDTHH:MM`` pin the session clock the tools see (``today``/``now``)
@@ -61,6 +62,7 @@ _QUIT = {"/quit", "/exit"}
 _HELP_TEXT = """Type what the person says; the agent answers. Commands:
   /help          this help
   /state         the session panel now (--show-state prints it after every turn)
+  /restart       start over: a new session with the same agent and options
   /quit, /exit   leave (Ctrl-D too)
 Line editing: ←/→, Home/End, Ctrl-A/Ctrl-E, Ctrl-U; ↑/↓ go through earlier turns."""
 _PROMPT = "you> "
@@ -106,12 +108,14 @@ def _finished(session: Session) -> bool:
     return session.ended or session.status in TERMINAL_STATUSES
 
 
-def _end_line(session: Session, turns: int, quit_early: bool) -> str:
+def _end_line(session: Session, turns: int, quit_early: bool, *, restarted: bool = False) -> str:
     status = session.status
     count = f"{turns} turn{'s' if turns != 1 else ''}"
     if _finished(session):
         how = {"complete": "completed", "escalated": "escalated to a person"}.get(status, status)
         return f"── session over: {how} after {count} ──"
+    if restarted:
+        return f"── restarted after {count} (status {status}): a new session ──"
     if quit_early:
         return f"── left the session after {count} (status {status}; nothing more was sent) ──"
     return f"── end of input after {count} (status {status}) ──"
@@ -130,6 +134,11 @@ def _print_debug(console: Console, result: TurnResult) -> None:
         console.print(f"[dim]{escape(format_line(str(entry.get('tag', '')), data))}[/dim]")
 
 
+def _because(reason: str) -> str:
+    """``": <reason>"`` for an event line, or nothing when no reason was given."""
+    return f": {escape(reason.strip())}" if reason.strip() else ""
+
+
 def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = False) -> None:
     for event in result.events:
         if isinstance(event, ModelNoCallEvent):
@@ -145,9 +154,9 @@ def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = Fal
             console.print(f"[yellow]refused{who}[/yellow] {escape(event.name)}: {escape(event.refused)}")
         elif isinstance(event, EndSessionEvent):
             note = " (escalated)" if event.escalated else ""
-            console.print(f"[dim]— session ended{escape(note)}: {escape(event.reason)}[/dim]")
+            console.print(f"[dim]— session ended{note}{_because(event.reason)}[/dim]")
         elif isinstance(event, TransferEvent):
-            console.print(f"[dim]— handed over to a human: {escape(event.reason)}[/dim]")
+            console.print(f"[dim]— handed over to a human{_because(event.reason)}[/dim]")
         elif isinstance(event, TopicEvent):
             where = f"{event.from_topic or 'main'} → {event.to_topic or 'main'}"
             refused = f" refused: {event.message}" if not event.ok else ""
@@ -240,94 +249,117 @@ def chat(
     except ValueError as err:
         return _fail(out, str(err), ExitCode.USAGE)
     with _tools_clock(clock):
-        data: dict[str, Any] | None = None
-        if event_data is not None:
-            try:
-                parsed = json.loads(event_data, parse_constant=_no_constant)
-            except json.JSONDecodeError as err:
-                return _fail(
-                    out, f"--event-data is not valid JSON: {err}", ExitCode.USAGE, "pass a JSON object"
-                )
-            except ValueError as err:
-                return _fail(out, f"--event-data: {err}", ExitCode.USAGE, "use finite numbers")
-            if not isinstance(parsed, dict):
-                return _fail(
-                    out, "--event-data must be a JSON object", ExitCode.USAGE, "e.g. '{\"party_size\": 4}'"
-                )
-            data = parsed
+        return _chat(out, stream, path, model, show_state, event_data, transcript, debug, clock, seed, lines)
+
+
+def _chat(
+    out: Console,
+    stream: TextIO,
+    path: Path,
+    model: str | None,
+    show_state: bool,
+    event_data: str | None,
+    transcript: Path | None,
+    debug: bool,
+    clock: Callable[[], datetime.datetime] | None,
+    seed: int | None,
+    lines: Iterable[str] | None,
+) -> int:
+    """The chat itself, with the tools' clock pinned (see :func:`chat`)."""
+    data: dict[str, Any] | None = None
+    if event_data is not None:
         try:
-            agent = load_agent(path, model=model)
-            session = agent.session(event_data=data, debug=debug, clock=clock, seed=seed)
-        except ConfigValidationError as err:
-            out.print(f"[red]error:[/red] {escape(str(path))}: invalid agent")
-            for issue in err.issues:
-                print_issue(out, issue)
-            return int(ExitCode.INVALID_CONFIG)
-        except (ConfigError, InvalidConfig, AgentLoadError) as err:
-            return _fail(out, str(err), ExitCode.INVALID_CONFIG)
-        except ModelNotAvailableError as err:
+            parsed = json.loads(event_data, parse_constant=_no_constant)
+        except json.JSONDecodeError as err:
+            return _fail(out, f"--event-data is not valid JSON: {err}", ExitCode.USAGE, "pass a JSON object")
+        except ValueError as err:
+            return _fail(out, f"--event-data: {err}", ExitCode.USAGE, "use finite numbers")
+        if not isinstance(parsed, dict):
             return _fail(
-                out,
-                str(err),
-                ExitCode.USAGE,
-                "pass a spec `slotgraph models list` shows, e.g. --model offline",
+                out, "--event-data must be a JSON object", ExitCode.USAGE, "e.g. '{\"party_size\": 4}'"
             )
-        interactive = lines is None and stream.isatty()
-        last: list[TurnResult] = []
-        quit_early = [False]
+        data = parsed
+    try:
+        agent = load_agent(path, model=model)
+        session = agent.session(event_data=data, debug=debug, clock=clock, seed=seed)
+        sessions = [session]  # /restart appends a new one; the chat talks to the last
+    except ConfigValidationError as err:
+        out.print(f"[red]error:[/red] {escape(str(path))}: invalid agent")
+        for issue in err.issues:
+            print_issue(out, issue)
+        return int(ExitCode.INVALID_CONFIG)
+    except (ConfigError, InvalidConfig, AgentLoadError) as err:
+        return _fail(out, str(err), ExitCode.INVALID_CONFIG)
+    except ModelNotAvailableError as err:
+        return _fail(
+            out, str(err), ExitCode.USAGE, "pass a spec `slotgraph models list` shows, e.g. --model offline"
+        )
+    interactive = lines is None and stream.isatty()
+    last: list[TurnResult] = []
+    quit_early = [False]
+    rows: list[dict[str, Any]] = []
+    turns = 0
 
-        def command(text: str) -> bool:
-            """Handle a /command; True when it was one (it is then not sent to the agent)."""
-            if text == "/help":
-                out.print(escape(_HELP_TEXT))
-            elif text == "/state":
-                out.print(_panel(session, last[-1] if last else None))
-            else:
-                out.print(f"[yellow]unknown command {escape(text)}[/yellow] — /help lists them")
-            return True
-
-        if interactive:
-            _enable_line_editing()
-            out.print(f"[dim]Chatting with {escape(agent.name)} — /help for commands, /quit to leave.[/dim]")
-        source = iter(lines) if lines is not None else _lines(stream, out, interactive, command)
-        rows: list[dict[str, Any]] = []
-        code = ExitCode.OK
-        turns = 0
-        for turn, text in enumerate(source, start=1):
-            if not interactive:
-                out.print(f"[bold cyan]you>[/bold cyan] {escape(text)}")
-            try:
-                result = session.send(text)
-            except SlotgraphError as err:
-                code = ExitCode.INVALID_CONFIG
-                _fail(out, f"turn {turn} failed: {err}", code)
-                break
-            turns = turn
-            last.append(result)
-            rows.append({"kind": "user", "turn": turn, "text": text})
-            rows.extend({**event_to_json(e), "turn": turn} for e in result.events)
-            rows.extend({"kind": "debug", "turn": turn, **entry} for entry in result.debug_log)
-            if debug:
-                _print_debug(out, result)
-            _print_turn(out, result, diagnostics=show_state)
-            if show_state:
-                out.print(_panel(session, result))
-            if _finished(session):
-                break
+    def command(text: str) -> bool:
+        """Handle a /command; True when it was one (it is then not sent to the agent)."""
+        nonlocal turns
+        if text == "/help":
+            out.print(escape(_HELP_TEXT))
+        elif text == "/state":
+            out.print(_panel(sessions[-1], last[-1] if last else None))
+        elif text == "/restart":
+            left = sessions[-1]
+            out.print(f"[dim]{escape(_end_line(left, turns, False, restarted=True))}[/dim]")
+            rows.append({"kind": "final_state", "status": left.status, "state": left.state})
+            rows.append({"kind": "restart"})
+            sessions.append(agent.session(event_data=data, debug=debug, clock=clock, seed=seed))
+            last.clear()
+            turns = 0
         else:
-            quit_early[0] = interactive
-        if transcript is not None:
-            rows.append({"kind": "final_state", "status": session.status, "state": session.state})
-            with transcript.open("w", encoding="utf-8") as handle:
-                for row in rows:
-                    handle.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
-        if isinstance(session.model, ScriptedModel) and session.model.remaining:
-            out.print(
-                f"[yellow]note:[/yellow] {session.model.remaining} scripted model step(s) were not used"
-            )
-        if code == ExitCode.OK:
-            out.print(f"[dim]{escape(_end_line(session, turns, quit_early[0]))}[/dim]")
-        return int(code)
+            out.print(f"[yellow]unknown command {escape(text)}[/yellow] — /help lists them")
+        return True
+
+    if interactive:
+        _enable_line_editing()
+        out.print(f"[dim]Chatting with {escape(agent.name)} — /help for commands, /quit to leave.[/dim]")
+    source = iter(lines) if lines is not None else _lines(stream, out, interactive, command)
+    code = ExitCode.OK
+    for text in source:
+        session = sessions[-1]
+        turn = turns + 1
+        if not interactive:
+            out.print(f"[bold cyan]you>[/bold cyan] {escape(text)}")
+        try:
+            result = session.send(text)
+        except SlotgraphError as err:
+            code = ExitCode.INVALID_CONFIG
+            _fail(out, f"turn {turn} failed: {err}", code)
+            break
+        turns = turn
+        last.append(result)
+        rows.append({"kind": "user", "turn": turn, "text": text})
+        rows.extend({**event_to_json(e), "turn": turn} for e in result.events)
+        rows.extend({"kind": "debug", "turn": turn, **entry} for entry in result.debug_log)
+        if debug:
+            _print_debug(out, result)
+        _print_turn(out, result, diagnostics=show_state)
+        if show_state:
+            out.print(_panel(session, result))
+        if _finished(session):
+            break
+    else:
+        quit_early[0] = interactive
+    session = sessions[-1]
+    if transcript is not None:
+        rows.append({"kind": "final_state", "status": session.status, "state": session.state})
+        with transcript.open("w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
+    if isinstance(session.model, ScriptedModel) and session.model.remaining:
+        out.print(f"[yellow]note:[/yellow] {session.model.remaining} scripted model step(s) were not used")
+    if code == ExitCode.OK:
+        out.print(f"[dim]{escape(_end_line(session, turns, quit_early[0]))}[/dim]")
+    return int(code)
 
 
 def chat_command(

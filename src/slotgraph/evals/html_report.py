@@ -1,9 +1,14 @@
 """The HTML report of a run (``slotgraph test --report FILE.html``): one self-contained file.
 
-Inline CSS and inline SVG only — no scripts, fonts or images from anywhere — so it opens from disk or a CI
-artifact without a server. It shows the run's totals, two charts (model calls per turn for every scenario;
-the share of preempted turns) and, per scenario, a timeline: each turn's input, the agent's text, the tool
-calls with their origin, preempted markers and the failures with expected and actual values.
+Inline CSS, inline SVG and one short inline script — nothing loaded from anywhere (no fonts, images or
+script files) — so it opens from disk or a CI artifact without a server. It shows the run's totals, two
+charts (model calls per turn for every scenario; the share of preempted turns) and, per scenario, a
+timeline: each turn's input, the agent's text, the tool calls with their origin, preempted markers and the
+failures with expected and actual values.
+
+The page fits a phone's width (long names and arguments wrap; nothing scrolls sideways). Filters: by
+outcome (all, failed, passed, skipped), plain CSS that works where scripts are blocked; and by text in a
+case's name or file, which the script adds.
 """
 
 from __future__ import annotations
@@ -17,12 +22,34 @@ from slotgraph.runtime import PayloadEvent, RefusalEvent, ToolCallEvent
 
 __all__ = ["html_report", "model_calls_chart", "preemption_chart"]
 
+OUTCOMES = ("failed", "passed", "skipped")
+
 _CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#1d2330;background:#fafbfc}
+*{box-sizing:border-box}
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#1d2330;background:#fafbfc;
+overflow-wrap:anywhere}
 h1{margin:0 0 .3rem}h2{margin:2rem 0 .5rem}.muted{color:#667}
 .totals{display:flex;gap:1rem;flex-wrap:wrap;margin:1rem 0}
 .totals div{background:#fff;border:1px solid #dde;border-radius:6px;padding:.5rem .9rem}
 .totals b{display:block;font-size:1.3rem}
+.filters{display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center;margin:1rem 0;position:sticky;top:0;
+background:#fafbfc;padding:.5rem 0;z-index:1}
+.filters label{cursor:pointer;white-space:nowrap;border:1px solid #dde;border-radius:1rem;padding:0 .6rem;
+background:#fff}.show{position:absolute;opacity:0;pointer-events:none}
+#show-all:checked~.filters [for=show-all],#show-failed:checked~.filters [for=show-failed],
+#show-passed:checked~.filters [for=show-passed],#show-skipped:checked~.filters [for=show-skipped]{
+background:#1d2330;color:#fff;border-color:#1d2330}
+#show-all:focus-visible~.filters [for=show-all],#show-failed:focus-visible~.filters [for=show-failed],
+#show-passed:focus-visible~.filters [for=show-passed],#show-skipped:focus-visible~.filters [for=show-skipped]{
+outline:2px solid #0969da;outline-offset:1px}.filters input[type=search]{font:inherit;padding:.2rem .4rem;
+min-width:12rem;flex:1 1 12rem;max-width:24rem}
+#show-failed:checked~.cases [data-outcome]:not([data-outcome=failed]),
+#show-passed:checked~.cases [data-outcome]:not([data-outcome=passed]),
+#show-skipped:checked~.cases [data-outcome]:not([data-outcome=skipped]),[data-outcome].unmatched{display:none}
+.chart{display:grid;grid-template-columns:minmax(8rem,16rem) 1fr;gap:.15rem .8rem;align-items:center}
+.chart .name{font-size:.8rem;color:#445}.chart svg{display:block;max-width:100%;height:18px}
+.legend{font-size:.8rem;color:#445;margin:.4rem 0}
+.share{display:block;width:100%;max-width:640px;height:24px}
 .scenario{background:#fff;border:1px solid #dde;border-radius:8px;margin:1rem 0;padding:.4rem 1rem}
 .scenario>summary{cursor:pointer;font-weight:600;padding:.4rem 0}
 .passed .badge{background:#1a7f37}.failed .badge{background:#cf222e}.skipped .badge{background:#8c959f}
@@ -31,62 +58,84 @@ h1{margin:0 0 .3rem}h2{margin:2rem 0 .5rem}.muted{color:#667}
 .turn.bad{border-color:#cf222e}.who{font-weight:600;margin-right:.4rem}
 .call{font-family:ui-monospace,Menlo,monospace;font-size:.85rem;margin:.1rem 0}
 .origin-engine{color:#8250df}.origin-model{color:#0969da}
-.tag{font-size:.75rem;border-radius:3px;padding:0 .3rem;margin-left:.3rem;background:#eef}
+.tag{font-size:.75rem;border-radius:3px;padding:0 .3rem;margin-left:.3rem;background:#eef;white-space:nowrap}
 .tag.pre{background:#fff1c2}.fail{background:#ffebe9;border-radius:4px;padding:.3rem .5rem;margin:.3rem 0}
-.fail code{white-space:pre-wrap}table.side{border-collapse:collapse}
-table.side td{padding:0 .6rem 0 0;vertical-align:top}
-svg text{font:11px system-ui,sans-serif;fill:#445}
+.fail code{white-space:pre-wrap}table.side{border-collapse:collapse;width:100%}
+table.side td{padding:0 .6rem 0 0;vertical-align:top}table.side td:first-child{width:5rem}
+@media (max-width:600px){body{margin:1rem}.chart{grid-template-columns:1fr}.chart svg{margin-bottom:.3rem}
+.scenario{padding:.3rem .6rem}.turn{padding:.2rem .5rem}}
+"""
+
+# Hides the cases whose name or file does not contain the typed text; the outcome filter is CSS.
+_SCRIPT = """
+(function () {
+  var box = document.getElementById("text-filter");
+  box.hidden = false;
+  box.addEventListener("input", function () {
+    var wanted = box.value.trim().toLowerCase();
+    document.querySelectorAll("[data-case]").forEach(function (el) {
+      el.classList.toggle("unmatched", wanted !== "" && el.dataset.case.indexOf(wanted) < 0);
+    });
+  });
+})();
 """
 
 
-def model_calls_chart(results: Sequence[ScenarioResult], width: int = 640) -> str:
-    """An inline SVG: one row per scenario, one bar per turn, its height the turn's model calls."""
+def _case_attributes(result: ScenarioResult) -> str:
+    """What the filters read: the outcome, and the name and file in lower case."""
+    text = f"{result.name} {result.source}".lower()
+    return f"data-outcome='{result.outcome}' data-case='{escape(text, quote=True)}'"
+
+
+def model_calls_chart(results: Sequence[ScenarioResult]) -> str:
+    """One row per scenario: its whole name, then one bar per turn, the bar's height its model calls."""
     rows = [r for r in results if r.played]
     if not rows:
         return "<p class='muted'>No turns were played.</p>"
     peak = max(1, *(t.model_calls for r in rows for t in r.played))
-    label_w, row_h, bar_h = 180, 26, 18
-    longest = max(len(r.played) for r in rows)
-    step = max(4.0, (width - label_w - 10) / max(1, longest))
-    parts = [
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{row_h * len(rows) + 20}' "
-        "role='img' aria-label='Model calls per turn'>"
-    ]
-    for row, result in enumerate(rows):
-        y = row * row_h + 4
-        parts.append(f"<text x='0' y='{y + 13}'>{escape(result.name[:28])}</text>")
+    step, bar_h = 14, 18
+    parts = ["<div class='chart' role='img' aria-label='Model calls per turn'>"]
+    for result in rows:
+        width = step * len(result.played)
+        bars = []
         for n, turn in enumerate(result.played):
-            height = bar_h * turn.model_calls / peak
-            x = label_w + n * step
+            height = max(bar_h * turn.model_calls / peak, 2)
             color = "#f0b400" if turn.preempted else ("#cf222e" if turn.failures else "#0969da")
             title = f"turn {turn.index}: {turn.model_calls} model call(s)" + (
                 " — preempted" if turn.preempted else ""
             )
-            parts.append(
-                f"<rect x='{x:.1f}' y='{y + bar_h - max(height, 2):.1f}' width='{step * 0.8:.1f}' "
-                f"height='{max(height, 2):.1f}' fill='{color}'><title>{escape(title)}</title></rect>"
+            bars.append(
+                f"<rect x='{n * step}' y='{bar_h - height:.1f}' width='{step * 0.8:.1f}' "
+                f"height='{height:.1f}' fill='{color}'><title>{escape(title)}</title></rect>"
             )
+        attributes = _case_attributes(result)
+        parts.append(f"<span class='name' {attributes}>{escape(result.name)}</span>")
+        parts.append(
+            f"<svg xmlns='http://www.w3.org/2000/svg' {attributes} width='{width}' "
+            f"viewBox='0 0 {width} {bar_h}' preserveAspectRatio='xMinYMid meet'>{''.join(bars)}</svg>"
+        )
+    parts.append("</div>")
     parts.append(
-        f"<text x='{label_w}' y='{row_h * len(rows) + 14}'>bar height: model calls (max {peak}); "
-        "yellow: preempted turn (no model call); red: turn with failures</text></svg>"
+        f"<p class='legend'>bar height: model calls (max {peak}); yellow: preempted turn (no model call); "
+        "red: turn with failures</p>"
     )
     return "".join(parts)
 
 
 def preemption_chart(summary: RunSummary, width: int = 640) -> str:
-    """An inline SVG bar split into preempted and model-answered turns."""
+    """An inline SVG bar split into preempted and model-answered turns (it shrinks to the page's width)."""
     total = summary.turns
     if not total:
         return "<p class='muted'>No turns were played.</p>"
     share = summary.preempted_turns / total
-    split = (width - 2) * share
+    split = width * share
     return (
-        f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='46' role='img' "
-        "aria-label='Preemption share'>"
-        f"<rect x='1' y='1' width='{split:.1f}' height='24' fill='#f0b400'/>"
-        f"<rect x='{1 + split:.1f}' y='1' width='{width - 2 - split:.1f}' height='24' fill='#0969da'/>"
-        f"<text x='2' y='40'>preempted {summary.preempted_turns} of {total} turns ({share:.0%}) — the engine "
-        "answered without calling the model</text></svg>"
+        f"<svg xmlns='http://www.w3.org/2000/svg' class='share' viewBox='0 0 {width} 24' "
+        "preserveAspectRatio='none' role='img' aria-label='Preemption share'>"
+        f"<rect x='0' y='0' width='{split:.1f}' height='24' fill='#f0b400'/>"
+        f"<rect x='{split:.1f}' y='0' width='{width - split:.1f}' height='24' fill='#0969da'/></svg>"
+        f"<p class='legend'>preempted {summary.preempted_turns} of {total} turns ({share:.0%}) — the engine "
+        "answered without calling the model</p>"
     )
 
 
@@ -141,7 +190,27 @@ def _scenario_html(result: ScenarioResult) -> str:
         body.append(f"<p class='muted'>skipped: {escape(result.skip_reason)}</p>")
     body += [_failure_html(f.headline(), f.expected, f.actual) for f in result.failures]
     opened = " open" if result.outcome == "failed" else ""
-    return f"<details class='scenario {result.outcome}'{opened}>{head}{''.join(body)}</details>"
+    attributes = _case_attributes(result)
+    return f"<details class='scenario {result.outcome}' {attributes}{opened}>{head}{''.join(body)}</details>"
+
+
+def _filters(summary: RunSummary) -> str:
+    """The outcome radios (CSS does the filtering: they precede ``.cases``) and the text box (hidden until
+    the script shows it)."""
+    counts = {"failed": summary.failed, "passed": summary.passed, "skipped": summary.skipped}
+    radios = ["<input type='radio' class='show' name='show' id='show-all' checked>"]
+    labels = [f"<label for='show-all'>all ({len(summary.results)})</label>"]
+    for outcome in OUTCOMES:
+        radios.append(f"<input type='radio' class='show' name='show' id='show-{outcome}'>")
+        labels.append(f"<label for='show-{outcome}'>{outcome} ({counts[outcome]})</label>")
+    search = (
+        "<input type='search' id='text-filter' placeholder='filter by name or file' "
+        "aria-label='filter by name or file' hidden>"
+    )
+    return (
+        "".join(radios)
+        + f"<div class='filters'><span class='muted'>show</span>{''.join(labels)}{search}</div>"
+    )
 
 
 def html_report(summary: RunSummary, title: str = "Slotgraph evaluation report") -> str:
@@ -162,10 +231,11 @@ def html_report(summary: RunSummary, title: str = "Slotgraph evaluation report")
     scenarios = "".join(_scenario_html(r) for r in summary.results)
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
         f"<h1>{escape(title)}</h1><p class='muted'>{escape(summary.tally())}</p>"
-        f"<div class='totals'>{boxes}</div>"
+        f"<div class='totals'>{boxes}</div>{_filters(summary)}<div class='cases'>"
         f"<h2>Model calls per turn</h2>{model_calls_chart(summary.results)}"
         f"<h2>Preemption share</h2>{preemption_chart(summary)}"
-        f"<h2>Scenarios</h2>{scenarios}</body></html>\n"
+        f"<h2>Scenarios</h2>{scenarios}</div><script>{_SCRIPT}</script></body></html>\n"
     )

@@ -72,7 +72,23 @@ def _is_golden(path: Path) -> bool:
 
 
 def _under_scenarios(path: Path, root: Path) -> bool:
-    return "scenarios" in path.relative_to(root).parts[:-1] or root.name == "scenarios"
+    return "scenarios" in path.relative_to(root).parts[:-1] or _inside_scenarios(root)
+
+
+def _inside_scenarios(root: Path) -> bool:
+    """Whether the directory ``root`` is an agent's or app's ``scenarios`` directory or lies inside one
+    (``my_agent/scenarios/simulated``): walking up, a directory named ``scenarios`` is met before the
+    agent (``agent.yaml``) or app (``app.yaml``) directory holding it."""
+    for directory in (root, *root.resolve().parents):
+        if _is_agent_dir(directory):
+            return False
+        if directory.name == "scenarios" and (directory is root or _is_agent_dir(directory.parent)):
+            return True
+    return False
+
+
+def _is_agent_dir(directory: Path) -> bool:
+    return (directory / "agent.yaml").is_file() or (directory / "app.yaml").is_file()
 
 
 def discover(paths: Sequence[Path]) -> list[Path]:

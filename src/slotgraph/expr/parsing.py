@@ -34,8 +34,10 @@ def parse_expression(source: str) -> tuple[str, ast.expr]:
             warnings.simplefilter("ignore")
             tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
+        # Python's message may already be "invalid syntax" (or "invalid syntax. Perhaps you forgot a comma?")
+        message = exc.msg if exc.msg.startswith("invalid syntax") else f"invalid syntax: {exc.msg}"
         raise ExpressionSyntaxError(
-            SYNTAX, f"invalid syntax: {exc.msg}", position=_syntax_position(exc, source), source=source
+            SYNTAX, message, position=_syntax_position(exc, source), source=source
         ) from None
     except (RecursionError, MemoryError):
         raise ExpressionSyntaxError(

@@ -158,13 +158,13 @@ class ProviderRegistry:
 
     def _unknown_message(self, spec: str, provider: str) -> str:
         names = list(self._providers)
-        message = f"model {spec!r}: unknown provider {provider!r}"
+        message = f"model {spec!r}: unknown provider {provider!r}."
         close = difflib.get_close_matches(provider, names, n=1, cutoff=0.6)
         if close:
-            message += f"; did you mean {close[0]!r} (e.g. {self._providers[close[0]].example!r})?"
+            message += f" Did you mean {close[0]!r} (e.g. {self._providers[close[0]].example!r})?"
         elif ":" not in spec:
-            message += "; a model spec is 'provider:model'"
-        return f"{message}. Known providers: {', '.join(names)} (see `slotgraph models list`)"
+            message += " A model spec is 'provider:model'."
+        return f"{message} Known providers: {', '.join(names)} (see `slotgraph models list`)."
 
 
 @functools.cache
