@@ -20,6 +20,7 @@ __all__ = [
     "ESCALATE",
     "GATE_USER_TEXT",
     "HELD",
+    "OTEL_ENV",
     "PENDING_PAYLOADS",
     "PENDING_TRANSFER",
     "READBACK_PROTOCOL",
@@ -114,3 +115,7 @@ def close_tag(name: str) -> str:
 def tagged(name: str, body: str) -> str:
     """A block of the instruction: ``<name>``, the body, ``</name>``, one per line."""
     return f"{open_tag(name)}\n{body}\n{close_tag(name)}"
+
+
+OTEL_ENV: Final = "SLOTGRAPH_OTEL"
+"""The environment switch that turns OpenTelemetry tracing on (read by the runtime, checked by the tracer)."""

@@ -15,8 +15,8 @@ from tests.runtime.test_executions import Booker, agent_with, clock, interrupted
 
 from slotgraph.cli.executions import locate
 from slotgraph.runtime import ErrorEvent
-from slotgraph.runtime.ledger import fingerprint
 from slotgraph.stores import SQLiteStore
+from slotgraph.stores.ledger import fingerprint
 
 KEY = "s1:book:1"
 

@@ -155,7 +155,7 @@ def test_store_leases_are_taken_given_back_and_lapse_while_the_clock_is_moved(tm
 
     async def lapsed_lease_is_taken_over() -> bool:
         conn = store._db()
-        taken, _ = store._try_lock(conn, "crashed", "a holder that died")
+        taken = store._try_lock(conn, "crashed", "a holder that died")
         expires, give_up = time.time() + store.lock_ttl, time.monotonic() + 10
         while time.time() <= expires:  # the moved clock ticks, so the dead holder's lease runs out
             assert time.monotonic() < give_up, "the moved wall clock stands still: leases never lapse"

@@ -13,9 +13,9 @@ import pytest
 from slotgraph.apps import Member, build_app
 from slotgraph.models.protocol import ModelRequest, UserMessage
 from slotgraph.runtime import Agent, AgentTransferEvent, ScriptedModel, ScriptedStep, call
-from slotgraph.runtime.errors import StorePayloadError
 from slotgraph.runtime.events import ErrorEvent, event_to_json
-from slotgraph.runtime.store import InMemoryStore
+from slotgraph.stores.errors import StorePayloadError
+from slotgraph.stores.memory import InMemoryStore
 
 from .toy_agent import clock
 

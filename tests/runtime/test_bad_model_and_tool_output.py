@@ -17,6 +17,7 @@ import pytest
 
 from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall
 from slotgraph.runtime import Agent, ErrorEvent, ModelOutputError, RefusalEvent, ToolResultEvent
+from slotgraph.runtime.history import message_from_json
 from slotgraph.stores import SQLiteStore
 
 DAG = {
@@ -69,7 +70,8 @@ def play(
     texts: Sequence[str],
     tools: Sequence[Callable[..., Any]] = (set_topic, set_when),
 ) -> tuple[list[Any], dict[str, Any] | None, ListModel]:
-    """Play ``texts`` on a fresh SQLite-backed session; the results (or exceptions) and the stored record."""
+    """Play ``texts`` on a fresh SQLite-backed session; the results (or exceptions) and the stored record
+    (its history decoded)."""
 
     async def body() -> tuple[list[Any], dict[str, Any] | None, ListModel]:
         store = SQLiteStore(tmp_path / "sessions.db")
@@ -86,7 +88,10 @@ def play(
             found = await store.load("s1")
         finally:
             await store.close()
-        return outcomes, (found[0] if found else None), model
+        if found is None:
+            return outcomes, None, model
+        history = [message_from_json(message) for message in found[0]["history"]]  # as the runtime reads it
+        return outcomes, {**found[0], "history": history}, model
 
     return asyncio.run(body())
 

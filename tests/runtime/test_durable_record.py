@@ -11,8 +11,9 @@ from slotgraph.models.protocol import AssistantText, UserMessage
 from slotgraph.runtime import Agent, ScriptedModel
 from slotgraph.runtime.agent_team import AgentTeam, ParkedAgent, ParkedAgents
 from slotgraph.runtime.durable_record import DurableRecord
-from slotgraph.runtime.errors import StorePayloadError
+from slotgraph.runtime.history import message_to_json
 from slotgraph.stores.codec import decode_payload
+from slotgraph.stores.errors import StorePayloadError
 from stores.fixtures import FIXTURES, expected_record
 
 from .toy_agent import Backend, toy_dag
@@ -33,7 +34,7 @@ def test_a_single_agent_record_is_stored_with_only_the_parts_it_has() -> None:
     record = DurableRecord(sm={"filled": {"n": 2}}, history=(UserMessage("hi"),), turns=1)
     assert record.to_stored(with_logic=False) == {
         "sm": {"filled": {"n": 2}},
-        "history": [UserMessage("hi")],
+        "history": [{"kind": "user", "text": "hi", "event": None}],
         "ended": False,
         "turns": 1,
     }
@@ -56,10 +57,11 @@ def test_every_part_round_trips_through_the_stored_form() -> None:
     assert DurableRecord.from_stored("s", stored, team=team) == record
 
 
-def test_keys_that_are_not_the_runtimes_are_neither_read_nor_written() -> None:
+def test_keys_that_are_not_the_runtimes_are_written_back_as_they_were_read() -> None:
     stored: dict[str, Any] = {**expected_record(), "server": {"agent": "bella"}}
     record = DurableRecord.from_stored("s", stored)
-    assert "server" not in record.to_stored(with_logic=False)
+    assert record.extras == {"server": {"agent": "bella"}}
+    assert record.to_stored(with_logic=False) == stored
 
 
 @pytest.mark.parametrize("schema", sorted(FIXTURES))
@@ -68,7 +70,8 @@ def test_records_stored_by_every_earlier_version_load(schema: int) -> None:
     stored = decode_payload(FIXTURES[schema], session_id="s", where="fixture")
     record = DurableRecord.from_stored("s", stored)
     expected = expected_record()
-    assert dict(record.sm) == expected["sm"] and list(record.history) == expected["history"]
+    assert dict(record.sm) == expected["sm"]
+    assert [message_to_json(message) for message in record.history] == expected["history"]
     assert (record.turns, record.ended, record.active) == (2, False, None)
     assert record.to_stored(with_logic=False) == expected
 

@@ -11,7 +11,7 @@ import pytest
 
 from slotgraph.runtime import Agent, AgentLoadError, ScriptedModel, ScriptedStep, call
 from slotgraph.runtime.events import RefusalEvent, ToolResultEvent
-from slotgraph.runtime.store import InMemoryStore
+from slotgraph.stores.memory import InMemoryStore
 
 DAG: dict[str, Any] = {
     "slots": [{"name": "topic", "source": "user", "setter": "set_topic", "ask": "What is it about?"}],

@@ -27,7 +27,7 @@ from slotgraph.runtime import (
     ToolResultEvent,
 )
 from slotgraph.runtime.errors import AgentLoadError
-from slotgraph.runtime.history import bounded_history
+from slotgraph.runtime.history import bounded_history, message_from_json
 
 DAG = {
     "slots": [
@@ -239,7 +239,7 @@ def test_the_stored_history_is_bounded_by_whole_turns() -> None:
         for n in range(12):
             await session.asend(f"topic {n}")
         record, _ = await store.load("s") or ({}, 0)
-        return list(record["history"])
+        return [message_from_json(message) for message in record["history"]]
 
     history = asyncio.run(body())
     assert len(history) <= 10 and isinstance(history[0], UserMessage)

@@ -13,7 +13,7 @@ from slotgraph.logic import RuleEvent
 from slotgraph.runtime import Agent, AgentLoadError, ScriptedModel, ScriptedStep, call
 from slotgraph.runtime.events import ToolCallEvent, event_to_json
 from slotgraph.runtime.instructions import SENTINEL
-from slotgraph.runtime.store import InMemoryStore
+from slotgraph.stores.memory import InMemoryStore
 
 from .toy_agent import Backend, clock, toy_dag
 

@@ -22,7 +22,6 @@ from slotgraph.runtime import (
     ScriptedModel,
     ScriptedStep,
     SessionError,
-    UserMessage,
     call,
     sync_loop,
 )
@@ -141,7 +140,7 @@ def test_one_session_sent_to_from_several_threads_plays_every_turn_once() -> Non
     assert found is not None
     record, version = found
     assert record["turns"] == len(texts) and version == len(texts)
-    said = sorted(m.text for m in record["history"] if isinstance(m, UserMessage))
+    said = sorted(m["text"] for m in record["history"] if m["kind"] == "user")
     assert said == sorted(texts)
 
 
@@ -315,7 +314,7 @@ def test_ctrl_c_during_a_turn_keeps_the_last_completed_turn_and_the_session_goes
     assert session.send("three").text == "answer 3"
     found = asyncio.run(store.load("s"))
     assert found is not None and found[0]["turns"] == 2
-    said = [m.text for m in found[0]["history"] if isinstance(m, UserMessage)]
+    said = [m["text"] for m in found[0]["history"] if m["kind"] == "user"]
     assert said == ["one", "three"]
 
 

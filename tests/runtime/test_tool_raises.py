@@ -102,7 +102,7 @@ def test_a_status_hook_raising_keyboard_interrupt_leaves_the_attempt_pending(
 
 
 def _fingerprint(topic: str) -> str:
-    from slotgraph.runtime.ledger import fingerprint
+    from slotgraph.stores.ledger import fingerprint
 
     return fingerprint({"topic": topic})
 

@@ -13,9 +13,10 @@ import pytest
 
 from slotgraph.models.protocol import ModelRequest
 from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call
-from slotgraph.runtime.errors import AgentLoadError, StorePayloadError
+from slotgraph.runtime.errors import AgentLoadError
 from slotgraph.runtime.events import ErrorEvent
-from slotgraph.runtime.store import InMemoryStore
+from slotgraph.stores.errors import StorePayloadError
+from slotgraph.stores.memory import InMemoryStore
 
 MAIN = {"slots": [{"name": "guests", "source": "user", "setter": "set_guests", "ask": "How many guests?"}]}
 GIFT = {

@@ -12,7 +12,7 @@ from slotgraph.logic import TopicEvent
 from slotgraph.models.offline import OfflineModel
 from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, ToolResultEvent, call
 from slotgraph.runtime.instructions import SENTINEL
-from slotgraph.runtime.store import InMemoryStore
+from slotgraph.stores.memory import InMemoryStore
 
 DAG = {"slots": [{"name": "order_id", "source": "user", "setter": "set_order_id", "ask": "Order number?"}]}
 VARIABLES = [

@@ -16,10 +16,10 @@ import httpx
 import pytest
 
 from slotgraph.cli.serve import serve
-from slotgraph.runtime.store import InMemoryStore
 from slotgraph.server import ServerSettings, create_app
 from slotgraph.server.middleware import AllowedHostsMiddleware, host_allowed
 from slotgraph.server.settings import LOOPBACK_HOSTS, default_allowed_hosts
+from slotgraph.stores.memory import InMemoryStore
 
 from .live import live_server
 from .support import BELLA, bella

@@ -17,6 +17,7 @@ from slotgraph.runtime import (
     ToolResultMessage,
     UserMessage,
 )
+from slotgraph.runtime.history import message_from_json
 from slotgraph.server import (
     ServerConfigError,
     WorkerConfig,
@@ -162,7 +163,10 @@ def test_agents_built_in_python_can_be_hosted(tmp_path: Path, monkeypatch: pytes
             await store.close()
 
     record, _version = asyncio.run(stored())
-    assert record["turns"] == 1 and transcript(record["history"])[0] == {"role": "user", "text": "Hello"}
+    assert record["turns"] == 1 and transcript(map(message_from_json, record["history"]))[0] == {
+        "role": "user",
+        "text": "Hello",
+    }
 
 
 def test_a_server_without_agents_is_not_ready(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -36,11 +36,7 @@ def agent(model: Model | None = None) -> Agent:
 
 def user_texts(record: dict[str, Any]) -> list[str]:
     """The user's texts in a stored record's history, in order."""
-    return [
-        m.text
-        for m in record["history"]
-        if getattr(m, "role", None) == "user" and not getattr(m, "event", None)
-    ]
+    return [m["text"] for m in record["history"] if m["kind"] == "user" and not m.get("event")]
 
 
 def load_session_id(worker: int, turn: int, turns: int, sessions: int) -> str:

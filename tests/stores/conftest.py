@@ -29,8 +29,9 @@ from typing import TypeVar
 
 import pytest
 
-from slotgraph.runtime.store import InMemoryStore, SessionStore
 from slotgraph.stores import open_store
+from slotgraph.stores.memory import InMemoryStore
+from slotgraph.stores.protocol import SessionStore
 
 from .local_servers import free_port, postgres_bin_dirs, running_postgres, stop, wait_until
 from .raw import RawAccess

@@ -24,8 +24,8 @@ from typing import Any
 
 from slotgraph.runtime import Agent, ScriptedModel, ScriptedStep, call
 from slotgraph.runtime.events import RefusalEvent, ToolResultEvent
-from slotgraph.runtime.ledger import LedgerEntry, Reservation
 from slotgraph.stores import open_store
+from slotgraph.stores.ledger import LedgerEntry, Reservation
 
 COPAY = Path(__file__).resolve().parents[2] / "examples" / "copay"
 

@@ -58,8 +58,8 @@ def test_a_swallowed_cancellation_does_not_keep_a_finished_holders_lease_alive()
 
 
 def test_an_ordinary_hold_starts_no_task(tmp_path: Path) -> None:
-    """A hold shorter than the first renewal (every ordinary turn) starts no renewing task, and SQLite
-    releases on the event loop at once: a turn's lease costs no task of its own."""
+    """A hold shorter than the first renewal (every ordinary turn) starts no renewing task, and the turn's
+    save frees the lease: a turn's lease costs no task of its own."""
 
     async def scenario() -> list[str]:
         store = SQLiteStore(tmp_path / "s.db", lock_ttl=600)
@@ -75,6 +75,7 @@ def test_an_ordinary_hold_starts_no_task(tmp_path: Path) -> None:
         async with store.lock("s"):
             found = await store.load("s")
             assert found is not None
+            await store.save("s", found[0], found[1])
         loop.set_task_factory(None)
         async with store.lock("s"):  # released: taken again at once
             pass

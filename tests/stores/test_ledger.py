@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from slotgraph.runtime.errors import LedgerError
-from slotgraph.runtime.ledger import ExecutionLedger, MemoryLedger, fingerprint
+from slotgraph.stores.errors import LedgerError
+from slotgraph.stores.ledger import ExecutionLedger, MemoryLedger, fingerprint
 
 from .conftest import Backend
 

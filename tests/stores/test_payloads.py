@@ -1,4 +1,5 @@
-"""The history codec, the versioned payload and its numbered migrations (no server needed)."""
+"""The history's JSON form, the versioned payload and its numbered migrations, and the record checks a
+stored payload meets before a turn plays on it (no server needed)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,14 @@ from slotgraph.models.protocol import (
     ToolResultMessage,
     UserMessage,
 )
+from slotgraph.runtime.durable_record import DurableRecord
+from slotgraph.runtime.history import message_from_json, message_to_json
 from slotgraph.stores import (
     CURRENT_SCHEMA,
     MIGRATIONS,
     StorePayloadError,
     decode_payload,
     encode_payload,
-    message_from_json,
-    message_to_json,
     upgrade,
 )
 
@@ -70,19 +71,8 @@ def test_migrations_are_numbered_steps_to_the_current_schema() -> None:
         ('{"schema": 0, "record": {}}', r"invalid schema number 0"),
         (f'{{"schema": {CURRENT_SCHEMA + 1}, "record": {{}}}}', r"newer slotgraph.*reads schemas up to"),
         ('{"schema": 2, "record": []}', r"'record' must be an object"),
-        ('{"schema": 2, "record": {"history": {}}}', r"'history' must be a list"),
-        (
-            '{"schema": 2, "record": {"history": [{"kind": "user"}]}}',
-            r"history\[0\]: message of kind 'user' lacks",
-        ),
-        ('{"schema": 2, "record": {"history": [{"kind": "user", "text": 3}]}}', r"'text' must be a string"),
         ('{"schema": 1, "record": {"history": [{"role": "robot"}]}}', r"from schema 1 to 2: .*unknown role"),
         ("\udcff", r"not valid JSON"),
-        ('{"schema": 2, "record": {"history": []}}', r"'sm' \(the engine state\) is missing"),
-        ('{"schema": 2, "record": {"sm": "x", "history": []}}', r"'sm' must be an object, got str"),
-        ('{"schema": 2, "record": {"sm": {}, "history": [], "turns": "many"}}', r"'turns' must be a count"),
-        ('{"schema": 2, "record": {"sm": {}, "history": [], "turns": -1}}', r"'turns' must be a count"),
-        ('{"schema": 2, "record": {"sm": {}, "history": [], "ended": 1}}', r"'ended' must be true or false"),
     ],
 )
 def test_unreadable_payloads_get_a_clear_error(payload: str, message: str) -> None:
@@ -91,8 +81,28 @@ def test_unreadable_payloads_get_a_clear_error(payload: str, message: str) -> No
     assert "session 'abc' in sqlite:///x.db" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"sm": {}, "history": {}}, r"'history' is not a list"),
+        ({"sm": {}, "history": [{"kind": "user"}]}, r"history\[0\]: message of kind 'user' lacks"),
+        ({"sm": {}, "history": [{"kind": "user", "text": 3}]}, r"'text' must be a string"),
+        ({"history": []}, r"'sm' is missing"),
+        ({"sm": "x", "history": []}, r"'sm' is not a mapping"),
+        ({"sm": {}, "history": [], "turns": "many"}, r"'turns' is not a count"),
+        ({"sm": {}, "history": [], "turns": -1}, r"'turns' is not a count"),
+        ({"sm": {}, "history": [], "ended": 1}, r"'ended' is not a boolean"),
+    ],
+)
+def test_a_record_no_turn_can_play_on_gets_a_clear_error(record: dict[str, Any], message: str) -> None:
+    stored = decode_payload(encode_payload("abc", record), session_id="abc", where="sqlite:///x.db")
+    with pytest.raises(StorePayloadError, match=message) as caught:
+        DurableRecord.from_stored("abc", stored)
+    assert "session 'abc'" in str(caught.value) and "nothing was played or saved" in str(caught.value)
+
+
 def test_values_json_cannot_carry_are_refused_before_writing_with_their_path() -> None:
-    record = {"sm": {}, "history": [ToolResultMessage("a", "f", {"when": datetime.date(2026, 1, 2)})]}
+    record = {"sm": {}, "history": [{"kind": "tool_result", "result": {"when": datetime.date(2026, 1, 2)}}]}
     with pytest.raises(
         StorePayloadError, match=r"record\.history\[0\]\.result\.when is a date .*nothing was written"
     ):

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StorePayloadError
+from slotgraph.stores.errors import StoreConfigError, StoreConflictError, StorePayloadError
 from slotgraph.stores.runs import RunStore, open_run_store
 
 T = TypeVar("T")

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from slotgraph.runtime import ModelRequest, ModelResponse, ScriptedModel, ScriptedStep
-from slotgraph.runtime.store import InMemoryStore
 from slotgraph.stores import StoreConflictError, StorePayloadError, open_store
+from slotgraph.stores.memory import InMemoryStore
 
 from . import agent_kit
 from .test_conformance import GatedModel
@@ -172,7 +172,7 @@ def test_the_sync_facade_works_with_a_store_across_event_loops(kind: str, tmp_pa
         ({"history": [], "ended": False, "turns": 3}, "'sm' is missing"),
         ({"sm": ["x"], "history": [], "ended": False, "turns": 3}, "'sm' is not a mapping"),
         ({"sm": {}, "history": [], "ended": "no", "turns": 3}, "'ended' is not a boolean"),
-        ({"sm": {}, "history": [], "ended": False, "turns": "3"}, "'turns' is not an integer"),
+        ({"sm": {}, "history": [], "ended": False, "turns": "3"}, "'turns' is not a count"),
     ],
 )
 @pytest.mark.scripted_leftover("the turn is refused before the model is called")

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from slotgraph.runtime.store import InMemoryStore
 from slotgraph.stores import (
     DEFAULT_SQLITE_PATH,
     PostgresStore,
@@ -20,6 +19,7 @@ from slotgraph.stores import (
     StoreError,
     open_store,
 )
+from slotgraph.stores.memory import InMemoryStore
 
 
 def test_memory() -> None:

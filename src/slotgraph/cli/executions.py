@@ -87,9 +87,9 @@ def locate(key: str, scope: str | None) -> tuple[str, str]:
 
 def _open(store_url: str) -> Any:
     from slotgraph.redaction import redact_url
-    from slotgraph.runtime.errors import StoreConfigError
-    from slotgraph.runtime.ledger import ExecutionLedger
     from slotgraph.stores import open_store
+    from slotgraph.stores.errors import StoreConfigError
+    from slotgraph.stores.ledger import ExecutionLedger
 
     try:
         store = open_store(store_url)
@@ -102,7 +102,7 @@ def _open(store_url: str) -> Any:
 
 def _run(store_url: str, action: Any) -> Any:
     """Run ``action(store)`` on a fresh loop and close the store; a store failure exits 1 with its message."""
-    from slotgraph.runtime.errors import LedgerError, StoreError
+    from slotgraph.stores.errors import LedgerError, StoreError
 
     store = _open(store_url)
 

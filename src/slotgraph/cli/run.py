@@ -78,7 +78,7 @@ def run(
     wait: bool = True,
 ) -> int:
     from slotgraph.adapters.runtime_agents import RuntimeAgentPort
-    from slotgraph.runtime.errors import StoreError
+    from slotgraph.stores.errors import StoreError
     from slotgraph.stores.runs import open_run_store
     from slotgraph.workflow import WorkflowError, WorkflowRunner, load_workflow
 

@@ -87,10 +87,11 @@ _EXPORTS: dict[str, str] = {
         "slotgraph.runtime.events",
     ),
     **dict.fromkeys(("SENTINEL", "build_phase_suffix", "inject_suffix"), "slotgraph.runtime.instructions"),
-    **dict.fromkeys(("ExecutionLedger", "LedgerEntry", "Reservation"), "slotgraph.runtime.ledger"),
+    **dict.fromkeys(("ExecutionLedger", "LedgerEntry", "Reservation"), "slotgraph.stores.ledger"),
     "resolve_model": "slotgraph.runtime.model_resolution",
     "Session": "slotgraph.runtime.session",
-    **dict.fromkeys(("InMemoryStore", "SessionStore"), "slotgraph.runtime.store"),
+    "InMemoryStore": "slotgraph.stores.memory",
+    "SessionStore": "slotgraph.stores.protocol",
     **dict.fromkeys(
         ("Tool", "ToolContext", "ToolRegistry", "load_tools_module", "tool_from_function"),
         "slotgraph.runtime.tools",
@@ -196,7 +197,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         SessionNotCompleteError,
         SlotgraphRuntimeError,
         SlotsValidationError,
-        StoreConflictError,
         ToolDefinitionError,
     )
     from slotgraph.runtime.events import (
@@ -220,10 +220,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         step_to_json,
     )
     from slotgraph.runtime.instructions import SENTINEL, build_phase_suffix, inject_suffix
-    from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation
     from slotgraph.runtime.model_resolution import resolve_model
     from slotgraph.runtime.session import Session
-    from slotgraph.runtime.store import InMemoryStore, SessionStore
     from slotgraph.runtime.tools import (
         Tool,
         ToolContext,
@@ -233,6 +231,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink
     from slotgraph.runtime.typed_results import SessionResult, TaskOutcome
+    from slotgraph.stores.errors import StoreConflictError
+    from slotgraph.stores.ledger import ExecutionLedger, LedgerEntry, Reservation
+    from slotgraph.stores.memory import InMemoryStore
+    from slotgraph.stores.protocol import SessionStore
 
 
 def __dir__() -> list[str]:

@@ -33,7 +33,7 @@ from slotgraph.config.validation import validate_raw
 from slotgraph.config.validation.structure import structure_issues
 from slotgraph.logic import AgentLogic, load_definition, logic_issues
 from slotgraph.models.protocol import Model
-from slotgraph.names import RESERVED_TOOLS, START_CONSULT
+from slotgraph.names import OTEL_ENV, RESERVED_TOOLS, START_CONSULT
 from slotgraph.runtime.agent_team import AgentTeam
 from slotgraph.runtime.builtin_tools import (
     END_SESSION,
@@ -46,8 +46,8 @@ from slotgraph.runtime.builtin_tools import (
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.errors import AgentLoadError, ModelNotAvailableError
 from slotgraph.runtime.model_resolution import resolve_model
+from slotgraph.runtime.plugins import TOOL_SOURCES, TRACERS, plugin
 from slotgraph.runtime.session import Clock, Session
-from slotgraph.runtime.store import SessionStore
 from slotgraph.runtime.tools import (
     Tool,
     ToolRegistry,
@@ -57,6 +57,7 @@ from slotgraph.runtime.tools import (
 )
 from slotgraph.runtime.tracing_port import TurnTracer
 from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP
+from slotgraph.stores.protocol import SessionStore
 
 __all__ = ["DEFAULT_MODEL_SPEC", "Agent"]
 
@@ -81,8 +82,7 @@ def _external_tools(
 
     tools: list[Tool] = [http_tool(config) for config in definition.http_tools]
     if definition.mcp_servers:
-        from slotgraph.mcp_tools import load_mcp_tools
-
+        load_mcp_tools = plugin(TOOL_SOURCES, "mcp")
         tools += load_mcp_tools(
             definition.mcp_servers,
             base_dir=definition.base_dir,
@@ -511,9 +511,13 @@ class Agent:
         variables: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         agent_models: bool = True,
+        must_exist: bool = False,
     ) -> Session:
         """Start (or, with a store holding ``session_id``, resume) a conversation.
 
+        ``must_exist``: a turn of a session the store does not hold raises
+        :class:`~slotgraph.runtime.errors.UnknownSessionError` instead of starting it afresh (a service that
+        created the session earlier).
         ``model`` is the session's model (default: this agent's own). In a multi-agent app every other
         agent uses it too, unless it has its own (:meth:`model_in_team`); ``agent_models=False`` makes the
         session's model answer for every agent (a scripted or replayed conversation).
@@ -535,6 +539,7 @@ class Agent:
             store=store,
             engine=engine,
             debug=debug,
+            must_exist=must_exist,
             step_cap=step_cap,
             tracer=tracer if tracer is not None else self._default_tracer(),
             variables=variables,
@@ -543,10 +548,10 @@ class Agent:
         )
 
     def _default_tracer(self) -> TurnTracer | None:
-        from slotgraph.tracing.settings import tracing_requested
-
-        if not (self.tracing or tracing_requested(os.environ)):
+        """The OpenTelemetry tracer when the agent (``tracing: true``) or ``SLOTGRAPH_OTEL`` asks for one
+        (a malformed switch is the tracer's to refuse)."""
+        switch = os.environ.get(OTEL_ENV, "").strip().lower()
+        if not self.tracing and switch in ("", "0", "false", "no", "off"):
             return None
-        from slotgraph.tracing import SessionTracer
-
-        return SessionTracer.from_env(agent_name=self.name)
+        tracer: TurnTracer = plugin(TRACERS, "otel")(agent_name=self.name)
+        return tracer

@@ -32,7 +32,7 @@ from typing import Any, Final
 from slotgraph.config.tool_logic import IdempotencyConfig, ReceiptConfig
 from slotgraph.logic.contracts import idempotency_identity, receipt_problem, replayed_result
 from slotgraph.runtime.events import RefusalReason
-from slotgraph.runtime.ledger import ExecutionLedger
+from slotgraph.stores.ledger import ExecutionLedger
 
 __all__ = ["POLL_SECONDS", "Admission", "Contracts"]
 

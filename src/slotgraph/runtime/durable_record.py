@@ -1,13 +1,14 @@
 """The session's durable record as one typed value, read (and checked) and written in one place.
 
-A :class:`SessionStore` keeps a plain dict per session; this module is the only code that reads or writes
-one. Its keys (durable stores write them as JSON through :mod:`slotgraph.stores.codec`, which also
-migrates older payloads):
+A :class:`~slotgraph.stores.protocol.SessionStore` keeps a plain JSON dict per session; this module is the
+only code that reads or writes one. Its keys (stores write them through :mod:`slotgraph.stores.codec`, which
+also migrates older payloads):
 
 ``sm``
     the engine state (the spec's ``sm``);
 ``history``
-    the conversation, as frozen :mod:`slotgraph.models.protocol` messages;
+    the conversation, each message a JSON object tagged with its ``kind``
+    (:func:`~slotgraph.runtime.history.message_to_json`);
 ``ended``, ``turns``
     whether the session ended; how many turns were saved;
 ``ending`` (only when the session ended)
@@ -23,11 +24,11 @@ migrates older payloads):
     (:class:`~slotgraph.runtime.agent_team.ParkedAgents`).
 
 Any other key (the HTTP service keeps its ``server`` part beside the runtime's) is not the runtime's: it is
-neither read nor written here.
+kept as it was read (:attr:`DurableRecord.extras`) and written back with every save.
 
 :meth:`DurableRecord.from_stored` is the edge where a stored record is checked — its shape, the engine
 state (``validate_state``), the executor counts, the logic and multi-agent parts — so the turn plays only on
-a record it can play on; a malformed one is refused with :class:`~slotgraph.runtime.errors.StorePayloadError`
+a record it can play on; a malformed one is refused with :class:`~slotgraph.stores.errors.StorePayloadError`
 (never guessed: a missing ``sm`` read as ``{}`` would restart the conversation and the save would overwrite
 it). Inside the runtime nothing is checked again: the record is built by the turn itself.
 """
@@ -43,10 +44,11 @@ from slotgraph.engine.state import IN_PROGRESS, validate_state
 from slotgraph.logic import RECORD_KEY, LogicRecord
 from slotgraph.models.protocol import Message
 from slotgraph.runtime.agent_team import ACTIVE_KEY, AGENTS_KEY, AgentTeam, ParkedAgents
-from slotgraph.runtime.errors import StorePayloadError
 from slotgraph.runtime.events import EndSessionEvent, Event, TransferEvent
 from slotgraph.runtime.executions import RECORD_FIELD as EXECUTIONS_FIELD
 from slotgraph.runtime.executions import executions_from_record
+from slotgraph.runtime.history import message_from_json, message_to_json
+from slotgraph.stores.errors import StorePayloadError
 
 __all__ = ["ENDINGS", "DurableRecord", "ending_of", "session_status"]
 
@@ -96,6 +98,9 @@ class DurableRecord:
     """A multi-agent app: the agent the conversation is with (None: a single agent)."""
     parked: ParkedAgents = field(default_factory=ParkedAgents)
     """A multi-agent app: every other agent's state."""
+    extras: Mapping[str, Any] = field(default_factory=dict)
+    """The stored keys that are not the runtime's (the HTTP service's ``server`` part), written back as they
+    were read."""
 
     @property
     def status(self) -> str:
@@ -107,8 +112,9 @@ class DurableRecord:
     def to_stored(self, *, with_logic: bool) -> dict[str, Any]:
         """The dict a store saves; ``with_logic``: the active agent has agent logic (its part is written)."""
         stored: dict[str, Any] = {
+            **self.extras,
             "sm": self.sm,
-            "history": list(self.history),
+            "history": [message_to_json(message) for message in self.history],
             "ended": self.ended,
             "turns": self.turns,
         }
@@ -150,6 +156,11 @@ class DurableRecord:
             executions = executions_from_record(session_id, stored.get(EXECUTIONS_FIELD))
         except ValueError as err:
             raise _malformed(session_id, "executor attempts are", err) from None
+        try:
+            items = enumerate(stored.get("history") or ())
+            history = tuple(_message_at(item, index) for index, item in items)
+        except ValueError as err:
+            raise _malformed(session_id, "history is", err) from None
         active: str | None = None
         parked = ParkedAgents()
         if team is not None:
@@ -162,7 +173,7 @@ class DurableRecord:
                 raise _malformed(session_id, "multi-agent part is", err) from None
         return cls(
             sm=dict(stored["sm"]),
-            history=tuple(stored.get("history") or ()),
+            history=history,
             ended=bool(stored.get("ended", False)),
             turns=int(stored.get("turns", 0)),
             ending=stored.get(ENDING_FIELD),
@@ -170,7 +181,20 @@ class DurableRecord:
             logic=logic,
             active=active,
             parked=parked,
+            extras={key: value for key, value in stored.items() if key not in _OWN_KEYS},
         )
+
+
+_OWN_KEYS = frozenset(
+    {"sm", "history", "ended", "turns", ENDING_FIELD, EXECUTIONS_FIELD, RECORD_KEY, ACTIVE_KEY, AGENTS_KEY}
+)
+
+
+def _message_at(item: Any, index: int) -> Message:
+    try:
+        return message_from_json(item)
+    except ValueError as problem:
+        raise ValueError(f"history[{index}]: {problem}") from None
 
 
 def _malformed(session_id: str, part: str, err: ValueError) -> StorePayloadError:
@@ -190,8 +214,8 @@ def _check_shape(session_id: str, stored: Any) -> None:
         problem = "'history' is not a list"
     elif not isinstance(stored.get("ended", False), bool):
         problem = "'ended' is not a boolean"
-    elif type(stored.get("turns", 0)) is not int:
-        problem = "'turns' is not an integer"
+    elif type(stored.get("turns", 0)) is not int or stored.get("turns", 0) < 0:
+        problem = "'turns' is not a count (an integer, 0 or more)"
     elif stored.get(ENDING_FIELD) not in (None, *ENDINGS):
         problem = f"'{ENDING_FIELD}' is {stored.get(ENDING_FIELD)!r}, not one of {', '.join(ENDINGS)}"
     if problem is not None:

@@ -6,18 +6,15 @@ Hierarchy (every class carries a stable ``code`` and inherits :class:`slotgraph.
     ├── AgentLoadError                    the agent directory / YAML / tools module cannot be loaded
     │   └── ToolDefinitionError           a tool function cannot be turned into a schema
     ├── ModelOutputError                a model's generate() returned something that is not a ModelResponse
-    ├── SessionError                      misuse of a session (sync call inside a running loop, ended session)
-    │   ├── SessionNotCompleteError       result() of a session that has not completed (without partial=True)
-    │   └── SlotsValidationError          the session's slot values do not fit the slots model
-    └── StoreError                        a session store failed (slotgraph.stores raises these too)
-        ├── StoreConflictError            a store's version moved under a save (another writer won)
-        ├── StoreLockTimeoutError         a session's lock was not free within the store's lock timeout
-        ├── StorePayloadError             a stored payload is corrupted, or from a newer schema
-        ├── LedgerError                   the execution ledger was misused or holds a damaged entry
-        └── StoreConfigError              a store URL / path / driver / server cannot be used
+    └── SessionError                      misuse of a session (sync call inside a running loop, ended session)
+        ├── UnknownSessionError           a turn of a session the store does not hold (with must_exist)
+        ├── SessionNotCompleteError       result() of a session that has not completed (without partial=True)
+        └── SlotsValidationError          the session's slot values do not fit the slots model
 
-The model errors (``ModelNotAvailableError``, ``ScriptedModelError``, ``ModelError`` and its kinds) live with
-the models in :mod:`slotgraph.models.errors`; this module re-exports the first two.
+The store errors (``StoreError`` and its kinds) live with the stores in :mod:`slotgraph.stores.errors`, the
+model errors (``ModelNotAvailableError``, ``ScriptedModelError``, ``ModelError`` and its kinds) live with
+the models in :mod:`slotgraph.models.errors`; this module re-exports the store errors and the first two
+model errors.
 
 Refusals of model tool calls and failures of tools are *not* exceptions: they become tool results the
 model can read and events on the turn (see :mod:`slotgraph.runtime.tool_execution`).
@@ -27,6 +24,14 @@ from __future__ import annotations
 
 from slotgraph.errors import SlotgraphError
 from slotgraph.models.errors import ModelNotAvailableError, ScriptedModelError
+from slotgraph.stores.errors import (
+    LedgerError,
+    StoreConfigError,
+    StoreConflictError,
+    StoreError,
+    StoreLockTimeoutError,
+    StorePayloadError,
+)
 
 __all__ = [
     "AgentLoadError",
@@ -44,6 +49,7 @@ __all__ = [
     "StoreLockTimeoutError",
     "StorePayloadError",
     "ToolDefinitionError",
+    "UnknownSessionError",
 ]
 
 
@@ -78,6 +84,12 @@ class SessionError(SlotgraphRuntimeError):
     code = "session_error"
 
 
+class UnknownSessionError(SessionError):
+    """A turn of a session its store does not hold, on a session that must exist (``must_exist``)."""
+
+    code = "unknown_session"
+
+
 class SessionNotCompleteError(SessionError):
     """``Session.result()`` of a session that has not completed, without ``partial=True``."""
 
@@ -88,43 +100,3 @@ class SlotsValidationError(SessionError):
     """A session's slot values do not fit the slots model; the message names each slot and its value."""
 
     code = "slots_invalid"
-
-
-class StoreError(SlotgraphRuntimeError):
-    """A session store could not do what was asked; the message says what, where and how to fix it."""
-
-    code = "store_error"
-
-
-class StoreConflictError(StoreError):
-    """A session was saved concurrently: the stored version is not the one this turn started from."""
-
-    code = "store_conflict"
-
-
-class StoreLockTimeoutError(StoreError):
-    """Another turn of the same session held its lock for longer than the store's lock timeout."""
-
-    code = "store_lock_timeout"
-
-
-class StorePayloadError(StoreError):
-    """A stored payload cannot be read: corrupted JSON, a wrong shape, or a schema newer than this code.
-
-    The payload is left in the store untouched.
-    """
-
-    code = "store_payload_error"
-
-
-class LedgerError(StoreError):
-    """The execution ledger was used wrongly (completing a key never reserved, a result JSON cannot carry),
-    or one of its entries is damaged."""
-
-    code = "ledger_error"
-
-
-class StoreConfigError(StoreError, ValueError):
-    """A store URL, file path, driver or server cannot be used (an unknown scheme, a missing driver, ...)."""
-
-    code = "store_config_error"

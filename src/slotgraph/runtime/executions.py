@@ -45,7 +45,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, fingerprint
+from slotgraph.stores.ledger import ExecutionLedger, LedgerEntry, fingerprint
 
 __all__ = ["RECORD_FIELD", "Attempt", "Executions", "attempt_key", "executions_from_record"]
 

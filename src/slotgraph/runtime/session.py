@@ -39,15 +39,13 @@ from slotgraph.runtime.agent_team import (
 )
 from slotgraph.runtime.durable_record import DurableRecord, ending_of
 from slotgraph.runtime.engine_port import DagEngine, Engine
-from slotgraph.runtime.errors import SessionError
+from slotgraph.runtime.errors import SessionError, UnknownSessionError
 from slotgraph.runtime.events import ErrorEvent, Event, TurnResult, TurnStep
 from slotgraph.runtime.extraction import Extractions
 from slotgraph.runtime.history import bounded_history
 from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.json_values import json_problem
-from slotgraph.runtime.ledger import ExecutionLedger, keeps_ledger
 from slotgraph.runtime.state_copy import copy_state_dict
-from slotgraph.runtime.store import InMemoryStore, SessionStore, saves_and_unlocks
 from slotgraph.runtime.sync_loop import run_sync
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.tracing_port import TurnTracer
@@ -59,6 +57,9 @@ from slotgraph.runtime.turn_loop import (
     TurnOutput,
     run_turn,
 )
+from slotgraph.stores.ledger import ExecutionLedger, keeps_ledger
+from slotgraph.stores.memory import InMemoryStore
+from slotgraph.stores.protocol import SessionStore
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -110,6 +111,7 @@ class Session:
         variables: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         agent_models: bool = True,
+        must_exist: bool = False,
     ) -> None:
         if step_cap < 1:
             raise ValueError(f"step_cap must be at least 1, got {step_cap}")
@@ -120,10 +122,10 @@ class Session:
         self.channel = channel if channel is not None else agent.channel
         self.clock: Clock = clock or _system_clock
         self._owned_store = store is None
+        self.must_exist = must_exist
+        """A turn of a session the store does not hold raises instead of starting it afresh."""
         """Without a store the session's own fields are the record: no load, no save, no copies."""
         self.store: SessionStore = store if store is not None else InMemoryStore()
-        self._unlocking = self.store if saves_and_unlocks(self.store) else None
-        """The store, when its save can free the session's lock in the same write (the turn's last)."""
         self.engine: Engine = engine if engine is not None else DagEngine(seed=seed)
         self.debug = debug
         self.step_cap = step_cap
@@ -321,6 +323,11 @@ class Session:
             return
         found = await self.store.load(self.id)
         if found is None:
+            if self.must_exist:
+                raise UnknownSessionError(
+                    f"no session {self.id!r} in {self.store!r}",
+                    fix="create the session first, or leave must_exist out to start one",
+                )
             return
         stored, version = found
         record = DurableRecord.from_stored(self.id, stored, team=self.team)
@@ -459,13 +466,11 @@ class Session:
             logic=logic_record,
             active=agent.name if self.team is not None else None,
             parked=ParkedAgents(parked),
+            extras=previous.extras,
         )
         if not self._owned_store:
             stored = record.to_stored(with_logic=agent.logic is not None)
-            if self._unlocking is not None:  # the turn's last write under the lock frees it (one trip)
-                self._version = await self._unlocking.save_and_unlock(self.id, stored, self._version)
-            else:
-                self._version = await self.store.save(self.id, stored, self._version)
+            self._version = await self.store.save(self.id, stored, self._version)
         self.agent, self._record = agent, record
         return TurnResult(
             events=(*(e for o in outs for e in o.events), *extra),

@@ -75,12 +75,12 @@ from slotgraph.runtime.events import (
 from slotgraph.runtime.executions import Attempt, Executions
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.json_values import tool_result_json
-from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.loop_watch import watch_loop
 from slotgraph.runtime.state_copy import StateSnapshot
 from slotgraph.runtime.tool_gates import GateDecision, GateLayer
 from slotgraph.runtime.tool_threads import CallClock, ToolBusy, call_clock, reset_call_clock
 from slotgraph.runtime.tools import Abandoned, Tool, ToolContext, ToolRegistry
+from slotgraph.stores.ledger import ExecutionLedger
 
 __all__ = ["ToolOutcome", "ToolRaised", "ToolRunner", "raised", "refusal_result", "tool_code"]
 

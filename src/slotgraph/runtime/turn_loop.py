@@ -68,7 +68,6 @@ from slotgraph.runtime.extraction import Extractions, tool_extractor
 from slotgraph.runtime.fencing import fence_value
 from slotgraph.runtime.instructions import replace_base
 from slotgraph.runtime.json_values import json_problem
-from slotgraph.runtime.ledger import ExecutionLedger
 from slotgraph.runtime.logic_bridge import LogicTools
 from slotgraph.runtime.payloads import stash_events, stash_to_deliver
 from slotgraph.runtime.preemption import engine_reply
@@ -77,6 +76,7 @@ from slotgraph.runtime.tool_execution import ToolOutcome, ToolRunner
 from slotgraph.runtime.tool_gates import GateLayer
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.turn_preparation import Preparation, is_terminal, prepare_call
+from slotgraph.stores.ledger import ExecutionLedger
 
 __all__ = ["DEFAULT_STEP_CAP", "EventSink", "Handover", "TurnInputs", "TurnOutput", "run_turn"]
 

@@ -165,7 +165,7 @@ def run_service(
     """The run service of a server: the workflows loaded, runs in ``store_url``, agent stages run by the
     runtime. Raises :class:`ServerConfigError` for a bad workflow, store URL or queue URL."""
     from slotgraph.adapters.runtime_agents import RuntimeAgentPort
-    from slotgraph.runtime.errors import StoreConfigError
+    from slotgraph.stores.errors import StoreConfigError
 
     hosted = load_hosted_workflows(workflow_paths)
     if queue_url is not None:

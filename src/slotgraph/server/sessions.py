@@ -3,7 +3,9 @@
 Every request builds a fresh :class:`~slotgraph.runtime.Session` on the shared store: the runtime is
 stateless between turns, so any worker process can serve any session. What the runtime's record does not
 hold — which agent the session talks to, its event data and channel — is kept next to it in the same record
-under ``"server"``: :class:`_BoundStore` adds it on every save.
+under ``"server"``, written when the session is created; the runtime keeps keys that are not its own as it
+read them, so every save carries it on. A turn of a session the store no longer holds is refused
+(``must_exist``), never started afresh.
 
 Concurrency is the runtime's: a turn holds the store's per-session lock around load → turn → save, so a
 second message for a session waits for the first (in this process or, with a durable store, in another).
@@ -19,25 +21,19 @@ import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from slotgraph.errors import SlotgraphError
 from slotgraph.logic import RECORD_KEY, LogicRecord, variables_snapshot
 from slotgraph.models.errors import ModelError
+from slotgraph.models.protocol import Message
 from slotgraph.runtime import Agent, EventSink, Session, SessionStore, TurnResult
 from slotgraph.runtime.agent_team import ACTIVE_KEY, AGENTS_KEY
 from slotgraph.runtime.durable_record import DurableRecord
-from slotgraph.runtime.errors import (
-    ModelOutputError,
-    StoreConflictError,
-    StoreLockTimeoutError,
-    StorePayloadError,
-)
-from slotgraph.runtime.ledger import ExecutionLedger, LedgerEntry, Reservation, keeps_ledger
+from slotgraph.runtime.errors import ModelOutputError, UnknownSessionError
+from slotgraph.runtime.history import message_from_json
 from slotgraph.runtime.session import Clock
-from slotgraph.runtime.store import saves_and_unlocks
 from slotgraph.server.errors import (
     ModelFailedError,
     ModelUnavailableError,
@@ -49,6 +45,7 @@ from slotgraph.server.errors import (
     UnknownAgentError,
 )
 from slotgraph.server.hosting import HostedAgent
+from slotgraph.stores.errors import StoreConflictError, StoreLockTimeoutError, StorePayloadError
 
 __all__ = ["META_KEY", "SessionRecord", "SessionService", "TurnOutcome"]
 
@@ -57,66 +54,6 @@ logger = logging.getLogger("slotgraph.server")
 META_KEY = "server"
 META_CACHE_SIZE = 10_000
 """Sessions whose server part a :class:`SessionService` keeps in memory (least recently used dropped)."""
-
-
-class _BoundStore:
-    """The shared store, seen by one request: every save carries the session's server metadata, and a
-    session that is not stored (any more) is not found — a turn never starts a session afresh."""
-
-    def __init__(self, inner: SessionStore, meta: Mapping[str, Any]) -> None:
-        self._inner = inner
-        self._meta = dict(meta)
-        self._unlocking = inner if saves_and_unlocks(inner) else None
-
-    async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
-        found = await self._inner.load(session_id)
-        if found is None:
-            raise _not_found(session_id)
-        return found
-
-    async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
-        return await self._inner.save(session_id, {**record, META_KEY: self._meta}, expected_version)
-
-    async def save_and_unlock(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
-        """The shared store's :class:`~slotgraph.runtime.store.UnlockingSave` when it has one, else a save."""
-        stored = {**record, META_KEY: self._meta}
-        if self._unlocking is not None:
-            return await self._unlocking.save_and_unlock(session_id, stored, expected_version)
-        return await self._inner.save(session_id, stored, expected_version)
-
-    async def delete(self, session_id: str) -> bool:
-        return bool(await self._inner.delete(session_id))
-
-    async def list_sessions(self) -> list[str]:
-        return list(await self._inner.list_sessions())
-
-    async def count(self) -> int:
-        return int(await self._inner.count())
-
-    def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
-        return self._inner.lock(session_id)
-
-    async def close(self) -> None:  # the shared store outlives the request
-        return None
-
-    # the execution ledger of the shared store (every store implements it)
-
-    async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
-        return await self._ledger().reserve(scope, key, fingerprint)
-
-    async def complete(self, scope: str, key: str, result: Any) -> None:
-        await self._ledger().complete(scope, key, result)
-
-    async def release(self, scope: str, key: str) -> None:
-        await self._ledger().release(scope, key)
-
-    async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
-        return await self._ledger().lookup(scope, key)
-
-    def _ledger(self) -> ExecutionLedger:
-        if not keeps_ledger(self._inner):
-            raise TypeError(f"the session store {self._inner!r} keeps no execution ledger")
-        return self._inner
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +75,9 @@ class SessionRecord:
         return bool(self.record.get("ended", False))
 
     @property
-    def history(self) -> Sequence[Any]:
-        return list(self.record.get("history") or [])
+    def history(self) -> Sequence[Message]:
+        """The conversation (the record was checked when it was read)."""
+        return [message_from_json(message) for message in self.record.get("history") or []]
 
     @property
     def topic_states(self) -> Mapping[str, Mapping[str, Any]]:
@@ -324,7 +262,8 @@ class SessionService:
             channel=meta.get("channel"),
             clock=self._clock,
             seed=self._seed,
-            store=_BoundStore(self.store, meta),
+            store=self.store,
+            must_exist=True,
             model=hosted.model,
             variables=meta.get("variables") or None,
             metadata=meta.get("metadata") or None,
@@ -376,6 +315,8 @@ def _translated(session_id: str, err: SlotgraphError, *, ended: bool) -> Excepti
     """The server error for a runtime error a client can act on; anything else stays internal."""
     if isinstance(err, StorePayloadError):
         return _unreadable(session_id)
+    if isinstance(err, UnknownSessionError):
+        return _not_found(session_id)
     if isinstance(err, StoreConflictError):
         return SessionConflictError(
             f"session {session_id!r} was changed by another request while this turn ran; "

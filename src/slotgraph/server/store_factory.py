@@ -7,9 +7,9 @@ in the working directory), ``sqlite:///abs/path.db``, ``redis://…``, ``postgre
 from __future__ import annotations
 
 from slotgraph.runtime import SessionStore
-from slotgraph.runtime.errors import StoreError
 from slotgraph.server.errors import ServerConfigError
 from slotgraph.stores import DEFAULT_STORE_URL, open_store
+from slotgraph.stores.errors import StoreError
 
 __all__ = ["DEFAULT_STORE_URL", "is_memory_url", "open_session_store"]
 

@@ -10,10 +10,10 @@ raises :class:`~slotgraph.runtime.errors.StoreLockTimeoutError`. A holder whose 
 process paused for longer than the TTL) is still safe: the save is a compare-and-set on the version, so it
 gets a conflict instead of overwriting the newer turn.
 
-A store whose last write of a hold can also free the lease (Redis: the save's script deletes the lock key
-when it still carries the token) does so through the :class:`HeldLease` the hold yields: it stops the
-renewal first (:meth:`HeldLease.before_final_write`), then marks the lease released, and the block's exit
-makes no release round trip of its own.
+A store whose last write of a hold frees the lease too (a save: Redis's script deletes the lock key when it
+still carries the token, SQLite's transaction deletes the lease row) does so through the
+:class:`HeldLease` the hold yields: it stops the renewal first (:meth:`HeldLease.before_final_write`),
+then marks the lease released, and the block's exit makes no release round trip of its own.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from typing import Any
 
-from slotgraph.runtime.errors import StoreLockTimeoutError
-from slotgraph.runtime.store import LocalLocks
+from slotgraph.stores.errors import StoreLockTimeoutError
+from slotgraph.stores.memory import LocalLocks
 
 __all__ = [
     "DEFAULT_LOCK_TTL",
@@ -128,15 +128,12 @@ async def hold_lease(
     ttl: float,
     timeout: float,
     deadline: float | None = None,
-    release_now: Callable[[], bool] | None = None,
 ) -> AsyncIterator[HeldLease]:
     """Hold a lease for the ``async with`` block (it gets the :class:`HeldLease`). ``what`` names the session
     and store for messages.
 
     ``deadline`` (event-loop time) ends the wait; by default ``timeout`` seconds from now. A store passes the
     deadline it set before queueing on its process-local lock, so the whole wait is bounded by ``timeout``.
-    ``release_now``: a store that can often release without waiting (SQLite on the event loop) tries it
-    first; it returns False when it could not, and ``release`` runs as usual.
     """
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout if deadline is None else deadline
@@ -158,19 +155,8 @@ async def hold_lease(
     finally:
         renewer = renewal.stop()
         # a lease freed by the store's last write (its renewal stopped before that write) is not released
-        if not held.released and (
-            renewer is not None or release_now is None or not _released_now(release_now, what, ttl)
-        ):
+        if not held.released:
             await finish_in_background(_stop_and_release(renewer, release, what, ttl))
-
-
-def _released_now(release_now: Callable[[], bool], what: str, ttl: float) -> bool:
-    """Try the synchronous release; True when it is done (or failed: the lease then lapses by itself)."""
-    try:
-        return release_now()
-    except Exception as problem:
-        _LOG.warning("releasing the lock of %s failed (it lapses after %gs): %s", what, ttl, problem)
-        return True
 
 
 @asynccontextmanager
@@ -185,7 +171,6 @@ async def hold_session_lease(
     ttl: float,
     timeout: float,
     on_exit: Callable[[], object],
-    release_now: Callable[[], bool] | None = None,
 ) -> AsyncIterator[HeldLease]:
     """A store's session lock: the process-local lock of ``session_id`` (turns of this process queue there),
     then the store's lease (:func:`hold_lease`), the whole wait bounded by ``timeout`` from now. ``on_exit``
@@ -201,7 +186,6 @@ async def hold_session_lease(
                 ttl=ttl,
                 timeout=timeout,
                 deadline=deadline,
-                release_now=release_now,
             ) as held:
                 yield held
         finally:

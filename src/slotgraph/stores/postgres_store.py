@@ -5,7 +5,7 @@ do not race)::
 
     slotgraph_sessions(id text primary key, version bigint, payload text, updated_at timestamptz)
 
-and, beside it, the execution ledger (:mod:`slotgraph.runtime.ledger`)::
+and, beside it, the execution ledger (:mod:`slotgraph.stores.ledger`)::
 
     slotgraph_ledger(scope text, key text, fingerprint text, status text, result text, created_at float8)
 
@@ -20,8 +20,8 @@ The payload is kept as ``text`` — the exact JSON the codec wrote, checked by t
 * Taking the lock reads the session in the same round trip (a pipeline: the lock's timeout, the lock, the
   read, which the server runs in that order), handed to the turn's ``load``, as the SQLite and Redis stores
   do.
-* A turn's save frees the lock in the same statement (:meth:`PostgresStore.save_and_unlock`, the runtime's
-  :class:`~slotgraph.runtime.store.UnlockingSave`), run on the lock's own connection: it takes the same
+* A save under this store's lock of the session (a turn's last write) frees the lock in the same statement,
+  run on the lock's own connection: it takes the same
   key at transaction level (``pg_advisory_xact_lock``: the holder's second request succeeds at once), writes,
   and drops the session-level hold only when the write matched. The transaction-level hold ends with the
   statement's commit, so another process waiting for the session gets it only once the save is visible; a
@@ -42,25 +42,33 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcontext
 from typing import Any
 
 from slotgraph.redaction import redact_url
-from slotgraph.runtime.errors import (
-    LedgerError,
+from slotgraph.stores.codec import decode_payload, encode_payload
+from slotgraph.stores.errors import (
     StoreConfigError,
     StoreConflictError,
     StoreError,
     StoreLockTimeoutError,
+    conflict_message,
 )
-from slotgraph.runtime.ledger import JSON, LedgerEntry, Reservation, ledger_result, reservation_for
-from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
-from slotgraph.stores.codec import decode_payload, encode_payload
 from slotgraph.stores.leases import finish_in_background
+from slotgraph.stores.ledger import (
+    JSON,
+    LedgerEntry,
+    Reservation,
+    entry_from_row,
+    ledger_result,
+    never_reserved,
+    reservation_for,
+)
 from slotgraph.stores.loops import on_loop
+from slotgraph.stores.memory import LocalLocks
+from slotgraph.stores.protocol import DEFAULT_LOCK_TIMEOUT
 
 __all__ = ["PostgresStore", "advisory_key"]
 
@@ -153,7 +161,7 @@ class PostgresStore:
         self._opening: asyncio.Lock | None = None
         self._closed = False
         self._held: dict[str, _HeldLock] = {}
-        """Per session whose lock this store holds: its connection and key (for :meth:`save_and_unlock`)."""
+        """Per session whose lock this store holds: its connection and key (a save frees the lock)."""
         self._prefetched: dict[str, tuple[str, int] | None] = {}
         """Per session whose lock this store just took: the stored payload and version read in the same
         round trip (None: no record), handed to the next ``load`` of that session."""
@@ -241,39 +249,31 @@ class PostgresStore:
         return decode_payload(payload, session_id=session_id, where=self.where), int(version)
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        """The compare-and-set as one statement; under this store's lock of the session it runs on the
+        lock's connection and frees the lock with the write (the turn's last write under it)."""
         self._prefetched.pop(session_id, None)
         payload = encode_payload(session_id, record)
         params = {"id": session_id, "payload": payload, "expected": expected_version}
-        rows = await self._fetch(_INSERT if expected_version == 0 else _UPDATE, params)
-        if rows:
-            return int(rows[0][0])
-        raise await self._conflict(session_id, expected_version)
+        held = self._held.get(session_id)
+        if held is None:
+            rows = await self._fetch(_INSERT if expected_version == 0 else _UPDATE, params)
+        else:
+            statement = _INSERT_AND_UNLOCK if expected_version == 0 else _UPDATE_AND_UNLOCK
+            try:
+                cursor = await held.conn.execute(statement, {**params, "key": held.key})
+                rows = await cursor.fetchall()
+            except Exception as problem:
+                raise _unavailable(self.where, problem) from problem
+            held.released = bool(rows)
+        if not rows:  # nothing written (a lock held stays held: the block's exit releases it)
+            raise await self._conflict(session_id, expected_version)
+        return int(rows[0][0])
 
     async def _conflict(self, session_id: str, expected_version: int) -> StoreConflictError:
         current = await self._fetch("SELECT version FROM slotgraph_sessions WHERE id = %s", (session_id,))
         return StoreConflictError(
             conflict_message(session_id, int(current[0][0]) if current else 0, expected_version)
         )
-
-    async def save_and_unlock(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
-        """:meth:`save` on the connection holding the session's lock, freeing the lock with the write
-        (:class:`~slotgraph.runtime.store.UnlockingSave`); a plain save outside a hold."""
-        held = self._held.get(session_id)
-        if held is None:
-            return await self.save(session_id, record, expected_version)
-        self._prefetched.pop(session_id, None)
-        payload = encode_payload(session_id, record)
-        params = {"key": held.key, "id": session_id, "payload": payload, "expected": expected_version}
-        statement = _INSERT_AND_UNLOCK if expected_version == 0 else _UPDATE_AND_UNLOCK
-        try:
-            cursor = await held.conn.execute(statement, params)
-            rows = await cursor.fetchall()
-        except Exception as problem:
-            raise _unavailable(self.where, problem) from problem
-        if not rows:  # nothing written, the lock still held: the block's exit releases it
-            raise await self._conflict(session_id, expected_version)
-        held.released = True
-        return int(rows[0][0])
 
     async def delete(self, session_id: str) -> bool:
         self._prefetched.pop(session_id, None)
@@ -282,23 +282,7 @@ class PostgresStore:
             await self._fetch("DELETE FROM slotgraph_sessions WHERE id = %s RETURNING id", (session_id,))
         )
 
-    # --- the execution ledger (slotgraph.runtime.ledger): one row per key ---------------------------
-
-    def _entry(self, scope: str, key: str, row: tuple[Any, ...]) -> LedgerEntry:
-        fingerprint, status, result, created_at = row
-        if status not in ("pending", "done"):
-            raise LedgerError(
-                f"{self.where}: the ledger entry {scope!r}/{key!r} has an unknown status {status!r}; delete "
-                "its row from slotgraph_ledger to let the key be reserved again"
-            )
-        try:
-            value = json.loads(result) if result is not None else None
-        except ValueError as problem:
-            raise LedgerError(
-                f"{self.where}: the ledger entry {scope!r}/{key!r} holds a result that is not JSON "
-                f"({problem})"
-            ) from None
-        return LedgerEntry(key, str(fingerprint), status, value, float(created_at))
+    # --- the execution ledger (slotgraph.stores.ledger): one row per key ---------------------------
 
     async def reserve(self, scope: str, key: str, fingerprint: str) -> Reservation:
         now = time.time()
@@ -322,7 +306,7 @@ class PostgresStore:
             (text, scope, key),
         )
         if not rows:
-            raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+            raise never_reserved(scope, key)
 
     async def release(self, scope: str, key: str) -> None:
         await self._fetch(
@@ -335,13 +319,10 @@ class PostgresStore:
             "WHERE scope = %s AND key = %s",
             (scope, key),
         )
-        return self._entry(scope, key, rows[0]) if rows else None
+        return entry_from_row(self.where, scope, key, rows[0]) if rows else None
 
     async def list_sessions(self) -> list[str]:
         return [row[0] for row in await self._fetch("SELECT id FROM slotgraph_sessions ORDER BY id", ())]
-
-    async def count(self) -> int:
-        return int((await self._fetch("SELECT count(*) FROM slotgraph_sessions", ()))[0][0])
 
     def lock(self, session_id: str) -> AbstractAsyncContextManager[None]:
         return self._hold(session_id)

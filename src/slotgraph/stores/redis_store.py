@@ -1,7 +1,7 @@
 """The Redis store: sessions shared by several server processes, through ``redis.asyncio``.
 
 Keys (``prefix`` defaults to ``slotgraph:``): ``{prefix}session:{id}`` is a hash ``{version, payload}``,
-``{prefix}sessions`` a set of the ids (for listing and counting), ``{prefix}lock:{id}`` the lock,
+``{prefix}sessions`` a set of the ids (for listing), ``{prefix}lock:{id}`` the lock,
 ``{prefix}ledger:{scope}`` a hash of the execution ledger's entries of one scope (key -> entry JSON).
 
 * A save is one Lua script — compare the version, write, index — so it is atomic on the server, with no
@@ -13,9 +13,9 @@ Keys (``prefix`` defaults to ``slotgraph:``): ``{prefix}session:{id}`` is a hash
   is renewed (``PEXPIRE`` if the token still matches) every
   ``ttl / 3`` while held and released by a script that deletes it only if the token matches; a crashed
   holder's lock expires after ``lock_ttl`` seconds (see :mod:`slotgraph.stores.leases`).
-* A turn's save frees the lock in the same script (:meth:`RedisStore.save_and_unlock`, the runtime's
-  :class:`~slotgraph.runtime.store.UnlockingSave`): the lock is deleted, if it still carries the token,
-  atomically with the write, so a turn is two round trips (lock and read, save and unlock), not three.
+* A save under this store's lock of the session (a turn's last write) frees the lock in the same script:
+  the lock is deleted, if it still carries the token, atomically with the write, so a turn is two round
+  trips (lock and read, save and unlock), not three.
 
 The client connects lazily on first use. Like every asyncio network client it belongs to the event loop it
 first connected on: use one store per event loop (a server has one loop; ``Session.send`` runs every sync
@@ -33,20 +33,27 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from slotgraph.redaction import redact_url
-from slotgraph.runtime.errors import LedgerError, StoreConfigError, StoreConflictError, StoreError
-from slotgraph.runtime.ledger import (
+from slotgraph.stores.codec import decode_payload, encode_payload
+from slotgraph.stores.errors import (
+    StoreConfigError,
+    StoreConflictError,
+    StoreError,
+    conflict_message,
+)
+from slotgraph.stores.leases import DEFAULT_LOCK_TTL, HeldLease, hold_session_lease, new_token
+from slotgraph.stores.ledger import (
     JSON,
     LedgerEntry,
     Reservation,
     entry_from_json,
     entry_to_json,
     ledger_result,
+    never_reserved,
     reservation_for,
 )
-from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
-from slotgraph.stores.codec import decode_payload, encode_payload
-from slotgraph.stores.leases import DEFAULT_LOCK_TTL, HeldLease, hold_session_lease, new_token
 from slotgraph.stores.loops import on_loop
+from slotgraph.stores.memory import LocalLocks
+from slotgraph.stores.protocol import DEFAULT_LOCK_TIMEOUT
 
 __all__ = ["RedisStore"]
 
@@ -129,8 +136,7 @@ class RedisStore:
         """Per session whose lock this store just took: the stored payload and version read by the same
         script (None: no record), handed to the next ``load`` of that session (no second round trip)."""
         self._held: dict[str, tuple[HeldLease, str, str]] = {}
-        """Per session whose lock this store holds: the lease, the lock's key and token (for
-        :meth:`save_and_unlock`)."""
+        """Per session whose lock this store holds: the lease, the lock's key and token (a save frees it)."""
 
     def __repr__(self) -> str:
         return f"RedisStore({self.where!r}, prefix={self.prefix!r})"
@@ -207,33 +213,27 @@ class RedisStore:
         return decode_payload(found[0], session_id=session_id, where=self.where), found[1]
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
+        """The compare-and-set as one script; under this store's lock of the session the same script frees
+        the lock (the turn's last write under it)."""
         self._prefetched.pop(session_id, None)
         payload = encode_payload(session_id, record)
-        done, version = await self._script(
-            "save", [self._key(session_id), self._index], [expected_version, payload, session_id]
-        )
-        if not done:
-            raise StoreConflictError(conflict_message(session_id, int(version), expected_version))
-        return int(version)
-
-    async def save_and_unlock(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
-        """:meth:`save`, freeing the session's lock this store holds in the same script
-        (:class:`~slotgraph.runtime.store.UnlockingSave`); a plain save outside a hold."""
         held = self._held.get(session_id)
         if held is None:
-            return await self.save(session_id, record, expected_version)
-        lease, key, token = held
-        self._prefetched.pop(session_id, None)
-        payload = encode_payload(session_id, record)
-        await lease.before_final_write()
-        done, version = await self._script(
-            "save_unlock",
-            [self._key(session_id), self._index, key],
-            [expected_version, payload, session_id, token],
-        )
-        if not done:  # nothing written, the lock still ours: the block's exit releases it
+            done, version = await self._script(
+                "save", [self._key(session_id), self._index], [expected_version, payload, session_id]
+            )
+        else:
+            lease, key, token = held
+            await lease.before_final_write()
+            done, version = await self._script(
+                "save_unlock",
+                [self._key(session_id), self._index, key],
+                [expected_version, payload, session_id, token],
+            )
+            if done:
+                lease.mark_released()
+        if not done:  # nothing written (a lock held stays held: the block's exit releases it)
             raise StoreConflictError(conflict_message(session_id, int(version), expected_version))
-        lease.mark_released()
         return int(version)
 
     async def delete(self, session_id: str) -> bool:
@@ -244,10 +244,7 @@ class RedisStore:
     async def list_sessions(self) -> list[str]:
         return sorted(await self._call("smembers", self._index))
 
-    async def count(self) -> int:
-        return int(await self._call("scard", self._index))
-
-    # --- the execution ledger (slotgraph.runtime.ledger): a hash per scope, one field per key --------
+    # --- the execution ledger (slotgraph.stores.ledger): a hash per scope, one field per key --------
 
     def _ledger(self, scope: str) -> str:
         return f"{self.prefix}ledger:{scope}"
@@ -263,10 +260,10 @@ class RedisStore:
         text = ledger_result(scope, key, result)
         found = await self.lookup(scope, key)
         if found is None:
-            raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+            raise never_reserved(scope, key)
         done = LedgerEntry(key, found.fingerprint, "done", json.loads(text), found.created_at)
         if not await self._script("complete", [self._ledger(scope)], [key, entry_to_json(done)]):
-            raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+            raise never_reserved(scope, key)
 
     async def release(self, scope: str, key: str) -> None:
         found = await self._call("hget", self._ledger(scope), key)

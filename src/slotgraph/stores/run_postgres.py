@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from slotgraph.redaction import redact_url
-from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError
+from slotgraph.stores.errors import StoreConfigError, StoreConflictError, StoreError
 from slotgraph.stores.runs import decode_run, encode_run, run_conflict_message
 
 __all__ = ["PostgresRunStore"]

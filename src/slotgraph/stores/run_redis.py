@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from slotgraph.redaction import redact_url
-from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError
+from slotgraph.stores.errors import StoreConfigError, StoreConflictError, StoreError
 from slotgraph.stores.runs import decode_run, encode_run, run_conflict_message
 
 __all__ = ["RedisRunStore"]

@@ -15,7 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StoreError
+from slotgraph.stores.errors import StoreConfigError, StoreConflictError, StoreError
 from slotgraph.stores.runs import decode_run, encode_run, run_conflict_message
 
 __all__ = ["SQLiteRunStore"]

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from slotgraph.runtime.errors import StoreConfigError, StoreConflictError, StorePayloadError
+from slotgraph.stores.errors import StoreConfigError, StoreConflictError, StorePayloadError
 
 __all__ = [
     "DEFAULT_RUN_STORE_URL",

@@ -4,42 +4,29 @@ Built on the standard library's :mod:`sqlite3` (no extra dependency; ``aiosqlite
 wrapper of the same module). The file is opened lazily, on first use, in WAL mode (readers never block the
 writer); missing parent directories are created.
 
-**Two connections.** Everything that changes the file runs directly on the event loop, on a connection that
-never waits: taking the lease (with the load), renewing and releasing it, a save, a delete, the ledger's
-writes, and also a load outside the lease and a ledger lookup. Its commits do not sync the disk
-(``synchronous=NORMAL``); a write that must be durable when it returns — a save, a delete, the ledger's
-writes — then waits for a sync of the WAL made on a thread of its own, shared by every commit made meanwhile
-(group commit, :mod:`slotgraph.stores.sqlite_sync`), so the event loop never waits for the disk and no
-write lock is held while the disk syncs. The connection's busy timeout is zero: when another writer holds
-the file (another process, or a checkpoint restarting the WAL), the operation is not waited for on the loop
-but run again on the store's worker thread, whose connection waits up to ``busy_timeout`` and commits a
-durable write with ``synchronous=FULL``, as a single connection would. The worker also creates the file and
-its tables, and lists and counts sessions. The loop connection belongs to the first thread that used it; a
-store used from another thread's event loop sends everything to the worker.
+**One connection, on a thread of its own.** Every operation runs on the store's worker thread, so the event
+loop never waits for the file or the disk. A write that must be durable when it returns — a save, a delete,
+the ledger's writes — commits with ``synchronous=FULL``; taking, renewing and releasing the per-session
+lease commit with ``synchronous=NORMAL``: they are atomic and visible to every process at once and reach
+the disk with the next durable commit. A lease lost to a power cut is harmless (its holder is gone too); a
+release lost to one leaves the lease until its ``lock_ttl`` runs out. So a turn (lease, load, save) syncs
+the disk once, for its save. The connection waits up to ``busy_timeout`` for another writer (another
+process sharing the file).
 
 A save is one statement, atomic by itself: an ``UPDATE`` of the row only while it still has the expected
 version (an ``INSERT ... ON CONFLICT DO NOTHING`` for a new session), so two processes cannot interleave
-between the check and the write; only a conflict reads the stored version, for its message. Taking the
-lease is one ``INSERT ... ON CONFLICT DO UPDATE ... WHERE expires_at <= now`` (a free or lapsed lease
-becomes the caller's, a live one is left alone) and the record's read, in one transaction: a turn is six
-statements (lease and read with their ``BEGIN``/``COMMIT``, save, release) where it was ten.
-
-**One sync of the disk per turn, at most.** Taking, renewing and releasing the per-session lease are never
-synced by themselves: they are atomic and visible to every process at once, and reach the disk with the next
-sync. A lease lost to a power cut is harmless (its holder is gone too); a release lost to one leaves the
-lease until its ``lock_ttl`` runs out. So a turn (lease, load, save, release) syncs the disk once, for its
-save — and with turns of other sessions committing at the same time, they share that sync. The
-per-session lock is a lease row in ``slotgraph_locks`` (see :mod:`slotgraph.stores.leases`), taken after a
-process-local :class:`asyncio.Lock`, so tasks of one process queue in memory and only the head of the queue
-polls the file.
+between the check and the write; only a conflict reads the stored version, for its message. Under this
+store's lease of the session, the save deletes the lease in the same transaction (the turn's last write
+under it). Taking the lease is one ``INSERT ... ON CONFLICT DO UPDATE ... WHERE expires_at <= now`` (a free
+or lapsed lease becomes the caller's, a live one is left alone). The per-session lock is that lease row in
+``slotgraph_locks`` (see :mod:`slotgraph.stores.leases`), taken after a process-local :class:`asyncio.Lock`,
+so tasks of one process queue in memory and only the head of the queue polls the file.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import sqlite3
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -48,12 +35,25 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-from slotgraph.runtime.errors import LedgerError, StoreConfigError, StoreConflictError, StoreError
-from slotgraph.runtime.ledger import JSON, LedgerEntry, Reservation, ledger_result, reservation_for
-from slotgraph.runtime.store import DEFAULT_LOCK_TIMEOUT, LocalLocks, conflict_message
 from slotgraph.stores.codec import decode_payload, encode_payload
-from slotgraph.stores.leases import DEFAULT_LOCK_TTL, hold_session_lease, new_token
-from slotgraph.stores.sqlite_sync import GroupSync
+from slotgraph.stores.errors import (
+    StoreConfigError,
+    StoreConflictError,
+    StoreError,
+    conflict_message,
+)
+from slotgraph.stores.leases import DEFAULT_LOCK_TTL, HeldLease, hold_session_lease, new_token
+from slotgraph.stores.ledger import (
+    JSON,
+    LedgerEntry,
+    Reservation,
+    entry_from_row,
+    ledger_result,
+    never_reserved,
+    reservation_for,
+)
+from slotgraph.stores.memory import LocalLocks
+from slotgraph.stores.protocol import DEFAULT_LOCK_TIMEOUT
 
 __all__ = ["DEFAULT_SQLITE_PATH", "SQLiteStore"]
 
@@ -99,16 +99,8 @@ class SQLiteStore:
         self._closed = False
         self._durable: bool | None = None
         """The connection's current ``synchronous`` setting: FULL (True) or NORMAL (False); None: not set."""
-        self._loop_conn: sqlite3.Connection | None = None
-        """The connection used on the event loop (see the module docstring); opened after the worker's. It
-        never checkpoints the WAL (that syncs the disk): the group commit's thread does."""
-        self._loop_thread: int | None = None
-        """The thread that opened ``_loop_conn`` (its event loops use it; other threads use the worker)."""
-        self._group = GroupSync(self.path, self.where)
-        """Makes the loop connection's durable writes reach the disk, many per sync (group commit)."""
-        self._prefetched: dict[str, tuple[str, int] | None] = {}
-        """Per session whose lease this store just took: the stored payload and version read in the same
-        transaction (None: no record), handed to the next ``load`` of that session (no second read)."""
+        self._held: dict[str, tuple[HeldLease, str]] = {}
+        """Per session whose lease this store holds: the lease and its token (a save frees it)."""
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -125,40 +117,15 @@ class SQLiteStore:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="slotgraph-sqlite")
         return await asyncio.get_running_loop().run_in_executor(self._executor, partial(fn, *args))
 
-    async def _quick(self, fn: Callable[..., _T], *args: Any) -> _T:
-        """Run ``fn(conn, *args)`` on the event loop with the loop's connection, which never waits: when the
-        file is busy (another writer), or the store is not ready for it (first use, another event loop),
-        run it on the worker thread with the worker's connection instead. ``fn`` must be one transaction or
-        one statement, so a busy attempt changed nothing."""
-        done, out = self._on_loop(fn, *args)
-        if done:
-            return out  # type: ignore[return-value]  # done: ``out`` is fn's result
-        return await self._run(lambda: fn(self._sync(durable=False), *args))
-
     async def _durably(self, fn: Callable[..., _T], *args: Any) -> _T:
-        """Run the write ``fn(conn, *args)`` (one transaction or one statement) so that it is on disk when
-        this returns: committed on the event loop without a sync, then synced together with the commits
-        made meanwhile (:class:`~slotgraph.stores.sqlite_sync.GroupSync`). When the loop's connection cannot
-        take it (the file is busy, another thread's loop), it runs on the worker thread in a commit that
-        syncs (``synchronous=FULL``), as before."""
-        done, out = self._on_loop(fn, *args)
-        if done:
-            await self._group.durable(self._group.committed())
-            return out  # type: ignore[return-value]  # done: ``out`` is fn's result
+        """Run the write ``fn(conn, *args)`` (one transaction or statement) so that it is on disk when this
+        returns."""
         return await self._run(lambda: fn(self._sync(durable=True), *args))
 
-    def _on_loop(self, fn: Callable[..., _T], *args: Any) -> tuple[bool, _T | None]:
-        """``(True, fn(conn, *args))`` with the loop's connection; ``(False, None)`` when the file is busy or
-        the loop's connection is not to be used (see :meth:`_quick`)."""
-        conn = self._loop_db()
-        if conn is None:
-            return False, None
-        try:
-            return True, fn(conn, *args)
-        except sqlite3.OperationalError as problem:
-            if getattr(problem, "sqlite_errorcode", 0) & 0xFF not in _BUSY:
-                raise
-            return False, None
+    async def _quickly(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """Run ``fn(conn, *args)`` with a commit that does not sync the disk by itself (see the module
+        docstring): reads and the lease's own writes."""
+        return await self._run(lambda: fn(self._sync(durable=False), *args))
 
     @staticmethod
     def _row(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
@@ -181,29 +148,6 @@ class SQLiteStore:
             raise
         conn.execute("COMMIT")
         return out
-
-    def _loop_db(self) -> sqlite3.Connection | None:
-        """The loop's connection, or None when the worker should run the operation: the worker's connection is
-        not open yet (it creates the file and the tables), the store is closed, or another thread's event loop
-        uses it. An operation on it never awaits, so one thread never interleaves two of them."""
-        if self._conn is None or self._closed:
-            return None
-        thread = threading.get_ident()
-        if self._loop_conn is None:
-            try:
-                conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=0)
-            except sqlite3.Error:
-                return None
-            try:
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA wal_autocheckpoint=0")
-            except sqlite3.Error:
-                conn.close()
-                return None
-            self._loop_conn, self._loop_thread = conn, thread
-        elif self._loop_thread != thread:
-            return None
-        return self._loop_conn
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -314,36 +258,39 @@ class SQLiteStore:
     def _list(self) -> list[str]:
         return [r[0] for r in self._db().execute("SELECT id FROM slotgraph_sessions ORDER BY id")]
 
-    def _count(self) -> int:
-        return int(self._db().execute("SELECT COUNT(*) FROM slotgraph_sessions").fetchone()[0])
-
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
-        if session_id in self._prefetched:  # read when this store took the session's lease (see lock)
-            found = self._prefetched.pop(session_id)
-        else:
-            found = await self._quick(self._load, session_id)
+        found = await self._quickly(self._load, session_id)
         if found is None:
             return None
         return decode_payload(found[0], session_id=session_id, where=self.where), found[1]
 
     async def save(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
-        self._prefetched.pop(session_id, None)
+        """The compare-and-set; under this store's lease of the session the same transaction frees it."""
         if self._closed:
             raise self._closed_error()
         payload = encode_payload(session_id, record)
-        return await self._durably(self._save, session_id, payload, expected_version)
+        held = self._held.get(session_id)
+        if held is None:
+            return await self._durably(self._save, session_id, payload, expected_version)
+        lease, token = held
+        await lease.before_final_write()
+
+        def save_and_unlock(conn: sqlite3.Connection) -> int:
+            version = self._save(conn, session_id, payload, expected_version)
+            self._unlock(conn, session_id, token)
+            return version
+
+        version: int = await self._durably(self._in_transaction, save_and_unlock)
+        lease.mark_released()
+        return version
 
     async def delete(self, session_id: str) -> bool:
-        self._prefetched.pop(session_id, None)
         return await self._durably(self._delete, session_id)
 
     async def list_sessions(self) -> list[str]:
         return await self._run(self._list)
 
-    async def count(self) -> int:
-        return await self._run(self._count)
-
-    # --- the execution ledger (slotgraph.runtime.ledger): one durable row per key -------------------
+    # --- the execution ledger (slotgraph.stores.ledger): one durable row per key -------------------
 
     def _entry(self, conn: sqlite3.Connection, scope: str, key: str) -> LedgerEntry | None:
         row = self._row(
@@ -352,22 +299,7 @@ class SQLiteStore:
             "WHERE scope = ? AND key = ?",
             (scope, key),
         )
-        if row is None:
-            return None
-        fingerprint, status, result, created_at = row
-        if status not in ("pending", "done"):
-            raise LedgerError(
-                f"{self.where}: the ledger entry {scope!r}/{key!r} has an unknown status {status!r}; delete "
-                "its row from slotgraph_ledger to let the key be reserved again"
-            )
-        try:
-            value = json.loads(result) if result is not None else None
-        except ValueError as problem:
-            raise LedgerError(
-                f"{self.where}: the ledger entry {scope!r}/{key!r} holds a result that is not JSON "
-                f"({problem})"
-            ) from None
-        return LedgerEntry(key, str(fingerprint), status, value, float(created_at))
+        return None if row is None else entry_from_row(self.where, scope, key, tuple(row))
 
     def _reserve(self, conn: sqlite3.Connection, scope: str, key: str, fingerprint: str) -> Reservation:
         def body(conn: sqlite3.Connection) -> Reservation:
@@ -391,7 +323,7 @@ class SQLiteStore:
                 (text, scope, key),
             )
             if cursor.rowcount != 1:
-                raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+                raise never_reserved(scope, key)
 
         self._in_transaction(conn, body)
 
@@ -411,29 +343,20 @@ class SQLiteStore:
         await self._durably(self._release, scope, key)
 
     async def lookup(self, scope: str, key: str) -> LedgerEntry | None:
-        return await self._quick(self._entry, scope, key)
+        return await self._quickly(self._entry, scope, key)
 
     # --- the per-session lock ------------------------------------------------------------------------
 
-    def _try_lock(
-        self, conn: sqlite3.Connection, session_id: str, token: str
-    ) -> tuple[bool, tuple[str, int] | None]:
-        """Take the lease if it is free; then also read the session's payload and version in the same
-        transaction (the turn's load follows at once, and nobody writes while the lease is held)."""
-
-        def body(conn: sqlite3.Connection) -> tuple[bool, tuple[str, int] | None]:
-            now = time.time()
-            cursor = conn.execute(  # a free or lapsed lease becomes ours; a live one is left alone
-                "INSERT INTO slotgraph_locks (id, token, expires_at) VALUES (?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at "
-                "WHERE slotgraph_locks.expires_at <= ?",
-                (session_id, token, now + self.lock_ttl, now),
-            )
-            if cursor.rowcount != 1:
-                return False, None
-            return True, self._load(conn, session_id)
-
-        return self._in_transaction(conn, body)
+    def _try_lock(self, conn: sqlite3.Connection, session_id: str, token: str) -> bool:
+        """Take the lease if it is free or lapsed (a live one is left alone)."""
+        now = time.time()
+        cursor = conn.execute(
+            "INSERT INTO slotgraph_locks (id, token, expires_at) VALUES (?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at "
+            "WHERE slotgraph_locks.expires_at <= ?",
+            (session_id, token, now + self.lock_ttl, now),
+        )
+        return cursor.rowcount == 1
 
     def _renew_lock(self, conn: sqlite3.Connection, session_id: str, token: str) -> bool:
         cursor = conn.execute(
@@ -453,19 +376,13 @@ class SQLiteStore:
         token = new_token()
 
         async def try_acquire() -> bool:
-            taken, found = await self._quick(self._try_lock, session_id, token)
-            if taken:
-                self._prefetched[session_id] = found
-            return taken
+            return await self._quickly(self._try_lock, session_id, token)
 
         async def renew() -> bool:
-            return await self._quick(self._renew_lock, session_id, token)
+            return await self._quickly(self._renew_lock, session_id, token)
 
         async def release() -> None:
-            await self._quick(self._unlock, session_id, token)
-
-        def release_now() -> bool:
-            return self._on_loop(self._unlock, session_id, token)[0]
+            await self._quickly(self._unlock, session_id, token)
 
         async with hold_session_lease(
             self._locks,
@@ -476,19 +393,15 @@ class SQLiteStore:
             release=release,
             ttl=self.lock_ttl,
             timeout=self.lock_timeout,
-            on_exit=lambda: self._prefetched.pop(session_id, None),
-            release_now=release_now,
-        ):
+            on_exit=lambda: self._held.pop(session_id, None),
+        ) as lease:
+            self._held[session_id] = (lease, token)
             yield
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        quick, self._loop_conn = self._loop_conn, None
-        if quick is not None:
-            quick.close()
-        await self._group.close()
         executor, self._executor = self._executor, None
         if executor is None:
             return

@@ -1,7 +1,7 @@
 """``open_store(url)``: the store a URL names.
 
 =================================  =========================================================================
-``memory://``                      :class:`~slotgraph.runtime.store.InMemoryStore` (this process only)
+``memory://``                      :class:`~slotgraph.stores.memory.InMemoryStore` (this process only)
 ``sqlite://``                      SQLite at the default path ``.slotgraph/sessions.db`` (relative to the cwd)
 ``sqlite://relative/path.db``      SQLite at a path relative to the working directory
 ``sqlite:///absolute/path.db``     SQLite at an absolute path (three slashes, like ``file:///``)
@@ -27,14 +27,15 @@ from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from slotgraph.redaction import redact_url
-from slotgraph.runtime.errors import StoreConfigError
-from slotgraph.runtime.store import InMemoryStore, SessionStore
+from slotgraph.stores.errors import StoreConfigError
+from slotgraph.stores.memory import InMemoryStore
 from slotgraph.stores.postgres_store import (
     DEFAULT_LOCK_POOL_SIZE,
     DEFAULT_POOL_SIZE,
     DEFAULT_POOL_TIMEOUT,
     PostgresStore,
 )
+from slotgraph.stores.protocol import SessionStore
 from slotgraph.stores.redis_store import REDIS_POOL_SIZE, RedisStore
 from slotgraph.stores.sqlite_store import DEFAULT_SQLITE_PATH, SQLiteStore
 

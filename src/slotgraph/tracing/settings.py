@@ -6,6 +6,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from slotgraph.names import OTEL_ENV
 from slotgraph.runtime.errors import SlotgraphRuntimeError
 
 __all__ = [
@@ -18,7 +19,6 @@ __all__ = [
     "tracing_requested",
 ]
 
-OTEL_ENV = "SLOTGRAPH_OTEL"
 CAPTURE_ENV = "SLOTGRAPH_OTEL_CAPTURE_CONTENT"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"", "0", "false", "no", "off"})

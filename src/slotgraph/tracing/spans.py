@@ -36,7 +36,7 @@ from slotgraph.names import CONFIRM_PENDING, REJECT_PENDING
 from slotgraph.runtime.engine_port import Engine, EngineResult
 from slotgraph.runtime.events import TurnResult
 from slotgraph.runtime.tools import Tool, ToolContext, ToolRegistry
-from slotgraph.tracing.settings import capture_content, configure_from_env, import_otel
+from slotgraph.tracing.settings import capture_content, configure_from_env, import_otel, tracing_requested
 
 __all__ = ["REDACTED", "SessionTracer"]
 
@@ -79,6 +79,7 @@ class SessionTracer:
     def from_env(cls, *, agent_name: str, env: Mapping[str, str] | None = None) -> SessionTracer:
         """The tracer ``SLOTGRAPH_OTEL=1`` asks for (installing the OTLP exporter when none is configured)."""
         environ = os.environ if env is None else env
+        tracing_requested(environ)  # a malformed switch is refused, not read as "on"
         return cls(configure_from_env(), capture_content=capture_content(environ), agent_name=agent_name)
 
     def common(self, session_id: str) -> dict[str, Any]:

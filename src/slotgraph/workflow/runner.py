@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from slotgraph.expr import ExpressionError
 from slotgraph.models.protocol import Model
-from slotgraph.runtime.errors import StoreConflictError
+from slotgraph.stores.errors import StoreConflictError
 from slotgraph.stores.runs import InMemoryRunStore, RunStore
 from slotgraph.workflow.config import (
     AgentStageConfig,

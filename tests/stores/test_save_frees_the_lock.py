@@ -1,7 +1,7 @@
-"""A turn's save frees the session's lock in the same write where the store can (Redis: one script;
-PostgreSQL: one statement on the lock's connection), so a turn makes one trip to the store fewer; what that
-must not change: a conflict writes nothing and keeps the lock, a renewal never follows the freeing write, a
-waiting holder sees the write, the server's stored metadata, and SQLite keeps saving then releasing."""
+"""A save under the store's lock of the session (a turn's last write) frees the lock in the same write
+(Redis: one script; PostgreSQL: one statement on the lock's connection; SQLite: one transaction), so a turn
+makes one trip to the store fewer; what that must not change: a conflict writes nothing and keeps the lock,
+a renewal never follows the freeing write, a waiting holder sees the write."""
 
 from __future__ import annotations
 
@@ -13,12 +13,9 @@ from typing import Any
 import pytest
 
 from slotgraph.runtime import ScriptedModel, ScriptedStep
-from slotgraph.runtime.store import InMemoryStore, UnlockingSave, saves_and_unlocks
-from slotgraph.server.sessions import META_KEY, _BoundStore
 from slotgraph.stores import (
     PostgresStore,
     RedisStore,
-    SQLiteStore,
     StoreConflictError,
     StoreLockTimeoutError,
 )
@@ -74,21 +71,9 @@ async def _free(other: Any, session_id: str) -> bool:
         return False
 
 
-def test_redis_and_postgres_save_and_unlock_in_one_write(tmp_path: Path) -> None:
-    redis, memory = RedisStore("redis://localhost:1/0"), InMemoryStore()
-    sqlite = SQLiteStore(tmp_path / "s.db")
-    assert isinstance(redis, UnlockingSave) and saves_and_unlocks(redis)
-    assert saves_and_unlocks(PostgresStore("postgresql://localhost:1/x"))
-    for store in (sqlite, memory):  # SQLite's lease is freed after the save's sync, not with its commit
-        assert not isinstance(store, UnlockingSave) and not saves_and_unlocks(store)
-    for _ in range(2):  # decided once per class, the same answer from then on
-        assert saves_and_unlocks(redis) and not saves_and_unlocks(memory)
-    overriding = InMemoryStore()
-    overriding.save_and_unlock = memory.save  # type: ignore[attr-defined]  # an instance's own method counts
-    assert saves_and_unlocks(overriding)
-
-
 UNLOCKING = ["redis", "postgresql"]
+"""The stores whose round trips the tests count."""
+FREEING = ["sqlite", *UNLOCKING]
 
 
 @pytest.mark.parametrize("kind", UNLOCKING)
@@ -103,7 +88,7 @@ def test_a_turn_s_save_frees_the_lock_with_no_trip_of_its_own(
         trips = _counting(store)
         async with store.lock("s1"):
             assert await store.load("s1") == (record("one"), 1)
-            assert await store.save_and_unlock("s1", record("two", turns=2), 1) == 2  # type: ignore[attr-defined]
+            assert await store.save("s1", record("two", turns=2), 1) == 2
             assert await _free(other, "s1")  # freed by the save, before the block ends
         # Redis: the lock script (with the read), the save script; PostgreSQL: everything on the lock's
         # connection (the read with the lock, the save with the unlock), nothing through the pool, no release
@@ -115,7 +100,7 @@ def test_a_turn_s_save_frees_the_lock_with_no_trip_of_its_own(
     backend.run(scenario)
 
 
-@pytest.mark.parametrize("kind", UNLOCKING)
+@pytest.mark.parametrize("kind", FREEING)
 def test_a_conflicting_save_writes_nothing_and_keeps_the_lock(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
@@ -126,9 +111,9 @@ def test_a_conflicting_save_writes_nothing_and_keeps_the_lock(
         await store.save("s1", record("one"), 0)
         async with store.lock("s1"):
             with pytest.raises(StoreConflictError, match="stored version is 1"):
-                await store.save_and_unlock("s1", record("stale"), 5)  # type: ignore[attr-defined]
+                await store.save("s1", record("stale"), 5)
             with pytest.raises(StoreConflictError, match="stored version is 1"):  # a new session's form
-                await store.save_and_unlock("s1", record("stale"), 0)  # type: ignore[attr-defined]
+                await store.save("s1", record("stale"), 0)
             assert not await _free(other, "s1")  # still held until the block ends
         assert await _free(other, "s1")
         assert await store.load("s1") == (record("one"), 1)
@@ -136,15 +121,15 @@ def test_a_conflicting_save_writes_nothing_and_keeps_the_lock(
     backend.run(scenario)
 
 
-@pytest.mark.parametrize("kind", UNLOCKING)
+@pytest.mark.parametrize("kind", FREEING)
 def test_outside_a_hold_it_is_a_plain_save(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     backend = make_backend(kind, request, tmp_path)
 
     async def scenario() -> None:
         store = backend.open()
-        assert await store.save_and_unlock("s1", record("one"), 0) == 1  # type: ignore[attr-defined]
+        assert await store.save("s1", record("one"), 0) == 1
         with pytest.raises(StoreConflictError):
-            await store.save_and_unlock("s1", record("two"), 0)  # type: ignore[attr-defined]
+            await store.save("s1", record("two"), 0)
         assert await store.load("s1") == (record("one"), 1)
 
     backend.run(scenario)
@@ -173,7 +158,7 @@ def test_no_renewal_follows_the_write_that_frees_the_lock(
         store._script = signalling  # type: ignore[attr-defined]
         async with store.lock("s1"):
             await asyncio.wait_for(renewed.wait(), 10)
-            await store.save_and_unlock("s1", record("two", turns=2), 1)  # type: ignore[attr-defined]
+            await store.save("s1", record("two", turns=2), 1)
             after = len(trips)
         assert trips[after:] == []  # neither a renewal nor a release after the freeing write
         return trips
@@ -209,7 +194,7 @@ def test_a_session_turn_saves_and_unlocks_once(
         assert trips == ["fetch"]
 
 
-@pytest.mark.parametrize("kind", UNLOCKING)
+@pytest.mark.parametrize("kind", FREEING)
 def test_a_holder_waiting_for_the_lock_reads_the_freeing_write(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
@@ -230,35 +215,10 @@ def test_a_holder_waiting_for_the_lock_reads_the_freeing_write(
         async with store.lock("s1"):
             second = asyncio.create_task(second_holder())
             await waiting.wait()
-            await store.save_and_unlock("s1", record("two", turns=2), 1)  # type: ignore[attr-defined]
+            await store.save("s1", record("two", turns=2), 1)
             assert await second == (record("two", turns=2), 2)
 
     backend.run(scenario)
-
-
-class _Unlocking(InMemoryStore):
-    """A memory store that records which save the caller chose."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[str] = []
-
-    async def save_and_unlock(self, session_id: str, record: dict[str, Any], expected_version: int) -> int:
-        self.calls.append("save_and_unlock")
-        return await self.save(session_id, record, expected_version)
-
-
-def test_the_server_s_bound_store_keeps_its_metadata_either_way() -> None:
-    async def scenario() -> None:
-        unlocking, plain = _Unlocking(), InMemoryStore()
-        for inner in (unlocking, plain):
-            bound = _BoundStore(inner, {"agent": "notes"})
-            assert await bound.save_and_unlock("s", record(), 0) == 1
-            stored, _ = await inner.load("s") or ({}, 0)
-            assert stored[META_KEY] == {"agent": "notes"}
-        assert unlocking.calls == ["save_and_unlock"]
-
-    asyncio.run(scenario())
 
 
 def test_a_lease_freed_by_the_store_is_not_released_again_and_errors_still_propagate() -> None:

@@ -17,7 +17,9 @@ to do:
 
 Every session store implements this protocol in the same database as the sessions (own table or keys), so
 a reservation survives ``kill -9`` exactly as a saved turn does; :class:`MemoryLedger` is the reference
-implementation (and what :class:`~slotgraph.runtime.store.InMemoryStore` uses). Deleting a session also
+implementation (and what :class:`~slotgraph.stores.memory.InMemoryStore` uses). :func:`entry_from_row`
+reads a stored row (the SQL stores') and :func:`never_reserved` words the one misuse, so every store
+answers alike. Deleting a session also
 forgets the entries of the scope named by its id. Results are JSON values, checked on
 :meth:`~ExecutionLedger.complete` (:func:`ledger_result`).
 """
@@ -28,9 +30,9 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol, TypeGuard, runtime_checkable
+from typing import Any, Literal, Protocol, TypeGuard, runtime_checkable
 
-from slotgraph.runtime.errors import LedgerError
+from slotgraph.stores.errors import LedgerError
 
 __all__ = [
     "JSON",
@@ -42,10 +44,12 @@ __all__ = [
     "Reservation",
     "ReservationStatus",
     "entry_from_json",
+    "entry_from_row",
     "entry_to_json",
     "fingerprint",
     "keeps_ledger",
     "ledger_result",
+    "never_reserved",
     "reservation_for",
 ]
 
@@ -100,23 +104,9 @@ class ExecutionLedger(Protocol):
         ...
 
 
-_LEDGER_METHODS: Final = ("reserve", "complete", "release", "lookup")
-_LEDGER_TYPES: dict[type, bool] = {}
-"""Per class: whether it defines every :class:`ExecutionLedger` method (a protocol ``isinstance`` looks each
-one up on the instance: ~15 µs, once per turn in the server)."""
-
-
 def keeps_ledger(store: object) -> TypeGuard[ExecutionLedger]:
-    """``isinstance(store, ExecutionLedger)``, decided once per class when the class defines every method and
-    the instance does not override one of them."""
-    kind = type(store)
-    known = _LEDGER_TYPES.get(kind)
-    if known is None:
-        known = _LEDGER_TYPES[kind] = all(getattr(kind, name, None) is not None for name in _LEDGER_METHODS)
-    own = getattr(store, "__dict__", None)
-    if not known or (own and any(name in own for name in _LEDGER_METHODS)):
-        return isinstance(store, ExecutionLedger)
-    return True
+    """Whether ``store`` is also an :class:`ExecutionLedger` (every store of this package is)."""
+    return isinstance(store, ExecutionLedger)
 
 
 def fingerprint(value: JSON) -> str:
@@ -168,6 +158,29 @@ def entry_from_json(text: str | bytes, *, where: str) -> LedgerEntry:
         ) from None
 
 
+def entry_from_row(where: str, scope: str, key: str, row: tuple[Any, ...]) -> LedgerEntry:
+    """The entry of a SQL ledger row ``(fingerprint, status, result JSON text or NULL, created_at)``;
+    :class:`LedgerError` naming ``where`` when the row is damaged."""
+    fingerprint, status, result, created_at = row
+    if status not in ("pending", "done"):
+        raise LedgerError(
+            f"{where}: the ledger entry {scope!r}/{key!r} has an unknown status {status!r}; delete its row "
+            "from slotgraph_ledger to let the key be reserved again"
+        )
+    try:
+        value = json.loads(result) if result is not None else None
+    except ValueError as problem:
+        raise LedgerError(
+            f"{where}: the ledger entry {scope!r}/{key!r} holds a result that is not JSON ({problem})"
+        ) from None
+    return LedgerEntry(key, str(fingerprint), status, value, float(created_at))
+
+
+def never_reserved(scope: str, key: str) -> LedgerError:
+    """The error of ``complete()`` for a key that was never reserved."""
+    return LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+
+
 def reservation_for(found: LedgerEntry, fingerprint: str) -> Reservation:
     """What an existing entry means to a new reservation with ``fingerprint``."""
     if found.fingerprint != fingerprint:
@@ -193,7 +206,7 @@ class MemoryLedger:
         text = ledger_result(scope, key, result)
         found = self._entries.get((scope, key))
         if found is None:
-            raise LedgerError(f"ledger {scope!r}/{key!r}: complete() of a key that was never reserved")
+            raise never_reserved(scope, key)
         stored = json.loads(text)  # a copy: later changes to the caller's object never reach the ledger
         self._entries[(scope, key)] = LedgerEntry(key, found.fingerprint, "done", stored, found.created_at)
 
