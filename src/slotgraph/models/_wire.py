@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from slotgraph.models.errors import ModelResponseError
-from slotgraph.models.protocol import ToolSchema, UserMessage
+from slotgraph.models.protocol import AssistantToolCalls, ModelRequest, ToolSchema, UserMessage
 
-__all__ = ["json_text", "response_object", "token_count", "tool_parameters", "user_text"]
+__all__ = ["calls_so_far", "json_text", "response_object", "token_count", "tool_parameters", "user_text"]
 
 
 def json_text(value: Any) -> str:
@@ -43,3 +43,9 @@ def response_object(body: Any, where: str) -> Mapping[str, Any]:
     if not isinstance(body, Mapping):
         raise ModelResponseError(f"{where}: the response is not a JSON object: {body!r:.200}")
     return body
+
+
+def calls_so_far(request: ModelRequest) -> int:
+    """How many tool calls the conversation of ``request`` holds (to number calls a server sent without an
+    id after them)."""
+    return sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))

@@ -1,8 +1,10 @@
 """HTTP error responses of the hosted-model backends, mapped to :mod:`slotgraph.models.errors` in one place.
 
-The OpenAI-compatible and Anthropic backends speak different wire formats but answer failures alike:
+The hosted backends (OpenAI-compatible, Anthropic, Gemini) speak different wire formats but answer failures
+alike:
 
-- 401/403 raise :class:`ModelAuthError` naming the key's environment variable;
+- 401/403 (and a key the server says it refused, whatever the status) raise :class:`ModelAuthError` naming
+  the key's environment variable;
 - 404 raises :class:`ModelNotFoundError` with a backend-specific hint about model names;
 - 429 and 5xx (Anthropic's 529 "overloaded" included) raise :class:`RetryableError` around
   :class:`ModelRateLimitError` / :class:`ModelAPIError`, honouring ``Retry-After``;
@@ -15,13 +17,19 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from slotgraph.models.errors import ModelAPIError, ModelAuthError, ModelNotFoundError, ModelRateLimitError
+from slotgraph.models.errors import (
+    ModelAPIError,
+    ModelAuthError,
+    ModelError,
+    ModelNotFoundError,
+    ModelRateLimitError,
+)
 from slotgraph.models.retry import RetryableError, parse_retry_after
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["raise_for_status", "server_message"]
+__all__ = ["raise_for_status", "server_message", "status_error"]
 
 
 def server_message(response: httpx.Response, *, with_type: bool = False) -> str:
@@ -55,31 +63,55 @@ def raise_for_status(
     typed_messages: bool = False,
 ) -> None:
     """Raise the error of an HTTP error ``response`` (status >= 400); see the module docstring."""
-    status = response.status_code
-    message = server_message(response, with_type=typed_messages)
-    if status in (401, 403):
+    raise status_error(
+        response.status_code,
+        server_message(response, with_type=typed_messages),
+        parse_retry_after(response.headers.get("retry-after")),
+        where=where,
+        attempts=attempts,
+        key_sent=key_sent,
+        key_env=key_env,
+        model_hint=model_hint,
+    )
+
+
+def status_error(
+    status: int,
+    message: str,
+    retry_after: float | None,
+    *,
+    where: str,
+    attempts: int,
+    key_sent: bool,
+    key_env: str,
+    model_hint: str,
+    key_refused: bool = False,
+) -> ModelError | RetryableError:
+    """The error for HTTP ``status`` with the server's ``message`` (see the module docstring).
+
+    ``key_refused`` says the server refused the key whatever the status (Gemini answers 400 "API key not
+    valid"); ``retry_after`` is the server's ``Retry-After`` in seconds, if it sent one.
+    """
+    if status in (401, 403) or key_refused:
         sent = "the API key was refused" if key_sent else "no API key was sent"
-        raise ModelAuthError(
+        return ModelAuthError(
             f"{where}: HTTP {status}, {sent} ({message}); set {key_env} to a valid key "
             "with access to this model",
             status=status,
         )
     if status == 404:
-        raise ModelNotFoundError(
+        return ModelNotFoundError(
             f"{where}: HTTP 404 ({message}); check the model name ({model_hint}) and the base URL",
             status=status,
         )
-    retry_after = parse_retry_after(response.headers.get("retry-after"))
     if status == 429:
-        raise RetryableError(
+        return RetryableError(
             ModelRateLimitError(
                 f"{where}: rate limited (HTTP 429: {message}) on all {attempts} attempts; "
-                "wait, lower the request rate, or raise SLOTGRAPH_MODEL_MAX_RETRIES",
+                "wait, lower the request rate, check the quota, or raise SLOTGRAPH_MODEL_MAX_RETRIES",
                 status=status,
             ),
             retry_after,
         )
     error = ModelAPIError(f"{where}: HTTP {status}: {message}", status=status)
-    if status >= 500:
-        raise RetryableError(error, retry_after)
-    raise error
+    return RetryableError(error, retry_after) if status >= 500 else error
