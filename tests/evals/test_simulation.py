@@ -22,9 +22,10 @@ from slotgraph.runtime import (
     UserMessage,
 )
 
-from .conftest import BELLA, TOY_NO_READBACK, WriteScenario
+from .conftest import BELLA, EXAMPLES, TOY_NO_READBACK, WriteScenario
 
 NOW = datetime.datetime(2026, 7, 11, 12, 0)
+CLINIC = EXAMPLES / "clinic"
 
 
 def _clock() -> datetime.datetime:
@@ -129,6 +130,41 @@ def test_the_user_model_sees_the_conversation_from_its_side() -> None:
     second = seen[1].messages
     assert isinstance(second[0], AssistantText) and second[0].text == "2 people on July 20th"
     assert isinstance(second[1], UserMessage) and "Which time" in second[1].text
+
+
+def test_a_simulated_session_starts_with_the_scenarios_metadata_and_variables() -> None:
+    """A simulated user talks to a session set up like a scripted scenario's: the clinic's caller phone
+    (metadata) finds the returning patient, and a variable the scenario sets beats its default."""
+    seen: list[ModelRequest] = []
+
+    class Recorder:
+        def __init__(self, inner: Model) -> None:
+            self.inner = inner
+
+        async def generate(self, request: ModelRequest) -> Any:
+            seen.append(request)
+            return await self.inner.generate(request)
+
+    scenario = Scenario.model_validate(
+        {
+            "agent": str(CLINIC),
+            "metadata": {"caller_phone": "+15550100"},
+            "variables": {"needs_fasting": True},
+            "user_sim": {"persona": "Ada", "goal": "book a visit", "max_turns": 1, "opening": "Hello"},
+        }
+    )
+    result = simulate(
+        "sim",
+        Path("sim.yaml"),
+        scenario,
+        Agent.load(CLINIC),
+        agent_model=lambda: Recorder(OfflineModel(clock=_clock)),
+        user_model=lambda: _user([]),
+        clock=_clock,
+    )
+    assert result.outcome == "passed", result.all_failures
+    assert "returning patient, Ada Lovelace (4 earlier visits)" in seen[0].system_instruction
+    assert "remind them to fast for 12 hours" in seen[0].system_instruction
 
 
 def test_pass_hat_k() -> None:
