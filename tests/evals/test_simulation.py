@@ -62,6 +62,18 @@ def _run(scenario: Scenario, users: list[list[str]]) -> Any:
 GOOD = ["2 people on July 20th", "9 PM", "Ada", DONE]
 
 
+class Recorder:
+    """A model that keeps every request in ``seen`` and passes it on to ``inner``."""
+
+    def __init__(self, inner: Model, seen: list[ModelRequest]) -> None:
+        self.inner = inner
+        self.seen = seen
+
+    async def generate(self, request: ModelRequest) -> Any:
+        self.seen.append(request)
+        return await self.inner.generate(request)
+
+
 @pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
 def test_a_scripted_user_reaches_the_goal() -> None:
     result = _run(_scenario(), [GOOD])
@@ -106,15 +118,6 @@ def test_max_turns_and_opening() -> None:
 @pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
 def test_the_user_model_sees_the_conversation_from_its_side() -> None:
     seen: list[ModelRequest] = []
-
-    class Recorder:
-        def __init__(self, inner: Model) -> None:
-            self.inner = inner
-
-        async def generate(self, request: ModelRequest) -> Any:
-            seen.append(request)
-            return await self.inner.generate(request)
-
     scripts = iter([GOOD])
     simulate(
         "sim",
@@ -122,7 +125,7 @@ def test_the_user_model_sees_the_conversation_from_its_side() -> None:
         _scenario(),
         Agent.load(TOY_NO_READBACK),
         agent_model=lambda: OfflineModel(clock=_clock),
-        user_model=lambda: Recorder(_user(next(scripts))),
+        user_model=lambda: Recorder(_user(next(scripts)), seen),
         clock=_clock,
     )
     assert seen[0].messages == () and seen[0].tools == ()
@@ -136,15 +139,6 @@ def test_a_simulated_session_starts_with_the_scenarios_metadata_and_variables() 
     """A simulated user talks to a session set up like a scripted scenario's: the clinic's caller phone
     (metadata) finds the returning patient, and a variable the scenario sets beats its default."""
     seen: list[ModelRequest] = []
-
-    class Recorder:
-        def __init__(self, inner: Model) -> None:
-            self.inner = inner
-
-        async def generate(self, request: ModelRequest) -> Any:
-            seen.append(request)
-            return await self.inner.generate(request)
-
     scenario = Scenario.model_validate(
         {
             "agent": str(CLINIC),
@@ -158,7 +152,7 @@ def test_a_simulated_session_starts_with_the_scenarios_metadata_and_variables() 
         Path("sim.yaml"),
         scenario,
         Agent.load(CLINIC),
-        agent_model=lambda: Recorder(OfflineModel(clock=_clock)),
+        agent_model=lambda: Recorder(OfflineModel(clock=_clock), seen),
         user_model=lambda: _user([]),
         clock=_clock,
     )
