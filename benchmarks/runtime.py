@@ -25,9 +25,7 @@ Run: ``.venv/bin/python benchmarks/runtime.py [--bookings N]`` (from the reposit
    :func:`slotgraph.runtime.state_copy.copy_state`, the runtime's one copy, plus any ``copy.deepcopy`` made by
    slotgraph code) and validated (``validate_state``, and the engine entries' ``checked_copy``, which checks
    the state while copying it) in one booking, counted with :mod:`cProfile` on a booking played with
-   ``asend`` in this thread. The compiled core's functions are invisible to :mod:`cProfile`, so with the
-   compiled core the count is taken in a child process on the pure-Python sources (the same code, the same
-   calls; ``SLOTGRAPH_PURE_PYTHON=1``). Before issue 13's record work: 23 copies, 34 validations.
+   ``asend`` in this thread.
 4. **An agent with logic** — the median runtime overhead per turn (CPU minus the offline model's) of the
    clinic example (variables, rules, a gated tool) over its ``full_booking`` scenario's user turns, through
    ``asend``; printed for reference, without a goal of its own (docs/performance.md, section 3, "An agent

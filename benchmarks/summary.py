@@ -123,14 +123,19 @@ def table(goals: list[Goal]) -> str:
     return "\n".join(lines)
 
 
-def core() -> str:
-    """Which core the benchmarks measure (``slotgraph version``'s second line): compiled, or pure Python
-    and why (docs/performance.md#the-compiled-core)."""
-    code = "import sys; sys.path.insert(0, 'src'); import slotgraph._native as n; print(n.status().reason)"
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=HERE.parent, capture_output=True, text=True, check=False
-    )
-    return done.stdout.strip() or f"unknown ({done.stderr.strip()[-200:]})"
+def commit() -> str:
+    """The commit the benchmarks measure (with ``+changes`` when the work tree differs from it)."""
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=HERE.parent, capture_output=True, text=True, check=False
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=HERE.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return (head or "unknown") + ("+changes" if dirty else "")
 
 
 def main() -> int:
@@ -142,8 +147,8 @@ def main() -> int:
     scripts = sorted(p.name for p in HERE.glob("*.py") if p.name != Path(__file__).name)
     ordered = [name for name in plan if name in scripts] + [name for name in scripts if name not in plan]
     chosen = [name for name in ordered if not args.only or name in args.only.split(",")]
-    measured_core = core()
-    print(f"== slotgraph core: {measured_core}", flush=True)
+    measured = commit()
+    print(f"== slotgraph at {measured}", flush=True)
     goals: list[Goal] = []
     failed = []
     for script in chosen:
@@ -153,7 +158,7 @@ def main() -> int:
             failed.append(script)
     met = sum(goal.met for goal in goals)
     print(
-        f"\n== summary: {met} of {len(goals)} goals met (core: {measured_core})"
+        f"\n== summary: {met} of {len(goals)} goals met (at {measured})"
         + (" (quick run: not meaningful)" if args.quick else "")
     )
     print(table(goals))
