@@ -1,9 +1,5 @@
-"""What the wire formats of the hosted backends have in common (OpenAI, Anthropic, Gemini).
-
-Pure functions on plain data, used by :mod:`slotgraph.models.openai_wire`,
-:mod:`slotgraph.models.anthropic_wire` and :mod:`slotgraph.models.gemini_wire`; each of those keeps its own
-mapping, these are only the pieces they would otherwise write three times.
-"""
+"""The pieces the wire formats of the hosted backends (``openai_wire``, ``anthropic_wire``, ``gemini_wire``)
+share; each keeps its own mapping. Pure functions on plain data."""
 
 from __future__ import annotations
 

@@ -3,9 +3,8 @@
 The request and response mapping is :mod:`slotgraph.models.gemini_wire` (REST JSON); the SDK is only the
 transport: its typed ``Content``/``Tool``/``GenerateContentResponse`` models are built from and dumped to that
 JSON. The SDK's own retries are switched off (one attempt); ours apply, as for every hosted backend
-(:class:`~slotgraph.models.hosted.HostedModel`, errors mapped by :mod:`slotgraph.models.http_status`):
-429, 5xx, timeouts, refused connections and ``MALFORMED_FUNCTION_CALL`` answers are retried with backoff and
-jitter.
+(:class:`~slotgraph.models.hosted.HostedModel`, which maps the errors too): 429, 5xx, timeouts, refused
+connections and ``MALFORMED_FUNCTION_CALL`` answers are retried with backoff and jitter.
 401/403 — and Gemini's 400 "API key not valid" — raise :class:`ModelAuthError` naming ``GEMINI_API_KEY``;
 404 raises :class:`ModelNotFoundError`.
 
@@ -24,7 +23,6 @@ from slotgraph.models._wire import calls_so_far
 from slotgraph.models.errors import MissingDependencyError, ModelError
 from slotgraph.models.gemini_wire import MalformedFunctionCall, request_body, response_from_body
 from slotgraph.models.hosted import HostedModel
-from slotgraph.models.http_status import status_error
 from slotgraph.models.protocol import ModelRequest, ModelResponse
 from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, parse_retry_after
 
@@ -62,6 +60,8 @@ def _transport_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[Bas
 class GeminiModel(HostedModel):
     """A Gemini model (``gemini-2.5-flash``, ...) behind the runtime's model protocol."""
 
+    model_hint = "e.g. 'gemini:gemini-2.5-flash'"
+
     def __init__(
         self,
         model: str,
@@ -77,6 +77,7 @@ class GeminiModel(HostedModel):
         super().__init__(model, timeout=timeout, retry=retry, sleep=sleep, random=random)
         self.base_url = base_url
         self._api_key = api_key
+        self._key_env = KEY_ENV
 
     def __repr__(self) -> str:
         return f"GeminiModel({self.model!r})"
@@ -138,14 +139,10 @@ class GeminiModel(HostedModel):
         status = int(err.code or 0)
         message = str(err.message or err)
         headers = getattr(getattr(err, "response", None), "headers", None) or {}
-        return status_error(
+        return self._status_error(
             status,
             message,
             parse_retry_after(headers.get("retry-after")),
-            where=self._where,
-            attempts=self._attempts,
             key_sent=True,
-            key_env=KEY_ENV,
-            model_hint="e.g. 'gemini:gemini-2.5-flash'",
             key_refused=status == 400 and "api key" in message.lower(),
         )

@@ -2,26 +2,30 @@
 
 ::
 
-    HostedModel          retries with backoff and jitter (retry.py), one timeout for a whole answer, the
-    │                    errors of an attempt that got no answer (ModelTimeoutError, ModelConnectionError)
-    ├── GeminiModel      (gemini.py) through google-genai
-    └── HTTPModel        one JSON POST per attempt with httpx; an HTTP error status raises the error
-        │                http_status.py maps it to; a body that is not JSON raises ModelResponseError
-        ├── OpenAIChatModel  (openai.py)
-        └── AnthropicModel   (anthropic.py)
+    HostedModel              retries with backoff (retry.py), one timeout for a whole answer, the errors of an
+    ├── GeminiModel          attempt without an answer, and of an HTTP error status
+    └── HTTPModel            one JSON POST per attempt with httpx; a body that is not JSON is an error
+        ├── OpenAIChatModel
+        └── AnthropicModel
 
-A subclass says where it posts, which headers carry the key, and how a request and a response map to its
-wire format (its ``*_wire`` module); everything else is here. Error messages are redacted by
-:class:`~slotgraph.models.errors.ModelError` itself, so a provider echoing the key it refused never leaks it.
+The backends speak different wire formats (each its own ``*_wire`` module) but fail alike:
 
-A client is opened per call, so one model object serves sessions on any event loop (``session.send`` runs each
-turn in its own loop). ``transport`` lets tests plug an ``httpx`` transport; ``sleep`` and ``random`` make
-the backoff observable without waiting.
+- 401/403 (and a key the server says it refused, whatever the status) raise :class:`ModelAuthError` naming
+  the key's environment variable; 404 raises :class:`ModelNotFoundError` with a hint about model names;
+- 429, 5xx (Anthropic's 529 "overloaded" included), timeouts and refused connections are retried,
+  honouring ``Retry-After``; then :class:`ModelRateLimitError`, :class:`ModelAPIError`,
+  :class:`ModelTimeoutError` or :class:`ModelConnectionError` is raised;
+- any other status raises :class:`ModelAPIError` with the server's own message.
+
+Error messages are redacted by :class:`~slotgraph.models.errors.ModelError` itself. A client is opened per
+call, so one model object serves sessions on any event loop; ``transport`` plugs an ``httpx`` transport,
+``sleep`` and ``random`` make the backoff observable without waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import random as _random
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping
@@ -29,13 +33,17 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from slotgraph.models.errors import (
     MissingDependencyError,
+    ModelAPIError,
+    ModelAuthError,
     ModelConnectionError,
+    ModelError,
+    ModelNotFoundError,
+    ModelRateLimitError,
     ModelResponseError,
     ModelTimeoutError,
 )
-from slotgraph.models.http_status import raise_for_status
 from slotgraph.models.protocol import ModelRequest, ModelResponse
-from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries
+from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries, parse_retry_after
 
 if TYPE_CHECKING:
     import httpx
@@ -47,12 +55,17 @@ Errors = tuple[type[BaseException], ...]
 
 
 class HostedModel(ABC):
-    """A model behind a hosted API: attempts retried by :attr:`retry`, each bounded by :attr:`timeout`."""
+    """A model behind a hosted API: attempts retried by :attr:`retry`, each bounded by :attr:`timeout`.
+
+    The hints end error messages: ``timeout_hint`` a timeout's (after "raise SLOTGRAPH_MODEL_TIMEOUT or"),
+    ``connect_hint`` a refused connection's, ``model_hint`` (how model names look) a 404's; ``_key_env``
+    is the variable a refused key's message tells the user to set.
+    """
 
     timeout_hint: ClassVar[str] = "try again later"
-    """The end of a timeout's message, after "raise SLOTGRAPH_MODEL_TIMEOUT or"."""
     connect_hint: ClassVar[str] = "check the network"
-    """The end of a refused connection's message."""
+    model_hint: ClassVar[str]
+    _key_env: str
 
     def __init__(
         self,
@@ -81,6 +94,42 @@ class HostedModel(ABC):
     async def _with_retries(self, attempt: Callable[[], Awaitable[T]]) -> T:
         return await call_with_retries(attempt, self.retry, sleep=self._sleep, random=self._random)
 
+    def _status_error(
+        self,
+        status: int,
+        message: str,
+        retry_after: float | None,
+        *,
+        key_sent: bool,
+        key_refused: bool = False,
+    ) -> ModelError | RetryableError:
+        """The error of an answer with HTTP ``status`` and the server's ``message`` (see the module
+        docstring); ``key_refused``: the server said the key is wrong whatever the status (Gemini's 400)."""
+        where = self._where
+        if status in (401, 403) or key_refused:
+            sent = "the API key was refused" if key_sent else "no API key was sent"
+            return ModelAuthError(
+                f"{where}: HTTP {status}, {sent} ({message}); set {self._key_env} to a valid key "
+                "with access to this model",
+                status=status,
+            )
+        if status == 404:
+            return ModelNotFoundError(
+                f"{where}: HTTP 404 ({message}); check the model name ({self.model_hint}) and the base URL",
+                status=status,
+            )
+        if status == 429:
+            return RetryableError(
+                ModelRateLimitError(
+                    f"{where}: rate limited (HTTP 429: {message}) on all {self._attempts} attempts; "
+                    "wait, lower the request rate, check the quota, or raise SLOTGRAPH_MODEL_MAX_RETRIES",
+                    status=status,
+                ),
+                retry_after,
+            )
+        error = ModelAPIError(f"{where}: HTTP {status}: {message}", status=status)
+        return RetryableError(error, retry_after) if status >= 500 else error
+
     async def _answer(self, call: Awaitable[T], *, timeouts: Errors, connects: Errors) -> T:
         """``call``'s result within :attr:`timeout` — the whole answer, not each read, so a server trickling
         its answer is cut too. A timeout (one of ``timeouts``) or a failed connection (one of ``connects``)
@@ -107,26 +156,20 @@ class HostedModel(ABC):
 class HTTPModel(HostedModel):
     """A model answering one JSON ``POST {base_url}{path}`` per attempt, through ``httpx``.
 
-    A subclass sets the class attributes below and implements :meth:`_body`, :meth:`_key_headers` and
-    :meth:`_response`.
+    A subclass sets the class attributes — ``extra`` is the ``slotgraph[...]`` extra that installs httpx,
+    ``not_json_hint`` what to check when the answer is not JSON, ``typed_messages`` that the server's error
+    messages carry a type worth showing (``overloaded_error: ...``), ``protocol_headers`` what every request
+    carries besides the key — and implements :meth:`_body`, :meth:`_key_headers` and :meth:`_response`.
     """
 
     path: ClassVar[str]
-    """Where requests go, after the base URL (``/chat/completions``)."""
     default_base_url: ClassVar[str]
     default_key_env: ClassVar[str]
-    """The environment variable error messages tell the user to set."""
     default_provider: ClassVar[str]
     extra: ClassVar[str]
-    """The ``slotgraph[...]`` extra that installs ``httpx``, for the hint when it is missing."""
-    model_hint: ClassVar[str]
-    """How model names look, for a 404's message."""
     not_json_hint: ClassVar[str]
-    """What to check when the server answers something that is not JSON."""
     typed_messages: ClassVar[bool] = False
-    """The server's error messages carry a type worth showing (``overloaded_error: ...``)."""
     protocol_headers: ClassVar[Mapping[str, str]] = {}
-    """Headers every request carries besides the key (``anthropic-version``)."""
 
     def __init__(
         self,
@@ -170,16 +213,13 @@ class HTTPModel(HostedModel):
         return f"{self.provider} model {self.model!r} at {self.url}"
 
     @abstractmethod
-    def _body(self, request: ModelRequest) -> dict[str, Any]:
-        """The JSON body for ``request`` (with :attr:`_extra_body` merged in)."""
+    def _body(self, request: ModelRequest) -> dict[str, Any]: ...  # with _extra_body merged in
 
     @abstractmethod
-    def _key_headers(self, api_key: str) -> dict[str, str]:
-        """The headers that carry the API key."""
+    def _key_headers(self, api_key: str) -> dict[str, str]: ...
 
     @abstractmethod
-    def _response(self, payload: Any, request: ModelRequest) -> ModelResponse:
-        """The parsed JSON of a successful answer to ``request`` as a response."""
+    def _response(self, payload: Any, request: ModelRequest) -> ModelResponse: ...  # a success's JSON
 
     async def generate(self, request: ModelRequest) -> ModelResponse:
         body = self._body(request)
@@ -206,14 +246,11 @@ class HTTPModel(HostedModel):
             connects=(httpx.TransportError,),
         )
         if response.status_code >= 400:
-            raise_for_status(
-                response,
-                where=self._where,
-                attempts=self._attempts,
+            raise self._status_error(
+                response.status_code,
+                _server_message(response, with_type=self.typed_messages),
+                parse_retry_after(response.headers.get("retry-after")),
                 key_sent=bool(self._api_key),
-                key_env=self._key_env,
-                model_hint=self.model_hint,
-                typed_messages=self.typed_messages,
             )
         try:
             payload = response.json()
@@ -234,3 +271,21 @@ def _import_httpx(backend: str, extra: str) -> Any:
             f"pip install 'slotgraph[{extra}]'"
         ) from None
     return httpx
+
+
+def _server_message(response: httpx.Response, *, with_type: bool) -> str:
+    """The server's own message (``{"error": {"message": ..., "type": ...}}``, the type first ``with_type``),
+    else an excerpt of the body."""
+    try:
+        body = response.json()
+    except (ValueError, RecursionError):
+        return response.text[:300].strip() or "(empty body)"
+    error = body.get("error") if isinstance(body, Mapping) else None
+    if isinstance(error, Mapping) and isinstance(error.get("message"), str):
+        kind = error.get("type")
+        if with_type and isinstance(kind, str) and kind:
+            return f"{kind}: {error['message']}"
+        return str(error["message"])
+    if isinstance(error, str):
+        return error
+    return json.dumps(body)[:300]
