@@ -22,9 +22,10 @@ from slotgraph.runtime import (
     UserMessage,
 )
 
-from .conftest import BELLA, TOY_NO_READBACK, WriteScenario
+from .conftest import BELLA, EXAMPLES, TOY_NO_READBACK, WriteScenario
 
 NOW = datetime.datetime(2026, 7, 11, 12, 0)
+CLINIC = EXAMPLES / "clinic"
 
 
 def _clock() -> datetime.datetime:
@@ -59,6 +60,18 @@ def _run(scenario: Scenario, users: list[list[str]]) -> Any:
 
 
 GOOD = ["2 people on July 20th", "9 PM", "Ada", DONE]
+
+
+class Recorder:
+    """A model that keeps every request in ``seen`` and passes it on to ``inner``."""
+
+    def __init__(self, inner: Model, seen: list[ModelRequest]) -> None:
+        self.inner = inner
+        self.seen = seen
+
+    async def generate(self, request: ModelRequest) -> Any:
+        self.seen.append(request)
+        return await self.inner.generate(request)
 
 
 @pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
@@ -105,15 +118,6 @@ def test_max_turns_and_opening() -> None:
 @pytest.mark.scripted_leftover("a scripted user's lines are an upper bound: the agent may finish first")
 def test_the_user_model_sees_the_conversation_from_its_side() -> None:
     seen: list[ModelRequest] = []
-
-    class Recorder:
-        def __init__(self, inner: Model) -> None:
-            self.inner = inner
-
-        async def generate(self, request: ModelRequest) -> Any:
-            seen.append(request)
-            return await self.inner.generate(request)
-
     scripts = iter([GOOD])
     simulate(
         "sim",
@@ -121,7 +125,7 @@ def test_the_user_model_sees_the_conversation_from_its_side() -> None:
         _scenario(),
         Agent.load(TOY_NO_READBACK),
         agent_model=lambda: OfflineModel(clock=_clock),
-        user_model=lambda: Recorder(_user(next(scripts))),
+        user_model=lambda: Recorder(_user(next(scripts)), seen),
         clock=_clock,
     )
     assert seen[0].messages == () and seen[0].tools == ()
@@ -129,6 +133,32 @@ def test_the_user_model_sees_the_conversation_from_its_side() -> None:
     second = seen[1].messages
     assert isinstance(second[0], AssistantText) and second[0].text == "2 people on July 20th"
     assert isinstance(second[1], UserMessage) and "Which time" in second[1].text
+
+
+def test_a_simulated_session_starts_with_the_scenarios_metadata_and_variables() -> None:
+    """A simulated user talks to a session set up like a scripted scenario's: the clinic's caller phone
+    (metadata) finds the returning patient, and a variable the scenario sets beats its default."""
+    seen: list[ModelRequest] = []
+    scenario = Scenario.model_validate(
+        {
+            "agent": str(CLINIC),
+            "metadata": {"caller_phone": "+15550100"},
+            "variables": {"needs_fasting": True},
+            "user_sim": {"persona": "Ada", "goal": "book a visit", "max_turns": 1, "opening": "Hello"},
+        }
+    )
+    result = simulate(
+        "sim",
+        Path("sim.yaml"),
+        scenario,
+        Agent.load(CLINIC),
+        agent_model=lambda: Recorder(OfflineModel(clock=_clock), seen),
+        user_model=lambda: _user([]),
+        clock=_clock,
+    )
+    assert result.outcome == "passed", result.all_failures
+    assert "returning patient, Ada Lovelace (4 earlier visits)" in seen[0].system_instruction
+    assert "remind them to fast for 12 hours" in seen[0].system_instruction
 
 
 def test_pass_hat_k() -> None:

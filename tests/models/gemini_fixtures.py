@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 from slotgraph.models.protocol import (
     AssistantText,
     AssistantToolCalls,
@@ -16,11 +12,9 @@ from slotgraph.models.protocol import (
     UserMessage,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "gemini"
+from .payloads import payloads
 
-
-def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
+fixture = payloads("gemini")
 
 
 BASICS = ToolSchema(

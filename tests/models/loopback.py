@@ -10,15 +10,23 @@ recorded as unexpected; the fixture fails the test on it.
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["LoopbackServer", "Recorded", "Reply"]
+__all__ = ["LoopbackServer", "Recorded", "Reply", "unused_port"]
 
 HOLD_LIMIT_SECONDS = 30.0
+
+
+def unused_port() -> int:
+    """A loopback port nobody listens on (bound once, then released): connecting to it is refused."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 @dataclass(frozen=True)

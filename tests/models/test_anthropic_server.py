@@ -8,10 +8,7 @@ server, so headers, retries, timeouts and error mapping are exercised end to end
 from __future__ import annotations
 
 import asyncio
-import json
-import socket
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -31,29 +28,17 @@ from slotgraph.models.errors import (
 from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolSchema, Usage, UserMessage
 from slotgraph.models.retry import RetryPolicy
 
-from .loopback import LoopbackServer, Reply
+from .backoff import Sleeps, retrying
+from .loopback import LoopbackServer, Reply, unused_port
+from .payloads import payloads
 
-FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
 TOOL = ToolSchema(
     "set_party_size",
     "Record the party size.",
     {"type": "object", "properties": {"party_size": {"type": "integer"}}},
 )
 REQUEST = ModelRequest("Be brief.", (UserMessage("four of us"),), (TOOL,))
-
-
-def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
-
-
-class Sleeps:
-    """An injected sleep that records the delays instead of waiting."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
+fixture = payloads("anthropic")
 
 
 def _model(
@@ -64,9 +49,7 @@ def _model(
         base_url=server.url,
         api_key=key,
         timeout=timeout,
-        retry=RetryPolicy(max_retries=retries, base_delay=0.5, jitter=0.5),
-        sleep=sleeps,
-        random=lambda: 0.5,
+        **retrying(sleeps, retries),
     )
 
 
@@ -175,9 +158,7 @@ def test_a_body_that_is_not_json_is_a_response_error(server: LoopbackServer) -> 
 
 
 def test_a_server_that_is_not_there_is_a_connection_error() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = unused_port()
     sleeps = Sleeps()
     model = AnthropicModel(
         "m", base_url=f"http://127.0.0.1:{port}", retry=RetryPolicy(max_retries=1), sleep=sleeps

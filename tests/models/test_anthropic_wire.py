@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,12 +25,10 @@ from slotgraph.models.protocol import (
 )
 from slotgraph.models.tool_arguments import is_unparsable
 
-FIXTURES = Path(__file__).parent / "fixtures" / "anthropic"
+from .payloads import payloads
+
+fixture = payloads("anthropic")
 WHERE = "anthropic model 'm' at http://x/v1/messages"
-
-
-def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
 
 
 def test_system_tools_and_max_tokens() -> None:

@@ -18,20 +18,12 @@ from slotgraph.models.errors import (
 )
 from slotgraph.models.gemini import GeminiModel
 from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall, Usage
-from slotgraph.models.retry import RetryPolicy
 
+from .backoff import Sleeps, retrying
 from .gemini_fixtures import TOOL_TURN, fixture
 from .loopback import LoopbackServer, Reply
 
 PATH = re.compile(r"/v1(beta|alpha)?/models/gemini-2\.5-flash:generateContent")
-
-
-class Sleeps:
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
 
 
 def _model(server: LoopbackServer, sleeps: Sleeps, *, retries: int = 2, timeout: float = 10.0) -> GeminiModel:
@@ -40,9 +32,7 @@ def _model(server: LoopbackServer, sleeps: Sleeps, *, retries: int = 2, timeout:
         api_key="test-key",
         base_url=server.url,
         timeout=timeout,
-        retry=RetryPolicy(max_retries=retries),
-        sleep=sleeps,
-        random=lambda: 0.0,
+        **retrying(sleeps, retries, random=0.0),
     )
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 
 import pytest
 
@@ -21,23 +20,14 @@ from slotgraph.models.openai import OpenAIChatModel
 from slotgraph.models.protocol import ModelRequest, ModelResponse, ToolCall, ToolSchema, Usage, UserMessage
 from slotgraph.models.retry import RetryPolicy
 
-from .loopback import LoopbackServer, Reply
+from .backoff import Sleeps, retrying
+from .loopback import LoopbackServer, Reply, unused_port
 from .openai_bodies import completion, tool_call
 
 TOOL = ToolSchema(
     "set_party", "Record the party size.", {"type": "object", "properties": {"n": {"type": "integer"}}}
 )
 REQUEST = ModelRequest("Be brief.", (UserMessage("four of us"),), (TOOL,))
-
-
-class Sleeps:
-    """An injected sleep that records the delays instead of waiting."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
 
 
 def _model(
@@ -53,9 +43,7 @@ def _model(
         base_url=f"{server.url}/v1",
         api_key=key,
         timeout=timeout,
-        retry=RetryPolicy(max_retries=retries, base_delay=0.5, jitter=0.5),
-        sleep=sleeps,
-        random=lambda: 0.5,
+        **retrying(sleeps, retries),
     )
 
 
@@ -206,9 +194,7 @@ def test_a_body_that_is_not_json_is_a_response_error(server: LoopbackServer) -> 
 
 
 def test_a_server_that_is_not_there_is_a_connection_error() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = unused_port()
     sleeps = Sleeps()
     model = OpenAIChatModel(
         "m", base_url=f"http://127.0.0.1:{port}/v1", retry=RetryPolicy(max_retries=1), sleep=sleeps

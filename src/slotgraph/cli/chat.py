@@ -33,7 +33,7 @@ from rich.markup import escape
 from slotgraph.apps import load_agent
 from slotgraph.cli.chat_panel import state_panel, turn_summary
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import print_issue, stdout_console
+from slotgraph.cli.output import fail, print_error, print_issue, stdout_console
 from slotgraph.cli.paths import PATH_HELP, InvalidConfig, PathUsageError, check_path_usage
 from slotgraph.config import ConfigError, ConfigValidationError
 from slotgraph.engine import format_line
@@ -173,19 +173,12 @@ def _print_turn(console: Console, result: TurnResult, *, diagnostics: bool = Fal
             done = ", ".join(event.actions)
             console.print(f"[dim]— rule {escape(event.rule)} ({escape(event.trigger)}): {escape(done)}[/dim]")
     for error in result.errors:
-        console.print(f"[red]error:[/red] {escape(error.message)}")
+        print_error(console, error.message)
 
 
 def _no_constant(name: str) -> Any:
     """``NaN``/``Infinity`` are not JSON (Python's reader accepts them) and cannot be stored: refuse them."""
     raise ValueError(f"{name} is not a JSON number")
-
-
-def _fail(console: Console, message: str, code: ExitCode, fix: str = "") -> int:
-    console.print(f"[red]error:[/red] {escape(message)}")
-    if fix:
-        console.print(f"  fix: {escape(fix)}")
-    return int(code)
 
 
 def parse_clock(today: str | None, now: str | None) -> Callable[[], datetime.datetime] | None:
@@ -243,11 +236,11 @@ def chat(
     try:
         check_path_usage(path)
     except PathUsageError as err:
-        return _fail(out, err.message, ExitCode.USAGE, err.fix)
+        return fail(out, err.message, ExitCode.USAGE, err.fix)
     try:
         clock = parse_clock(today, now)
     except ValueError as err:
-        return _fail(out, str(err), ExitCode.USAGE)
+        return fail(out, str(err), ExitCode.USAGE)
     with _tools_clock(clock):
         return _chat(out, stream, path, model, show_state, event_data, transcript, debug, clock, seed, lines)
 
@@ -271,11 +264,11 @@ def _chat(
         try:
             parsed = json.loads(event_data, parse_constant=_no_constant)
         except json.JSONDecodeError as err:
-            return _fail(out, f"--event-data is not valid JSON: {err}", ExitCode.USAGE, "pass a JSON object")
+            return fail(out, f"--event-data is not valid JSON: {err}", ExitCode.USAGE, "pass a JSON object")
         except ValueError as err:
-            return _fail(out, f"--event-data: {err}", ExitCode.USAGE, "use finite numbers")
+            return fail(out, f"--event-data: {err}", ExitCode.USAGE, "use finite numbers")
         if not isinstance(parsed, dict):
-            return _fail(
+            return fail(
                 out, "--event-data must be a JSON object", ExitCode.USAGE, "e.g. '{\"party_size\": 4}'"
             )
         data = parsed
@@ -289,9 +282,9 @@ def _chat(
             print_issue(out, issue)
         return int(ExitCode.INVALID_CONFIG)
     except (ConfigError, InvalidConfig, AgentLoadError) as err:
-        return _fail(out, str(err), ExitCode.INVALID_CONFIG)
+        return fail(out, str(err), ExitCode.INVALID_CONFIG)
     except ModelNotAvailableError as err:
-        return _fail(
+        return fail(
             out, str(err), ExitCode.USAGE, "pass a spec `slotgraph models list` shows, e.g. --model offline"
         )
     interactive = lines is None and stream.isatty()
@@ -333,7 +326,7 @@ def _chat(
             result = session.send(text)
         except SlotgraphError as err:
             code = ExitCode.INVALID_CONFIG
-            _fail(out, f"turn {turn} failed: {err}", code)
+            fail(out, f"turn {turn} failed: {err}", code)
             break
         turns = turn
         last.append(result)

@@ -35,7 +35,7 @@ import typer
 from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import stderr_console, stdout_console, usage_error
+from slotgraph.cli.output import print_error, stderr_console, stdout_console, usage_error
 
 __all__ = ["executions_app", "locate", "settle_command", "show_command"]
 
@@ -115,7 +115,7 @@ def _run(store_url: str, action: Any) -> Any:
     try:
         return asyncio.run(go())
     except (StoreError, LedgerError) as problem:
-        stderr_console().print(f"[red]error:[/red] {escape(str(problem))}")
+        print_error(stderr_console(), str(problem))
         raise typer.Exit(ExitCode.INVALID_CONFIG) from None
 
 

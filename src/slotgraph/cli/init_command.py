@@ -21,7 +21,7 @@ import typer
 from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import stderr_console, stdout_console
+from slotgraph.cli.output import fail, stderr_console, stdout_console
 from slotgraph.config.suggest import did_you_mean
 from slotgraph.errors import SlotgraphError
 
@@ -135,10 +135,7 @@ def init_command(
                 "e.g. slotgraph init my_agent, or slotgraph init minimal my_agent",
             )
     except InitError as err:
-        err_console = stderr_console()
-        err_console.print(f"[red]error:[/red] {escape(err.message)}")
-        err_console.print(f"  fix: {escape(err.fix)}")
-        raise typer.Exit(int(ExitCode.USAGE)) from None
+        raise typer.Exit(fail(stderr_console(), err.message, ExitCode.USAGE, err.fix)) from None
     where = escape(str(created.directory))
     out.print(f"Created agent {escape(created.agent_name)!s} in {where} (template {created.template}):")
     for file in created.files:

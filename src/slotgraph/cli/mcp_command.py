@@ -23,21 +23,13 @@ from rich.markup import escape
 
 from slotgraph.cli.chat import parse_clock
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import stderr_console
+from slotgraph.cli.output import fail, stderr_console
 from slotgraph.redaction import redact_url
 
 __all__ = ["MCP_STORE_DEFAULT", "mcp_command", "serve_mcp"]
 
 MCP_STORE_DEFAULT = "memory://"
 _HINT = "install the extras: pip install 'slotgraph[server,mcp]'"
-
-
-def _fail(message: str, code: ExitCode, fix: str = "") -> int:
-    console = stderr_console()
-    console.print(f"[red]error:[/red] {escape(message)}")
-    if fix:
-        console.print(f"  fix: {escape(fix)}")
-    return int(code)
 
 
 def serve_mcp(
@@ -53,7 +45,7 @@ def serve_mcp(
     try:
         clock = parse_clock(today, now)
     except ValueError as err:
-        return _fail(str(err), ExitCode.USAGE)
+        return fail(stderr_console(), str(err), ExitCode.USAGE)
     try:
         import anyio
 
@@ -62,15 +54,20 @@ def serve_mcp(
         from slotgraph.server.protocols.mcp_server import agent_mcp_server
         from slotgraph.server.sessions import SessionService
     except ImportError as err:
-        return _fail(f"serving MCP needs a package that is not installed ({err.name})", ExitCode.USAGE, _HINT)
+        return fail(
+            stderr_console(),
+            f"serving MCP needs a package that is not installed ({err.name})",
+            ExitCode.USAGE,
+            _HINT,
+        )
     try:
         agents = load_hosted_agents([path], model=model)
     except ServerConfigError as err:
-        return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
+        return fail(stderr_console(), err.message, ExitCode.INVALID_CONFIG, err.fix)
     try:
         session_store = open_session_store(store)
     except ServerConfigError as err:
-        return _fail(err.message, ExitCode.USAGE, err.fix)
+        return fail(stderr_console(), err.message, ExitCode.USAGE, err.fix)
     service = SessionService(agents, session_store, clock=clock, seed=seed)
     server = agent_mcp_server(Conversations(service), agents[0])
     shown = redact_url(store)

@@ -15,14 +15,17 @@ from rich.console import Console
 from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
+from slotgraph.redaction import redact
 
 if TYPE_CHECKING:  # pragma: no cover - the config layer is not imported to print (validate's cache hit)
     from slotgraph.config import ConfigIssue
 
 __all__ = [
+    "fail",
     "issue_as_dict",
     "issue_lines",
     "plain_text",
+    "print_error",
     "print_issue",
     "stderr_console",
     "stdout_console",
@@ -84,14 +87,28 @@ def issue_as_dict(issue: ConfigIssue) -> dict[str, Any]:
     }
 
 
+def print_error(console: Console, message: str, fix: str = "") -> None:
+    """``error: message`` and, when there is one, ``  fix: ...`` on the next line.
+
+    Both are redacted (:func:`slotgraph.redaction.redact`): an error may quote a store URL, a provider's
+    answer or a value from the environment.
+    """
+    console.print(f"[red]error:[/red] {escape(redact(message))}")
+    if fix:
+        console.print(f"  fix: {escape(redact(fix))}")
+
+
+def fail(console: Console, message: str, code: ExitCode, fix: str = "") -> int:
+    """:func:`print_error` on ``console``, then the exit code to return."""
+    print_error(console, message, fix)
+    return int(code)
+
+
 def usage_error(message: str, *, fix: str = "") -> NoReturn:
     """Print ``error: message`` (and the fix) on stderr and exit with :attr:`ExitCode.USAGE`."""
     import typer
 
-    console = stderr_console()
-    console.print(f"[red]error:[/red] {escape(message)}")
-    if fix:
-        console.print(f"  fix: {escape(fix)}")
+    print_error(stderr_console(), message, fix)
     raise typer.Exit(ExitCode.USAGE)
 
 

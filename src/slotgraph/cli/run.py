@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import print_issue, stderr_console, stdout_console
+from slotgraph.cli.output import fail, print_issue, stderr_console, stdout_console
 from slotgraph.config import ConfigError, ConfigValidationError
 
 __all__ = ["run_command"]
@@ -40,12 +40,6 @@ def _payload(text: str) -> Any:
     if text.startswith("@"):
         text = Path(text[1:]).read_text(encoding="utf-8")
     return json.loads(text, parse_constant=_no_constant)
-
-
-def _usage(err: Console, message: str, fix: str) -> int:
-    err.print(f"[red]error:[/red] {escape(message)}")
-    err.print(f"  fix: {escape(fix)}")
-    return int(ExitCode.USAGE)
 
 
 def _stage_line(console: Console, event: Any) -> None:
@@ -84,15 +78,22 @@ def run(
 
     out, err = stdout_console(), stderr_console()
     if not path.is_file():
-        return _usage(err, f"{path}: no such workflow file", "pass a workflow YAML file")
+        return fail(err, f"{path}: no such workflow file", ExitCode.USAGE, "pass a workflow YAML file")
     if (payload is None) == (resume is None):
-        return _usage(err, "give either --payload (a new run) or --resume RUN_ID", "e.g. --payload '{}'")
+        return fail(
+            err, "give either --payload (a new run) or --resume RUN_ID", ExitCode.USAGE, "e.g. --payload '{}'"
+        )
     goal: Any = None
     if payload is not None:
         try:
             goal = _payload(payload)
         except (OSError, ValueError) as problem:
-            return _usage(err, f"--payload is not usable JSON: {problem}", "pass a JSON object, or @FILE")
+            return fail(
+                err,
+                f"--payload is not usable JSON: {problem}",
+                ExitCode.USAGE,
+                "pass a JSON object, or @FILE",
+            )
     try:
         workflow = load_workflow(path)
     except ConfigValidationError as problem:
@@ -111,10 +112,13 @@ def run(
 
             model_obj = resolve(model)
     except Exception as problem:  # StoreConfigError, ModelError: the option is wrong
-        return _usage(err, str(problem), "check --store / --model")
+        return fail(err, str(problem), ExitCode.USAGE, "check --store / --model")
     if queue is not None and store_url.startswith("memory"):
-        return _usage(
-            err, "--queue needs a run store the workers can reach", "pass --store redis://… or postgresql://…"
+        return fail(
+            err,
+            "--queue needs a run store the workers can reach",
+            ExitCode.USAGE,
+            "pass --store redis://… or postgresql://…",
         )
     progress = err if not json_output else Console(stderr=True, quiet=True)
     runner = WorkflowRunner(
@@ -159,10 +163,10 @@ def run(
         record = asyncio.run(go())
     except WorkflowError as problem:
         if problem.code in ("invalid_goal", "run_not_found", "run_conflict", "queue_unavailable"):
-            return _usage(err, problem.message, "check --payload / --resume / --queue")
-        return _fail(err, problem.message)
+            return fail(err, problem.message, ExitCode.USAGE, "check --payload / --resume / --queue")
+        return fail(err, problem.message, ExitCode.INVALID_CONFIG)
     except StoreError as problem:
-        return _fail(err, str(problem))
+        return fail(err, str(problem), ExitCode.INVALID_CONFIG)
     if json_output:
         typer.echo(json.dumps(record.as_json(), indent=2, ensure_ascii=False))
     else:
@@ -191,11 +195,6 @@ async def _follow(runner: Any, run_id: str, show: Any, poll: float = 0.2) -> Any
         if record.done:
             return record
         await asyncio.sleep(poll)
-
-
-def _fail(err: Console, message: str) -> int:
-    err.print(f"[red]error:[/red] {escape(message)}")
-    return int(ExitCode.INVALID_CONFIG)
 
 
 def run_command(

@@ -24,8 +24,8 @@ import typer
 from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import stderr_console
-from slotgraph.redaction import redact, redact_url
+from slotgraph.cli.output import fail, stderr_console
+from slotgraph.redaction import redact_url
 from slotgraph.stores import DEFAULT_STORE_URL
 
 __all__ = ["Runner", "serve", "serve_command"]
@@ -41,14 +41,6 @@ RELOAD_PATTERNS = ("*.yaml", "*.yml", "*.py", "*.json", "*.md")
 def watched_dirs(paths: Sequence[Path]) -> list[str]:
     """The directories ``--reload`` watches: each agent directory (or the folder of an agent file)."""
     return sorted({str((p if p.is_dir() else p.parent).resolve()) for p in paths})
-
-
-def _fail(message: str, code: ExitCode, fix: str = "") -> int:
-    console = stderr_console()
-    console.print(f"[red]error:[/red] {escape(redact(message))}")
-    if fix:
-        console.print(f"  fix: {escape(redact(fix))}")
-    return int(code)
 
 
 def _hand_over(config: Any, key: str | None) -> None:
@@ -101,16 +93,20 @@ def serve(
         )
         from slotgraph.server.store_factory import is_memory_url
     except ImportError:
-        return _fail(
-            "the server needs FastAPI and uvicorn, which are not installed", ExitCode.USAGE, _SERVER_HINT
+        return fail(
+            stderr_console(),
+            "the server needs FastAPI and uvicorn, which are not installed",
+            ExitCode.USAGE,
+            _SERVER_HINT,
         )
     runner: Runner = run if run is not None else uvicorn.run
     if run is None:  # the real server: its own log (plain lines, redacted), before any library sets one
         configure_logging()
     if workers < 1:
-        return _fail(f"--workers must be at least 1, got {workers}", ExitCode.USAGE)
+        return fail(stderr_console(), f"--workers must be at least 1, got {workers}", ExitCode.USAGE)
     if reload and workers > 1:
-        return _fail(
+        return fail(
+            stderr_console(),
             "--reload runs one worker that restarts on every change; it cannot be combined with --workers",
             ExitCode.USAGE,
             "drop --workers while editing, or drop --reload in production",
@@ -119,11 +115,15 @@ def serve(
         try:
             import watchfiles  # noqa: F401 - uvicorn's reloader watches YAML only through it
         except ImportError:
-            return _fail(
-                "--reload needs the watchfiles package, which is not installed", ExitCode.USAGE, _SERVER_HINT
+            return fail(
+                stderr_console(),
+                "--reload needs the watchfiles package, which is not installed",
+                ExitCode.USAGE,
+                _SERVER_HINT,
             )
     if workers > 1 and is_memory_url(store):
-        return _fail(
+        return fail(
+            stderr_console(),
             f"--workers {workers} cannot share the in-memory store: each process would have its own sessions",
             ExitCode.USAGE,
             "pass --store sqlite:///sessions.db (or a redis:// / postgresql:// URL), or use --workers 1",
@@ -134,7 +134,7 @@ def serve(
     try:
         settings = ServerSettings(api_key=key, max_body_bytes=limit, allowed_hosts=hosts)
     except ServerConfigError as err:
-        return _fail(err.message, ExitCode.USAGE, err.fix)
+        return fail(stderr_console(), err.message, ExitCode.USAGE, err.fix)
     from slotgraph.cli.workflow_paths import is_workflow_file
     from slotgraph.server.runs import run_service
 
@@ -144,15 +144,15 @@ def serve(
         # validated here, before any worker starts; a server of workflows only hosts no agent
         agents = load_hosted_agents(paths, model=model) if paths or not workflow_paths else []
     except ServerConfigError as err:
-        return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
+        return fail(stderr_console(), err.message, ExitCode.INVALID_CONFIG, err.fix)
     try:
         session_store = open_session_store(store)  # checked here too, before anything is announced
     except ServerConfigError as err:
-        return _fail(err.message, ExitCode.USAGE, err.fix)
+        return fail(stderr_console(), err.message, ExitCode.USAGE, err.fix)
     try:
         runs = run_service(workflow_paths, store_url=store, model=model, base_url=base_url, queue_url=queue)
     except ServerConfigError as err:
-        return _fail(err.message, ExitCode.INVALID_CONFIG, err.fix)
+        return fail(stderr_console(), err.message, ExitCode.INVALID_CONFIG, err.fix)
     names = ", ".join([*(a.name for a in agents), *runs.workflows])
     stderr_console().print(f"Serving {escape(names)} on http://{escape(host)}:{port}")
     shown = redact_url(store)

@@ -20,7 +20,7 @@ import typer
 from rich.markup import escape
 
 from slotgraph.cli.exit_codes import ExitCode
-from slotgraph.cli.output import stderr_console
+from slotgraph.cli.output import fail, stderr_console
 from slotgraph.redaction import redact_url
 
 __all__ = ["worker_command"]
@@ -35,8 +35,7 @@ def worker(queue: str, *, model: str | None, loglevel: str) -> int:
         settings = parse_queue_url(queue)
         app = worker_app(queue, model=model, agents=lambda spec: RuntimeAgentPort(model=spec))
     except QueueUnavailable as problem:
-        err.print(f"[red]error:[/red] {escape(problem.message)}")
-        return int(ExitCode.USAGE)
+        return fail(err, problem.message, ExitCode.USAGE)
     broker = redact_url(settings.broker_url)
     err.print(
         f"slotgraph worker on {escape(broker)} (queue {QUEUE_NAME}, visibility timeout "

@@ -23,11 +23,12 @@ from slotgraph.evals.format import (
     scenario_json_schema,
 )
 from slotgraph.evals.golden import GoldenSettings, golden_scenario
+from slotgraph.evals.harness import build_model
 from slotgraph.evals.loader import Case, LoadFailure, discover, load_cases, load_scenario, parse_scenario
 from slotgraph.evals.matching import find_mismatch, lookup_path, values_match
 from slotgraph.evals.replay import ReplayCall, ReplayModel
 from slotgraph.evals.results import RunSummary, ScenarioResult, TurnRecord, UnmetExpectation
-from slotgraph.evals.runner import CaseRunner, RunOptions, build_model
+from slotgraph.evals.runner import CaseRunner, RunOptions
 
 __all__ = [
     "Case",

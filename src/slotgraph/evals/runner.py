@@ -5,9 +5,10 @@ when a turn has scripted steps, else the agent's own model. A turn with scripted
 model is not ``scripted`` plays those steps for that turn only (without a ``--model`` override).
 ``scripted`` plays each turn's steps, ``replay`` the turn's expected model tool calls
 (:mod:`slotgraph.evals.replay`), ``offline`` the embedded offline model on the session clock; any other
-spec goes to :func:`slotgraph.runtime.resolve_model`. Expectations read what a turn decided — the tools
-visible in each model call — from its ``TurnResult.steps``. The model is wrapped in a
-:class:`~slotgraph.evals.turn_models.RecordingModel` only for a turn that raises (it has no result): its
+spec goes to :func:`slotgraph.runtime.resolve_model` (:func:`~slotgraph.evals.harness.build_model`; the
+session, as for simulated users, is :func:`~slotgraph.evals.harness.open_session`). Expectations read what
+a turn decided — the tools visible in each model call — from its ``TurnResult.steps``. The model is wrapped
+in a :class:`~slotgraph.evals.turn_models.RecordingModel` only for a turn that raises (it has no result): its
 record then shows the calls made before the failure.
 
 A turn that raises (a scripted step not met, a turn after the session ended, a model error) is a failure of
@@ -20,7 +21,7 @@ import dataclasses
 import datetime
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,28 +29,25 @@ from typing import Any
 
 from slotgraph.apps import load_agent
 from slotgraph.evals.clock import moment_of, wall_clock_at
-from slotgraph.evals.expectations import ConversationFacts, TurnFacts, check_conversation, check_turn
+from slotgraph.evals.expectations import TurnFacts, check_conversation, check_turn
 from slotgraph.evals.format import Scenario, Turn
+from slotgraph.evals.harness import (
+    Clock,
+    build_model,
+    conversation_facts,
+    fixed_clock,
+    model_steps,
+    open_session,
+)
 from slotgraph.evals.loader import Case, LoadFailure
-from slotgraph.evals.replay import AppRoutes, ReplayCall, ReplayModel, app_routes
+from slotgraph.evals.replay import ReplayCall, ReplayModel, app_routes
 from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetExpectation
 from slotgraph.evals.simulation import simulate
 from slotgraph.evals.tool_tests import ToolTestCase, run_tool_test
 from slotgraph.evals.turn_models import RecordingModel, TurnScriptModel
-from slotgraph.runtime import (
-    Agent,
-    Event,
-    Model,
-    ScriptedStep,
-    Session,
-    ToolCall,
-    Usage,
-    resolve_model,
-)
+from slotgraph.runtime import Agent, Model, ScriptedStep, Session, ToolCall, Usage
 
-__all__ = ["CaseRunner", "RunOptions", "build_model", "fixed_clock"]
-
-Clock = Callable[[], datetime.datetime]
+__all__ = ["CaseRunner", "RunOptions"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,15 +60,6 @@ class RunOptions:
     """The session date for cases without a fixed ``now`` (goldens get it at load)."""
     user_model: str | None = None
     """The model playing simulated users (overrides ``user_sim.model``)."""
-
-
-def fixed_clock(now: datetime.datetime) -> Clock:
-    """A clock that always says ``now``."""
-
-    def clock() -> datetime.datetime:
-        return now
-
-    return clock
 
 
 def _set_env(values: Mapping[str, str]) -> None:
@@ -95,20 +84,6 @@ def _environment(scenario: Scenario) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = old
-
-
-def build_model(spec: str, clock: Clock | None, routes: AppRoutes | None = None) -> Model:
-    """The model a spec names: ``scripted``, ``replay`` (routing through ``routes`` in an app), ``offline``
-    or anything the runtime resolves."""
-    if spec == "scripted":
-        return TurnScriptModel()
-    if spec == "replay":
-        return ReplayModel(routes)
-    if spec == "offline":
-        from slotgraph.models.offline import OfflineModel
-
-        return OfflineModel(clock=clock)
-    return resolve_model(spec)
 
 
 def _relocate(result: ScenarioResult, locations: Mapping[str, str]) -> ScenarioResult:
@@ -182,12 +157,10 @@ class CaseRunner:
             return None
         return moment_of(self.options.today)
 
-    def clock(self, scenario: Scenario) -> Clock | None:
-        if scenario.now is not None:
-            return fixed_clock(scenario.now)
-        if self.options.today is not None:
-            return fixed_clock(moment_of(self.options.today))
-        return None
+    def clock(self, case: Case) -> Clock | None:
+        """The session clock of a case: fixed at its moment, or None for the real clock."""
+        moment = self.moment(case)
+        return fixed_clock(moment) if moment is not None else None
 
     def model_spec(self, scenario: Scenario, agent: Agent) -> str:
         spec = self.options.model or scenario.model
@@ -220,7 +193,7 @@ class CaseRunner:
             try:
                 agent = self.agent(case.agent_path)
                 spec = self.model_spec(case.scenario, agent)
-                clock = self.clock(case.scenario)
+                clock = self.clock(case)
                 model = build_model(spec, clock, app_routes(agent, case.agent_path))
             except Exception as err:  # an agent or model that cannot be built fails this case only
                 failure = UnmetExpectation(
@@ -259,34 +232,18 @@ class CaseRunner:
     def _play(self, case: Case, agent: Agent, model: Model, clock: Clock | None) -> ScenarioResult:
         scenario = case.scenario
         recorder = RecordingModel(model)
-        session = agent.session(
-            event_data=scenario.event_data,
-            channel=scenario.channel,
-            clock=clock,
-            seed=scenario.seed,
-            model=recorder,
-            variables=scenario.variables or None,
-            metadata=scenario.metadata or None,
-            # a model the run or the scenario names (a script, a replay, --model) plays every agent of an
-            # app; without one, the agents of an app that name their own model use it
-            agent_models=self.options.model is None and scenario.model is None and not scenario.has_script,
-        )
+        # a model the run or the scenario names (a script, a replay, --model) plays every agent of an app;
+        # without one, the agents of an app that name their own model use it
+        named = self.options.model is not None or scenario.model is not None or scenario.has_script
+        session = open_session(agent, scenario, recorder, clock, agent_models=not named)
         records: list[TurnRecord] = []
-        all_events: list[Event] = []
         for index, turn in enumerate(scenario.turns):
             record = self._turn(session, recorder, turn, index)
             records.append(record)
-            all_events.extend(record.events)
             if record.failures and record.failures[-1].expectation == f"turns[{index}]":
                 break
         else:
-            facts = ConversationFacts(
-                events=tuple(all_events),
-                state=session.state,
-                model_calls=sum(r.model_calls for r in records),
-                ended=session.ended,
-                task_tools={task.name: task.tool for task in agent.dag.tasks},
-            )
+            facts = conversation_facts(agent, session, records)
             failures = tuple(check_conversation(scenario.expect, facts))
             outcome: Outcome = "failed" if failures or any(r.failures for r in records) else "passed"
             return ScenarioResult(case.name, case.source, outcome, tuple(records), failures, kind=case.kind)
@@ -359,8 +316,8 @@ class CaseRunner:
                 turn.note,
             )
         latency = time.perf_counter() - started
-        model_steps = [step for step in result.steps if step.model_called]  # the turn's own record
-        visible = tuple(step.visible_tools for step in model_steps)
+        steps = model_steps(result)
+        visible = tuple(step.visible_tools for step in steps)
         facts = TurnFacts(
             index + 1,
             result.events,
@@ -370,7 +327,7 @@ class CaseRunner:
             result.state,
             visible,
             variables=result.variables,
-            instructions=tuple(step.instruction for step in model_steps),
+            instructions=tuple(step.instruction for step in steps),
             agent=result.agent,
             topic_states=result.topic_states,
         )

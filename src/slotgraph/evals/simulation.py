@@ -15,23 +15,15 @@ Any :class:`~slotgraph.runtime.Model` can play the user — a ScriptedModel in C
 from __future__ import annotations
 
 import asyncio
-import datetime
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from slotgraph.evals.expectations import ConversationFacts, check_conversation
+from slotgraph.evals.expectations import check_conversation
 from slotgraph.evals.format import Scenario, UserSimulation
+from slotgraph.evals.harness import Clock, conversation_facts, model_steps, open_session
 from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetExpectation
-from slotgraph.runtime import (
-    Agent,
-    AssistantText,
-    Event,
-    Message,
-    Model,
-    ModelRequest,
-    UserMessage,
-)
+from slotgraph.runtime import Agent, AssistantText, Message, Model, ModelRequest, UserMessage
 
 __all__ = ["DONE", "pass_hat_k", "simulate", "user_instruction"]
 
@@ -58,24 +50,13 @@ def _user_turn(model: Model, sim: UserSimulation, transcript: Sequence[tuple[str
 
 
 def _one_run(
-    agent: Agent,
-    agent_model: Model,
-    user_model: Model,
-    scenario: Scenario,
-    clock: Callable[[], datetime.datetime] | None,
+    agent: Agent, agent_model: Model, user_model: Model, scenario: Scenario, clock: Clock | None
 ) -> tuple[list[TurnRecord], list[UnmetExpectation]]:
     sim = scenario.user_sim
     assert sim is not None
-    session = agent.session(
-        event_data=scenario.event_data,
-        channel=scenario.channel,
-        clock=clock,
-        seed=scenario.seed,
-        model=agent_model,
-    )
+    session = open_session(agent, scenario, agent_model, clock)
     transcript: list[tuple[str, str]] = []
     records: list[TurnRecord] = []
-    events: list[Event] = []
     for index in range(sim.max_turns):
         text = sim.opening if index == 0 and sim.opening else _user_turn(user_model, sim, transcript)
         if not text or text == DONE:
@@ -83,20 +64,12 @@ def _one_run(
         started = time.perf_counter()
         result = session.send(text)
         latency = time.perf_counter() - started
-        visible = tuple(step.visible_tools for step in result.steps if step.model_called)  # the turn's record
+        visible = tuple(step.visible_tools for step in model_steps(result))
         records.append(TurnRecord.played(index + 1, "user", text, result, visible, latency))
-        events.extend(result.events)
         transcript += [("user", text), ("agent", result.text)]
         if session.ended or session.status != "in_progress":
             break
-    facts = ConversationFacts(
-        events=tuple(events),
-        state=session.state,
-        model_calls=sum(r.model_calls for r in records),
-        ended=session.ended,
-        task_tools={task.name: task.tool for task in agent.dag.tasks},
-    )
-    return records, check_conversation(scenario.expect, facts)
+    return records, check_conversation(scenario.expect, conversation_facts(agent, session, records))
 
 
 def simulate(
@@ -107,7 +80,7 @@ def simulate(
     *,
     agent_model: Callable[[], Model],
     user_model: Callable[[], Model],
-    clock: Callable[[], datetime.datetime] | None = None,
+    clock: Clock | None = None,
 ) -> ScenarioResult:
     """Run a simulated-user scenario k times; it passes when every run passes (pass^k for this task).
 

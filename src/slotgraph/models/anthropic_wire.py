@@ -20,11 +20,11 @@ the protocol raises :class:`~slotgraph.models.errors.ModelResponseError` naming 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from slotgraph.models._wire import json_text, response_object, token_count, tool_parameters, user_text
 from slotgraph.models.errors import ModelResponseError
 from slotgraph.models.protocol import (
     AssistantText,
@@ -49,10 +49,6 @@ START_TEXT = "[conversation start]"
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
-def _json_text(value: Any) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False)
-
-
 def wire_id(call_id: str) -> str:
     """A tool-use id the API accepts (``[A-Za-z0-9_-]+``); the same input always gives the same id."""
     return _BAD_ID_CHARS.sub("_", call_id) or "call"
@@ -60,8 +56,7 @@ def wire_id(call_id: str) -> str:
 
 def tool_json(tool: ToolSchema) -> dict[str, Any]:
     """One visible tool as an Anthropic tool definition."""
-    schema = dict(tool.parameters) or {"type": "object", "properties": {}}
-    return {"name": tool.name, "description": tool.description, "input_schema": schema}
+    return {"name": tool.name, "description": tool.description, "input_schema": tool_parameters(tool)}
 
 
 def _failed(result: Any) -> bool:
@@ -71,8 +66,7 @@ def _failed(result: Any) -> bool:
 def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
     """The role and content blocks of one conversation message."""
     if isinstance(message, UserMessage):
-        text = message.text if message.text or not message.event else f"[event: {message.event}]"
-        return "user", [{"type": "text", "text": text or "(no text)"}]
+        return "user", [{"type": "text", "text": user_text(message) or "(no text)"}]
     if isinstance(message, AssistantText):
         return "assistant", [{"type": "text", "text": message.text or "(no text)"}]
     if isinstance(message, AssistantToolCalls):
@@ -84,7 +78,7 @@ def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
         block: dict[str, Any] = {
             "type": "tool_result",
             "tool_use_id": wire_id(message.call_id),
-            "content": _json_text(message.result),
+            "content": json_text(message.result),
         }
         if _failed(message.result):
             block["is_error"] = True
@@ -125,26 +119,22 @@ def request_body(request: ModelRequest, model: str, extra: Mapping[str, Any] | N
     return body
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def _usage(body: Mapping[str, Any]) -> Usage:
     usage = body.get("usage")
     if not isinstance(usage, Mapping):
         return Usage()
     prompt = (
-        _int(usage.get("input_tokens"))
-        + _int(usage.get("cache_creation_input_tokens"))
-        + _int(usage.get("cache_read_input_tokens"))
+        token_count(usage.get("input_tokens"))
+        + token_count(usage.get("cache_creation_input_tokens"))
+        + token_count(usage.get("cache_read_input_tokens"))
     )
-    return Usage(prompt, _int(usage.get("output_tokens")))
+    return Usage(prompt, token_count(usage.get("output_tokens")))
 
 
 def _tool_call(block: Mapping[str, Any], where: str, number: int) -> ToolCall:
     name = block.get("name")
     if not isinstance(name, str) or not name:
-        raise ModelResponseError(f"{where}: tool_use block #{number} has no name: {_json_text(block)[:200]}")
+        raise ModelResponseError(f"{where}: tool_use block #{number} has no name: {json_text(block)[:200]}")
     call_id = block.get("id")
     args = parse_arguments(block.get("input"))
     return ToolCall(call_id if isinstance(call_id, str) and call_id else f"toolu_{number}", name, args)
@@ -152,11 +142,10 @@ def _tool_call(block: Mapping[str, Any], where: str, number: int) -> ToolCall:
 
 def response_from_body(body: Any, *, where: str) -> ModelResponse:
     """A Messages-API response body as a :class:`ModelResponse`; ``where`` names the server in errors."""
-    if not isinstance(body, Mapping):
-        raise ModelResponseError(f"{where}: the response is not a JSON object: {body!r:.200}")
+    body = response_object(body, where)
     content = body.get("content")
     if not isinstance(content, list):
-        raise ModelResponseError(f"{where}: the response has no 'content' list: {_json_text(body)[:300]}")
+        raise ModelResponseError(f"{where}: the response has no 'content' list: {json_text(body)[:300]}")
     texts: list[str] = []
     calls: list[ToolCall] = []
     for block in content:

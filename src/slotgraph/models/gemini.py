@@ -2,8 +2,9 @@
 
 The request and response mapping is :mod:`slotgraph.models.gemini_wire` (REST JSON); the SDK is only the
 transport: its typed ``Content``/``Tool``/``GenerateContentResponse`` models are built from and dumped to that
-JSON. The SDK's own retries are switched off (one attempt); ours apply, as for the OpenAI backend: 429, 5xx,
-timeouts, refused connections and ``MALFORMED_FUNCTION_CALL`` answers are retried with backoff and jitter.
+JSON. The SDK's own retries are switched off (one attempt); ours apply, as for every hosted backend
+(:class:`~slotgraph.models.hosted.HostedModel`, which maps the errors too): 429, 5xx, timeouts, refused
+connections and ``MALFORMED_FUNCTION_CALL`` answers are retried with backoff and jitter.
 401/403 — and Gemini's 400 "API key not valid" — raise :class:`ModelAuthError` naming ``GEMINI_API_KEY``;
 404 raises :class:`ModelNotFoundError`.
 
@@ -18,19 +19,12 @@ import random as _random
 from collections.abc import Callable
 from typing import Any
 
-from slotgraph.models.errors import (
-    MissingDependencyError,
-    ModelAPIError,
-    ModelAuthError,
-    ModelConnectionError,
-    ModelError,
-    ModelNotFoundError,
-    ModelRateLimitError,
-    ModelTimeoutError,
-)
+from slotgraph.models._wire import calls_so_far
+from slotgraph.models.errors import MissingDependencyError, ModelError
 from slotgraph.models.gemini_wire import MalformedFunctionCall, request_body, response_from_body
-from slotgraph.models.protocol import AssistantToolCalls, ModelRequest, ModelResponse
-from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, call_with_retries, parse_retry_after
+from slotgraph.models.hosted import HostedModel
+from slotgraph.models.protocol import ModelRequest, ModelResponse
+from slotgraph.models.retry import RetryableError, RetryPolicy, Sleep, parse_retry_after
 
 __all__ = ["GeminiModel"]
 
@@ -63,8 +57,10 @@ def _transport_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[Bas
     return tuple(timeouts), tuple(connects)
 
 
-class GeminiModel:
+class GeminiModel(HostedModel):
     """A Gemini model (``gemini-2.5-flash``, ...) behind the runtime's model protocol."""
+
+    model_hint = "e.g. 'gemini:gemini-2.5-flash'"
 
     def __init__(
         self,
@@ -78,13 +74,10 @@ class GeminiModel:
         random: Callable[[], float] = _random.random,
     ) -> None:
         self._genai, self._types, self._errors = _import_genai()
-        self.model = model
+        super().__init__(model, timeout=timeout, retry=retry, sleep=sleep, random=random)
         self.base_url = base_url
-        self.timeout = timeout
-        self.retry = retry or RetryPolicy()
         self._api_key = api_key
-        self._sleep = sleep
-        self._random = random
+        self._key_env = KEY_ENV
 
     def __repr__(self) -> str:
         return f"GeminiModel({self.model!r})"
@@ -115,70 +108,41 @@ class GeminiModel:
         body = request_body(request)
         contents = [self._types.Content.model_validate(c) for c in body["contents"]]
         config = self._config(body)
-        offset = sum(len(m.calls) for m in request.messages if isinstance(m, AssistantToolCalls))
+        offset = calls_so_far(request)
         client = self._client()
         try:
 
             async def attempt() -> ModelResponse:
                 return await self._attempt(client, contents, config, offset)
 
-            return await call_with_retries(attempt, self.retry, sleep=self._sleep, random=self._random)
+            return await self._with_retries(attempt)
         finally:
             await client.aio.aclose()
 
     async def _attempt(self, client: Any, contents: list[Any], config: Any, offset: int) -> ModelResponse:
-        attempts = self.retry.max_retries + 1
         timeouts, connects = _transport_errors()
         try:
-            async with asyncio.timeout(self.timeout):  # the whole answer, not each read: a trickle ends too
-                response = await client.aio.models.generate_content(
-                    model=self.model, contents=contents, config=config
-                )
+            response = await self._answer(
+                client.aio.models.generate_content(model=self.model, contents=contents, config=config),
+                timeouts=timeouts,
+                connects=connects,
+            )
         except self._errors.APIError as err:
-            raise self._api_error(err, attempts) from err
-        except timeouts as err:
-            raise RetryableError(
-                ModelTimeoutError(
-                    f"{self._where}: no answer within {self.timeout:g}s ({attempts} attempts); raise "
-                    "SLOTGRAPH_MODEL_TIMEOUT or try again later"
-                )
-            ) from err
-        except connects as err:
-            raise RetryableError(
-                ModelConnectionError(
-                    f"{self._where}: cannot connect ({type(err).__name__}: {err}; {attempts} attempts)"
-                )
-            ) from err
+            raise self._api_error(err) from err
         payload = response.model_dump(mode="json", by_alias=True, exclude_none=True)
         try:
             return response_from_body(payload, where=self._where, call_offset=offset)
         except MalformedFunctionCall as err:
             raise RetryableError(err) from err
 
-    def _api_error(self, err: Any, attempts: int) -> ModelError | RetryableError:
+    def _api_error(self, err: Any) -> ModelError | RetryableError:
         status = int(err.code or 0)
         message = str(err.message or err)
-        if status in (401, 403) or (status == 400 and "api key" in message.lower()):
-            return ModelAuthError(
-                f"{self._where}: HTTP {status}, the API key was refused ({message}); set {KEY_ENV} to a "
-                "valid key (Google AI Studio)",
-                status=status,
-            )
-        if status == 404:
-            return ModelNotFoundError(
-                f"{self._where}: HTTP 404 ({message}); check the model name, e.g. 'gemini:gemini-2.5-flash'",
-                status=status,
-            )
         headers = getattr(getattr(err, "response", None), "headers", None) or {}
-        retry_after = parse_retry_after(headers.get("retry-after"))
-        if status == 429:
-            return RetryableError(
-                ModelRateLimitError(
-                    f"{self._where}: rate limited (HTTP 429: {message}) on all {attempts} attempts; "
-                    "wait, lower the request rate, or check the quota",
-                    status=status,
-                ),
-                retry_after,
-            )
-        error = ModelAPIError(f"{self._where}: HTTP {status}: {message}", status=status)
-        return RetryableError(error, retry_after) if status >= 500 else error
+        return self._status_error(
+            status,
+            message,
+            parse_retry_after(headers.get("retry-after")),
+            key_sent=True,
+            key_refused=status == 400 and "api key" in message.lower(),
+        )

@@ -22,6 +22,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from slotgraph.models._wire import response_object, token_count, user_text
 from slotgraph.models.errors import ModelResponseError
 from slotgraph.models.gemini_schema import to_gemini_schema
 from slotgraph.models.protocol import (
@@ -62,8 +63,7 @@ def function_declaration(tool: ToolSchema) -> dict[str, Any]:
 
 def _parts(message: Any) -> tuple[str, list[dict[str, Any]]]:
     if isinstance(message, UserMessage):
-        text = message.text if message.text or not message.event else f"[event: {message.event}]"
-        return "user", [{"text": text}]
+        return "user", [{"text": user_text(message)}]
     if isinstance(message, AssistantText):
         return "model", [{"text": message.text}]
     if isinstance(message, AssistantToolCalls):
@@ -94,22 +94,17 @@ def request_body(request: ModelRequest) -> dict[str, Any]:
     return body
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def _usage(body: Mapping[str, Any]) -> Usage:
     meta = body.get("usageMetadata")
     if not isinstance(meta, Mapping):
         return Usage()
-    completion = _int(meta.get("candidatesTokenCount")) + _int(meta.get("thoughtsTokenCount"))
-    return Usage(_int(meta.get("promptTokenCount")), completion)
+    completion = token_count(meta.get("candidatesTokenCount")) + token_count(meta.get("thoughtsTokenCount"))
+    return Usage(token_count(meta.get("promptTokenCount")), completion)
 
 
 def response_from_body(body: Any, *, where: str, call_offset: int = 0) -> ModelResponse:
     """A ``generateContent`` response body as a :class:`ModelResponse`; ``where`` names it in errors."""
-    if not isinstance(body, Mapping):
-        raise ModelResponseError(f"{where}: the response is not a JSON object: {body!r:.200}")
+    body = response_object(body, where)
     candidates = body.get("candidates")
     if not isinstance(candidates, list) or not candidates or not isinstance(candidates[0], Mapping):
         feedback = body.get("promptFeedback")

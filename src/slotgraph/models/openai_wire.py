@@ -17,10 +17,10 @@ refuses); ``usage`` gives the token counts. A body that is not the protocol rais
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from slotgraph.models._wire import json_text, response_object, token_count, tool_parameters, user_text
 from slotgraph.models.errors import ModelResponseError
 from slotgraph.models.protocol import (
     AssistantText,
@@ -39,38 +39,30 @@ from slotgraph.models.tool_arguments import parse_arguments
 __all__ = ["message_json", "request_body", "response_from_body", "tool_json"]
 
 
-def _json_text(value: Any) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False)
-
-
 def tool_json(tool: ToolSchema) -> dict[str, Any]:
     """One visible tool as an OpenAI function tool."""
-    parameters = dict(tool.parameters) or {"type": "object", "properties": {}}
-    return {
-        "type": "function",
-        "function": {"name": tool.name, "description": tool.description, "parameters": parameters},
-    }
+    function = {"name": tool.name, "description": tool.description, "parameters": tool_parameters(tool)}
+    return {"type": "function", "function": function}
 
 
 def _call_json(call: ToolCall) -> dict[str, Any]:
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": _json_text(dict(call.args))},
+        "function": {"name": call.name, "arguments": json_text(dict(call.args))},
     }
 
 
 def message_json(message: Message) -> dict[str, Any]:
     """One conversation message as a chat-completions message."""
     if isinstance(message, UserMessage):
-        text = message.text if message.text or not message.event else f"[event: {message.event}]"
-        return {"role": "user", "content": text}
+        return {"role": "user", "content": user_text(message)}
     if isinstance(message, AssistantText):
         return {"role": "assistant", "content": message.text}
     if isinstance(message, AssistantToolCalls):
         return {"role": "assistant", "content": None, "tool_calls": [_call_json(c) for c in message.calls]}
     if isinstance(message, ToolResultMessage):
-        return {"role": "tool", "tool_call_id": message.call_id, "content": _json_text(message.result)}
+        return {"role": "tool", "tool_call_id": message.call_id, "content": json_text(message.result)}
     raise TypeError(f"not a conversation message: {message!r}")
 
 
@@ -98,15 +90,11 @@ def request_body(request: ModelRequest, model: str, extra: Mapping[str, Any] | N
     return body
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def _usage(body: Mapping[str, Any]) -> Usage:
     usage = body.get("usage")
     if not isinstance(usage, Mapping):
         return Usage()
-    return Usage(_int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
+    return Usage(token_count(usage.get("prompt_tokens")), token_count(usage.get("completion_tokens")))
 
 
 def _tool_calls(raw: Any, where: str, offset: int) -> tuple[ToolCall, ...]:
@@ -133,14 +121,13 @@ def response_from_body(body: Any, *, where: str, call_offset: int = 0) -> ModelR
     ``where`` names the server in errors; a tool call without an id (some local servers omit them) gets
     ``call_{call_offset + n}``, ``call_offset`` being the number of calls earlier in the conversation.
     """
-    if not isinstance(body, Mapping):
-        raise ModelResponseError(f"{where}: the response is not a JSON object: {body!r:.200}")
+    body = response_object(body, where)
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-        raise ModelResponseError(f"{where}: the response has no 'choices': {_json_text(body)[:300]}")
+        raise ModelResponseError(f"{where}: the response has no 'choices': {json_text(body)[:300]}")
     message = choices[0].get("message")
     if not isinstance(message, Mapping):
-        raise ModelResponseError(f"{where}: choices[0] has no 'message': {_json_text(choices[0])[:300]}")
+        raise ModelResponseError(f"{where}: choices[0] has no 'message': {json_text(choices[0])[:300]}")
     content = message.get("content")
     text = content if isinstance(content, str) and content.strip() else None
     if text is None and isinstance(message.get("refusal"), str) and message["refusal"].strip():

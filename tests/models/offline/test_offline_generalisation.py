@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from slotgraph.models.offline import plan_turn
 from slotgraph.models.offline.choices import match_choice, match_number_choice
 from slotgraph.models.offline.confirmation import is_declining
 from slotgraph.models.offline.contacts import find_emails, find_identifiers
@@ -20,25 +19,19 @@ from slotgraph.models.offline.numbers import PeopleGroup, find_amounts, find_peo
 from slotgraph.models.offline.places import find_route, place_role, strip_place_request
 from slotgraph.models.offline.times import ClockTime, find_times
 
+from .planning import plan_for, setter
+
 NOW = dt.datetime(2026, 1, 14, 12, 0)  # a Wednesday
 
 
 def _tool(name: str, properties: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "description": "", "parameters": {"type": "object", "properties": properties}}
-
-
-def _instruction(directive: str, *, readback: bool = False) -> str:
-    phase = "<readback_protocol>x</readback_protocol>" if readback else "<slot_filling_protocol>x"
-    return f"{phase}\n<system_directive>\n{directive}\n</system_directive>"
+    return setter(name, **properties)
 
 
 def _plan(tools: list[dict[str, Any]], directive: str, user: str, *, readback: bool = False) -> Any:
     if readback:
-        tools = [*tools, _tool("confirm_pending", {}), _tool("reject_pending", {})]
-    plan = plan_turn(
-        tools, system_instruction=_instruction(directive, readback=readback), user_text=user, now=NOW
-    )
-    return plan.tool_calls
+        tools = [*tools, setter("confirm_pending"), setter("reject_pending")]
+    return plan_for(tools, directive, user, now=NOW, readback=readback).tool_calls
 
 
 # --- people counted across a phrase ---

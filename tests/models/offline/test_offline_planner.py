@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from functools import partial
 
 from slotgraph.models.offline import NEUTRAL_REPLY, Plan, plan_turn
+
+from .planning import plan_for
 
 NOW = dt.datetime(2026, 7, 13, 18, 0)
 BASICS = {
@@ -39,17 +41,7 @@ CONFIRM = {"name": "confirm_pending", "description": "", "parameters": {"type": 
 REJECT = {"name": "reject_pending", "description": "", "parameters": {"type": "object", "properties": {}}}
 
 
-def _si(directive: str | None, *, readback: bool = False) -> str:
-    block = (
-        "<readback_protocol>...</readback_protocol>"
-        if readback
-        else "<slot_filling_protocol>...</slot_filling_protocol>"
-    )
-    return block + (f"\n<system_directive>\n{directive}\n</system_directive>" if directive else "")
-
-
-def _plan(tools: list[dict[str, Any]], directive: str | None, user: str | None, **kw: Any) -> Plan:
-    return plan_turn(tools, system_instruction=_si(directive, **kw), user_text=user, now=NOW)
+_plan = partial(plan_for, now=NOW)
 
 
 def test_one_call_per_setter_with_every_parameter_that_got_a_value() -> None:

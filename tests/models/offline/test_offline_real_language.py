@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import socket
-from typing import Any
+from functools import partial
 
 import pytest
 
-from slotgraph.models.offline import OfflineModel, Plan, plan_turn
+from slotgraph.models.offline import OfflineModel
 from slotgraph.models.offline.choices import match_described_choice, value_words
 from slotgraph.models.offline.entities import find_entity_name, offered_names
 from slotgraph.models.offline.gazetteer import normalise_city
@@ -24,6 +24,8 @@ from slotgraph.models.protocol import (
     ToolSchema,
     UserMessage,
 )
+
+from .planning import instruction, plan_for
 
 NOW = dt.datetime(2026, 5, 4, 9, 0)
 GOAL = {
@@ -74,14 +76,7 @@ SPA = {
 }
 
 
-def _si(directive: str | None) -> str:
-    return "<slot_filling_protocol>...</slot_filling_protocol>" + (
-        f"\n<system_directive>\n{directive}\n</system_directive>" if directive else ""
-    )
-
-
-def _plan(tools: list[dict[str, Any]], directive: str | None, user: str) -> Plan:
-    return plan_turn(tools, system_instruction=_si(directive), user_text=user, now=NOW)
+_plan = partial(plan_for, now=NOW)
 
 
 def test_enum_values_carry_the_words_their_description_gives_them() -> None:
@@ -189,7 +184,7 @@ def test_the_model_reads_the_message_again_for_setters_that_just_appeared() -> N
     model = OfflineModel(clock=lambda: NOW)
     user = UserMessage("I want to order a pizza, we are in Boston")
     first = ModelRequest(
-        _si("What would you like to do? I can order a pizza or track an order."),
+        instruction("What would you like to do? I can order a pizza or track an order."),
         (user,),
         (ToolSchema(GOAL["name"], "", GOAL["parameters"]),),
     )
@@ -197,7 +192,7 @@ def test_the_model_reads_the_message_again_for_setters_that_just_appeared() -> N
     assert [(c.name, dict(c.args)) for c in reply.tool_calls] == [("set_goal", {"goal": "OrderPizza"})]
     trip = ToolSchema(TRIP["name"], "", TRIP["parameters"])
     again = ModelRequest(
-        _si("Which car?"),
+        instruction("Which car?"),
         (
             user,
             AssistantToolCalls((ToolCall("offline-1", "set_goal", {"goal": "OrderPizza"}),)),
@@ -208,7 +203,7 @@ def test_the_model_reads_the_message_again_for_setters_that_just_appeared() -> N
     second = asyncio.run(model.generate(again))
     assert [(c.name, dict(c.args)) for c in second.tool_calls] == [("set_trip", {"town": "Boston"})]
     third = ModelRequest(
-        _si("Which car?"),
+        instruction("Which car?"),
         (
             *again.messages,
             AssistantToolCalls((ToolCall("offline-2", "set_trip", {"town": "Boston"}),)),
@@ -268,14 +263,13 @@ def test_features_and_named_values_said_in_passing_land_but_questions_about_them
 
 
 def test_asking_for_other_options_calls_the_tool_that_shows_them_with_what_was_offered() -> None:
-    plan = plan_turn(
+    offered = _plan(
         [OTHERS],
-        system_instruction=_si("Which salon?"),
-        user_text="Hmm, is there another one?",
-        now=NOW,
+        "Which salon?",
+        "Hmm, is there another one?",
         agent_said=("How about Curl Up And Dye?", "I found Shear Bliss."),
     )
-    assert plan.tool_calls == (("show_other_options", {"exclude": ["Shear Bliss", "Curl Up And Dye"]}),)
+    assert offered.tool_calls == (("show_other_options", {"exclude": ["Shear Bliss", "Curl Up And Dye"]}),)
     assert _plan([OTHERS], "Which salon?", "yes please").tool_calls == ()
 
 
@@ -288,14 +282,13 @@ def test_a_short_valued_answer_is_a_word_or_two_never_the_whole_sentence() -> No
 
 
 def test_an_option_offered_a_few_messages_back_is_picked_by_agreement() -> None:
-    plan = plan_turn(
+    agreed = _plan(
         [SPA],
-        system_instruction=_si("What is the name of the spa?"),
-        user_text="That sounds good, please book an appointment",
-        now=NOW,
+        "What is the name of the spa?",
+        "That sounds good, please book an appointment",
         agent_said=("What is the name of the spa?", "I found Great Oaks Spa. What is the name of the spa?"),
     )
-    assert plan.tool_calls == (("set_spa_name", {"spa_name": "Great Oaks Spa"}),)
+    assert agreed.tool_calls == (("set_spa_name", {"spa_name": "Great Oaks Spa"}),)
 
 
 @pytest.mark.parametrize(
@@ -396,10 +389,8 @@ def test_a_number_said_only_to_be_denied_is_no_value_and_a_count_is_no_time() ->
 
     assert find_times("It's for 5 people, not 6.", bare=True) == []
     assert [f.value.hhmm() for f in find_times("5 works", bare=True)] == ["17:00"]
-    plan = plan_turn(
-        [TRIP], system_instruction=_si("How many riders?"), user_text="It's for 3 riders, not 4.", now=NOW
-    )
-    assert plan.tool_calls == (("set_trip", {"riders": 3}),)
+    riders = _plan([TRIP], "How many riders?", "It's for 3 riders, not 4.")
+    assert riders.tool_calls == (("set_trip", {"riders": 3}),)
 
 
 RECIPIENT = {
@@ -450,7 +441,7 @@ def test_a_request_to_go_back_is_not_a_name(said: str) -> None:
 @pytest.mark.parametrize("said", ["Go back", "Let's go back"])
 def test_a_request_to_go_back_leaves_the_topic(said: str) -> None:
     tools = tuple(ToolSchema(t["name"], t["description"], t["parameters"]) for t in (RECIPIENT, TOPIC_MOVE))
-    request = ModelRequest(_si("Who is the gift card for?"), (UserMessage(said),), tools)
+    request = ModelRequest(instruction("Who is the gift card for?"), (UserMessage(said),), tools)
     response = asyncio.run(OfflineModel(clock=lambda: NOW).generate(request))
     assert [(c.name, c.args) for c in response.tool_calls] == [("transition_topic", {"topic": "__return__"})]
 

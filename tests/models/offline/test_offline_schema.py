@@ -7,13 +7,7 @@ from typing import Any
 from slotgraph.models.offline.directive import asked_params, directive_text
 from slotgraph.models.offline.schema import param_notes, read_setters
 
-
-def _tool(name: str, description: str = "", **properties: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": description,
-        "parameters": {"type": "object", "properties": properties},
-    }
+from .planning import setter as _tool
 
 
 def _kinds(tool: dict[str, Any]) -> dict[str, str]:

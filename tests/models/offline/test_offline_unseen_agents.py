@@ -6,14 +6,17 @@ tests (a cinema, a car rental, a dentist, a bistro); none is an agent of the tun
 from __future__ import annotations
 
 import datetime as dt
+from functools import partial
 from typing import Any
 
 import pytest
 
-from slotgraph.models.offline import Plan, plan_turn
+from slotgraph.models.offline import plan_turn
 from slotgraph.models.offline.actions import is_lookup, match_action, option_cues
 from slotgraph.models.offline.choices import match_price_choice, price_level
 from slotgraph.models.offline.lexicon import find_learned, learned_values
+
+from .planning import plan_for, setter
 
 NOW = dt.datetime(2026, 5, 4, 9, 0)
 
@@ -36,19 +39,8 @@ def _intent(options: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _setter(name: str, **params: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": "Record a value.",
-        "parameters": {"type": "object", "properties": params},
-    }
-
-
-def _plan(tools: list[dict[str, Any]], directive: str | None, user: str) -> Plan:
-    instruction = "<slot_filling_protocol>...</slot_filling_protocol>" + (
-        f"\n<system_directive>\n{directive}\n</system_directive>" if directive else ""
-    )
-    return plan_turn(tools, system_instruction=instruction, user_text=user, now=NOW)
+_setter = partial(setter, description="Record a value.")
+_plan = partial(plan_for, now=NOW)
 
 
 CINEMA = {
