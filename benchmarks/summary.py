@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import operator
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -123,14 +124,22 @@ def table(goals: list[Goal]) -> str:
     return "\n".join(lines)
 
 
-def core() -> str:
-    """Which core the benchmarks measure (``slotgraph version``'s second line): compiled, or pure Python
-    and why (docs/performance.md#the-compiled-core)."""
-    code = "import sys; sys.path.insert(0, 'src'); import slotgraph._native as n; print(n.status().reason)"
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=HERE.parent, capture_output=True, text=True, check=False
+def commit() -> str:
+    """The commit the benchmarks measure (``git describe``-like: its short hash, and ``+ changes`` when the
+    checkout has uncommitted changes), or why it is unknown."""
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=HERE.parent, capture_output=True, text=True, check=False
     )
-    return done.stdout.strip() or f"unknown ({done.stderr.strip()[-200:]})"
+    if head.returncode != 0:
+        return f"unknown ({(head.stderr.strip() or 'not a git checkout')[-200:]})"
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=HERE.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return head.stdout.strip() + (" + changes" if dirty.stdout.strip() else "")
 
 
 def main() -> int:
@@ -142,8 +151,8 @@ def main() -> int:
     scripts = sorted(p.name for p in HERE.glob("*.py") if p.name != Path(__file__).name)
     ordered = [name for name in plan if name in scripts] + [name for name in scripts if name not in plan]
     chosen = [name for name in ordered if not args.only or name in args.only.split(",")]
-    measured_core = core()
-    print(f"== slotgraph core: {measured_core}", flush=True)
+    measured = commit()
+    print(f"== commit: {measured}; {os.cpu_count()} cores", flush=True)
     goals: list[Goal] = []
     failed = []
     for script in chosen:
@@ -153,7 +162,7 @@ def main() -> int:
             failed.append(script)
     met = sum(goal.met for goal in goals)
     print(
-        f"\n== summary: {met} of {len(goals)} goals met (core: {measured_core})"
+        f"\n== summary: {met} of {len(goals)} goals met (commit {measured})"
         + (" (quick run: not meaningful)" if args.quick else "")
     )
     print(table(goals))
