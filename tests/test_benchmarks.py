@@ -24,7 +24,7 @@ CASES = [
     (["expr_fuzz.py", "--cases", "200"], "OK: no escapes"),
     (["offline_accuracy.py"], "overall:"),
     (["sgd_replay.py", "--limit", "4"], "overall:"),
-    (["runtime.py", "--bookings", "2"], "through `await session.asend`"),
+    (["runtime.py", "--bookings", "2"], "the sync facade adds"),
     # Slotgraph against the peers installed: Google ADK is a dev dependency, the others come with `[bench]`
     (["peers.py", "--bookings", "1"], "GOAL\tpeers: overhead per turn, Slotgraph / fastest peer"),
     (
