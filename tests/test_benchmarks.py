@@ -27,6 +27,7 @@ CASES = [
     (["runtime.py", "--bookings", "2"], "the sync facade adds"),
     # Slotgraph against the peers installed: Google ADK is a dev dependency, the others come with `[bench]`
     (["peers.py", "--bookings", "1"], "GOAL\tpeers: overhead per turn, Slotgraph / fastest peer"),
+    (["peers.py", "--bookings", "1", "--design", "record"], "fewest of the peers (record design)"),
     (
         [
             *("service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"),
