@@ -158,3 +158,13 @@ def test_the_readme_states_the_test_virtualenvs_size() -> None:
     stated = install_size.readme_figures(install_size.README.read_text(encoding="utf-8"))["test"]
     measured = install_size.disk_usage(Path(sys.prefix)) / 1e6
     assert abs(measured - stated) <= install_size.TOLERANCE * measured, (measured, stated)
+
+
+def test_install_size_counts_disk_usage_like_du(tmp_path: Path) -> None:
+    from benchmarks import install_size
+
+    site = tmp_path / "lib" / "python3.11" / "site-packages" / "pkg"
+    site.mkdir(parents=True)
+    (site / "big.bin").write_bytes(b"x" * 3_000_000)
+    (site / "link.bin").hardlink_to(site / "big.bin")  # counted once, as du counts it
+    assert 3_000_000 <= install_size.disk_usage(tmp_path) < 3_200_000

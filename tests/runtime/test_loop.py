@@ -307,13 +307,14 @@ def test_end_session_tool_ends_the_session_of_an_agent_without_a_flow() -> None:
     assert session.ended
 
 
-def test_closing_tools_are_hidden_while_the_flow_is_active() -> None:
-    """As on the platform: mid-flow, only the engine's on_exhaust ends or hands over a conversation."""
+def test_end_session_is_hidden_while_the_flow_is_active_and_escalate_is_not() -> None:
+    """As on the platform: mid-flow, only the engine's on_exhaust ends a conversation; a person who asks for
+    a human can still be handed over."""
     engine = FakeEngine()
     model = ScriptedModel(
         [
             ScriptedStep(
-                expect_hidden=frozenset({"end_session", "escalate"}),
+                expect_hidden=frozenset({"end_session"}),
                 tool_calls=(call("end_session", reason="user_request"),),
             ),
             ScriptedStep(text="What date works for you?"),
@@ -322,3 +323,4 @@ def test_closing_tools_are_hidden_while_the_flow_is_active() -> None:
     session = _session(model, engine)
     result = session.send("bye")
     assert result.refusals == 1 and not session.ended
+    assert "escalate" in result.steps[0].visible_tools

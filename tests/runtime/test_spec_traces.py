@@ -21,7 +21,12 @@ def test_section_13_happy_path() -> None:
         [
             ScriptedStep(
                 text="Welcome! How many guests will be joining us today?",
-                expect_tools={"set_num_guests", "set_date", "set_name"},  # mid-flow: no closing tools
+                expect_tools={
+                    "set_num_guests",
+                    "set_date",
+                    "set_name",
+                    "escalate",
+                },  # mid-flow: no end_session
                 expect_in_instruction=["<system_directive>\nHow many guests?\n</system_directive>"],
                 label="turn 1",
             ),
@@ -31,7 +36,7 @@ def test_section_13_happy_path() -> None:
             ),
             ScriptedStep(
                 text="Great choice! And what name should I put this under?",
-                expect_tools={"set_name"},
+                expect_tools={"set_name", "escalate"},
                 expect_in_instruction=["What name for the reservation?"],
                 label="turn 3, after the setter",
             ),

@@ -19,7 +19,7 @@ DAG: dict[str, Any] = {
 }
 
 NO_FLOW: dict[str, Any] = {"slots": [], "tasks": []}
-"""An agent without a flow: its model may end the session (mid-flow the closing tools are hidden)."""
+"""An agent without a flow: its model may end the session (mid-flow end_session is hidden)."""
 
 VARIABLES = [
     {"name": "verified", "type": "boolean", "default": False, "description": "The caller passed the check."},
@@ -441,7 +441,7 @@ def test_params_fields_advertise_named_ending_details_that_merge_bind_supplement
     application's verified keys on top; the ending's details are on the EndSessionEvent."""
     (tmp_path / "agent.yaml").write_text(
         "name: desk\n"
-        "dag: {slots: [{name: topic, source: user, setter: set_topic, ask: 'What is it about?'}]}\n"
+        "dag: {slots: [], tasks: []}\n"  # no flow: the model may end the session (hidden mid-flow)
         "variables:\n"
         "  - {name: transfer_params, type: object, description: Verified fields for the follow-up.}\n"
         "builtin_tools:\n"

@@ -25,7 +25,7 @@ GIFT = {
     ]
 }
 TOPICS = [{"id": "gift_card", "description": "Buying a gift card.", "dag": GIFT}]
-MAIN_TOOLS = {"set_guests", "transition_topic"}  # mid-flow the closing tools are hidden
+MAIN_TOOLS = {"set_guests", "transition_topic", "escalate"}  # mid-flow end_session is hidden
 
 
 def set_guests(guests: int) -> dict[str, Any]:

@@ -133,7 +133,9 @@ def test_chat_in_the_playground_updates_transcript_slots_tasks_and_dag(
         assert "FindAvailableTimes" in page.inner_text("#tasks")
         assert page.get_attribute('#graph g[data-node="task:FindAvailableTimes"]', "data-state") == "fired"
         assert "set_selected_time" in page.inner_text("#visible-tools")  # the next question's setter
-        assert page.inner_text("#hidden-tools") == "set_large_party_phone"  # its condition is false
+        assert (
+            page.inner_text("#hidden-tools") == "end_session, set_large_party_phone"
+        )  # mid-flow; condition false
         assert agent_lines.last.inner_text().startswith("We have 17:30")
         assert "engine" in (agent_lines.last.get_attribute("class") or "")
         transcript = page.locator("#transcript .msg.user").all_inner_texts()
@@ -497,9 +499,11 @@ def test_the_trace_shows_each_steps_time_split_and_each_tools_time(browser: Brow
         model_steps = readback.locator('.step[data-kind="model"]')
         assert model_steps.count() == 2
         assert model_steps.first.locator('.seg[data-part="model"]').count() == 1  # time spent in the model
-        # during the readback the row lists the agent's tools the DAG hides, not the built-in readback tools
-        # nor the task tools (the engine runs those)
-        assert page.inner_text("#hidden-tools") == "set_large_party_phone, set_reservation_basics"
+        # during the readback the row lists the tools hidden from the model (end_session: mid-flow), not the
+        # built-in readback tools nor the task tools (the engine runs those)
+        assert (
+            page.inner_text("#hidden-tools") == "end_session, set_large_party_phone, set_reservation_basics"
+        )
         assert "confirm_pending" not in page.inner_text("#visible-tools")
         # a value is shown with how the agent reads it back; an empty slot shows no value at all
         party = page.inner_text('#slots tr[data-slot="party_size"] td:last-child')

@@ -16,9 +16,9 @@
   ``gate_user_text`` input, which the engine gives back to the model as ``<user_context>``.
 - otherwise the engine runs; its ``hide_tools`` (plus every executor, always) are removed from the model's
   tools, and the phase suffix replaces the previous one after the sentinel. While the flow is active (a
-  DAG with slots that still has something to ask, read back or fire) the closing tools ``end_session`` and
-  ``escalate`` are hidden too, as the platform hides ``end_session``: ending or handing over mid-flow is the
-  engine's ``on_exhaust``, not the model's choice.
+  DAG with slots that still has something to ask, read back or fire) ``end_session`` is hidden too, as the
+  platform hides it: ending mid-flow is the engine's ``on_exhaust``, not the model's choice. ``escalate``
+  stays: a person who asks for a human mid-flow is handed over.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from slotgraph.config.compiled import CompiledDag
 from slotgraph.engine.actions import EngineAction, Reason
 from slotgraph.engine.gate import gate_open
 from slotgraph.engine.state import TERMINAL_STATUSES
-from slotgraph.names import GATE_USER_TEXT
-from slotgraph.runtime.builtin_tools import READBACK_TOOLS, SESSION_ENDING_TOOLS
+from slotgraph.names import END_SESSION, GATE_USER_TEXT
+from slotgraph.runtime.builtin_tools import READBACK_TOOLS
 from slotgraph.runtime.engine_port import Engine
 from slotgraph.runtime.fencing import fence_text, fence_value
 from slotgraph.runtime.instructions import build_phase_suffix, inject_suffix
@@ -71,12 +71,12 @@ def _slot_tools(dag: CompiledDag) -> set[str]:
 
 
 def _closing_tools(dag: CompiledDag, action: EngineAction) -> set[str]:
-    """``end_session`` and ``escalate`` while a flow is active — a DAG with slots that still has something
-    to ask, read back or fire: as on the platform, the model cannot end or hand over a conversation in the
-    middle of a flow (only the engine's own ``on_exhaust`` does). Once nothing is left (``done``) or the
-    flow is finished, the tools are offered again."""
+    """``end_session`` while a flow is active — a DAG with slots that still has something to ask, read back
+    or fire: as on the platform, the model cannot end a conversation in the middle of a flow (only the
+    engine's own ``on_exhaust`` does). Once nothing is left (``done``) or the flow is finished, it is offered
+    again. ``escalate`` is never hidden: a person asking for a human is handed over."""
     active = dag.slots and action.phase != "terminal" and action.reason is not Reason.DONE
-    return set(SESSION_ENDING_TOOLS) if active else set()
+    return {END_SESSION} if active else set()
 
 
 def _blocked_setters(dag: CompiledDag, sm: Mapping[str, Any]) -> set[str]:

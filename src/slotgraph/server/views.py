@@ -16,7 +16,7 @@ from slotgraph.config import CompiledDag
 from slotgraph.config.compiled import condition_env
 from slotgraph.engine import Ask, compute_dag_state
 from slotgraph.logic.topics import TOPIC_VARIABLE
-from slotgraph.names import CANDIDATES, CHANGES, HELD, READBACK_TOOLS
+from slotgraph.names import CANDIDATES, CHANGES, HELD, READBACK_TOOLS, SESSION_ENDING_TOOLS
 from slotgraph.runtime import Agent, Event, StateSnapshotEvent, ToolResultEvent, event_to_json
 
 __all__ = [
@@ -197,8 +197,10 @@ def _spoken(dag: CompiledDag, sm: Mapping[str, Any]) -> dict[str, str]:
 
 def _hidden_by_the_dag(dag: CompiledDag, hidden: Sequence[str]) -> list[str]:
     """The agent's own tools among ``hidden``: not the task executors (the engine runs them, never the
-    model) nor the built-in readback tools (offered only while an answer to a readback is awaited)."""
-    return sorted(name for name in hidden if name not in dag.executor_tasks and name not in READBACK_TOOLS)
+    model), the built-in readback tools (offered only while an answer to a readback is awaited) nor
+    ``end_session`` (hidden while a flow is active, by the runtime's rule)."""
+    built_in = READBACK_TOOLS | SESSION_ENDING_TOOLS
+    return sorted(name for name in hidden if name not in dag.executor_tasks and name not in built_in)
 
 
 def session_view(
