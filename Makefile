@@ -11,8 +11,9 @@ LINT_PATHS := src tests benchmarks examples
 
 # Two stamps: .installed is everything CI runs (dev tools, browser driver, database servers);
 # .installed-demo is only what the demo needs (the runtime and the offline model, no extras), and is
-# satisfied by a full install that is already up to date. pip lists what it collects and installs, so a
-# first run shows its progress.
+# satisfied by a full install that is already up to date (a third, .installed-bench, adds the benchmark's
+# peers to the full install: see `bench`). pip lists what it collects and installs, so a first run shows its
+# progress.
 $(BIN)/.installed: pyproject.toml
 	@echo "==> creating $(VENV) with the development tools (a first run downloads for a few minutes)"
 	$(PYTHON) -m venv $(VENV)
@@ -48,8 +49,14 @@ pytest: $(BIN)/.installed
 
 test: lint typecheck pytest
 
+# The peer frameworks benchmarks/peers.py measures Slotgraph against (the optional `bench` extra): only
+# `make bench` needs them, so `make test` does not install them.
+$(BIN)/.installed-bench: $(BIN)/.installed
+	$(BIN)/python -m pip install --progress-bar off -e '.[bench]'
+	@touch $@
+
 # Every benchmark, then one table of every goal (measured / target / met); see docs/performance.md.
-bench: $(BIN)/.installed
+bench: $(BIN)/.installed-bench
 	@$(BIN)/python benchmarks/summary.py
 
 clean:

@@ -1,26 +1,28 @@
-"""Benchmark the HTTP service: turns per second and latency through the API, and memory per idle session.
+"""Benchmark the HTTP service: turns per second, latency and server CPU against a durable floor.
 
 Run from the repository root: ``.venv/bin/python benchmarks/service.py [--sessions 80] [--turns 4]``.
 
-1. **Throughput** — a real server (``uvicorn`` in a subprocess, ``slotgraph.server.factory:app_from_env``)
-   hosts Bella Notte with the **offline** model (deterministic, no network, no weights). ``--sessions``
-   sessions each play ``--turns`` scripted user turns (``POST /v1/sessions/{id}/messages``; the same flow in
-   varied wordings, :func:`session_script`), ``--concurrency``
-   requests in flight. Reported: turns/s, p50 and p99 latency, and the server's CPU time per request (its
-   processes' user + system time from ``/proc``, workers included: what the turn costs the server itself,
-   apart from the benchmark's own client on the same machine). A bare FastAPI echo endpoint (``POST /echo``)
-   runs beside it with the same workers and is measured **interleaved**: the sessions are played in
-   ``--rounds`` batches, each followed by echo requests at the same concurrency for about as long (as many as
-   the previous echo round's rate fits in the batch's time, at least as many as the batch's turns), so both
-   see the same load on a shared machine. Both servers run uvicorn with the protocol ``slotgraph serve`` uses
-   (Nagle's algorithm off: :mod:`slotgraph.server.http_protocol`), and the load comes from
-   :class:`LeanClient`, which costs ~0.15 ms of CPU per request — a client costing more than the server it
-   measures (httpx: ~2 ms) would measure itself. The ratio (turns/s ÷ echo req/s) is the figure that travels
-   between machines;
-   the goal (issue 23) is at least 0.6 on SQLite and Redis, 1 and 2 workers. Configurations: memory (1
-   worker), SQLite and Redis (1 and 2 workers). Redis runs only if ``redis-server`` is on PATH (a throwaway
-   one on a loopback port, no persistence); SQLite and Redis need :mod:`slotgraph.stores` — a skipped row says
-   why.
+1. **Throughput against the durable floor** — a real server (``uvicorn`` in a subprocess,
+   ``slotgraph.server.factory:app_from_env``, what ``slotgraph serve`` runs) hosts Bella Notte with the
+   **offline** model (deterministic, no network, no weights) on SQLite or Redis. ``--sessions`` sessions
+   each play ``--turns`` user turns (``POST /v1/sessions/{id}/messages``; the same flow in varied wordings,
+   :func:`session_script`), ``--concurrency`` requests in flight. Beside it, with the same uvicorn settings,
+   the same workers and the same client, runs the **durable floor** (:mod:`floor_apps`): an endpoint that
+   reads a session's ~3.5 KB JSON record, changes it and writes it back with the same durability (SQLite:
+   WAL, ``synchronous=FULL``; Redis: the same two round trips, the per-session lock included) and does
+   nothing else. Any durable chat service does at least that per turn, so it is the fair baseline: the
+   ratios say what Slotgraph's turn (the runtime, the offline model, the session record) costs on top of
+   keeping a session at all. The two are measured **interleaved**: ``--rounds`` batches of sessions, each
+   played on Slotgraph and then, the same number of sessions and turns, on the floor, so both see the same
+   load on a shared machine (a first batch of ``--concurrency`` sessions warms both up and is not counted).
+   Reported: turns/s, p50 and p99 latency, and the server's CPU time per turn (its processes' user +
+   system time from ``/proc``, workers included: what a turn costs the server itself, apart from the client
+   on the same machine). Both servers run uvicorn with the protocol ``slotgraph serve`` uses (Nagle's
+   algorithm off: :mod:`slotgraph.server.http_protocol`), and the load comes from :class:`LeanClient`, which
+   costs ~0.15 ms of CPU per request (a client costing more than the server it measures would measure
+   itself). Goals (issue 43), on SQLite and on Redis, 1 and 2 workers: turns/s at least 0.6 of the floor's,
+   server CPU per turn at most 1.5 times the floor's. Redis runs only if ``redis-server`` is on PATH (a
+   throwaway one on a loopback port, no persistence, for both); a skipped row says why.
 2. **Memory per idle session** — 1,000 sessions are created and play one turn each, in process through the
    :class:`~slotgraph.server.SessionService`: the stored payload (JSON bytes of each record), the SQLite
    file's growth, Redis's ``used_memory`` growth, and the process's RSS growth for the in-memory store.
@@ -31,8 +33,8 @@ Run from the repository root: ``.venv/bin/python benchmarks/service.py [--sessio
    store tests start theirs, ``tests/stores/local_servers.py``; it has no goal of its own): CPU per turn of
    the whole turn, of the offline model inside it (its ``generate`` timed), of ``SessionService.turn``
    inside the request (the runtime, the model and the store), what is left (FastAPI, the middleware, the
-   reply's JSON view), and a bare echo request called the same way. What the throughput table's server CPU
-   adds on top is uvicorn's HTTP and the sockets, which the echo endpoint pays too.
+   reply's JSON view), and the durable floor's turn called the same way on SQLite and Redis. What the
+   throughput table's server CPU adds on top is uvicorn's HTTP and the sockets, which the floor pays too.
 
 Everything listens on 127.0.0.1; every phase has a fixed number of requests, so the run stops by itself.
 """
@@ -46,6 +48,7 @@ import dataclasses
 import importlib.util
 import itertools
 import json
+import math
 import os
 import shutil
 import socket
@@ -61,9 +64,12 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # floor_apps, as uvicorn's --app-dir finds it
 
 import httpx  # noqa: E402
 from fastapi import FastAPI  # noqa: E402
+from floor_apps import ENV as FLOOR_ENV  # noqa: E402
+from floor_apps import redis_app, sqlite_app  # noqa: E402
 
 from slotgraph.models import Model, ModelRequest, ModelResponse  # noqa: E402
 from slotgraph.server import SessionService, create_app, load_hosted_agents, open_session_store  # noqa: E402
@@ -72,7 +78,12 @@ from slotgraph.server.http_protocol import HTTP_PROTOCOL  # noqa: E402
 from slotgraph.server.settings import WorkerConfig  # noqa: E402
 
 AGENT = ROOT / "examples" / "bella_notte"
-GOAL_RATIO = 0.6
+TURNS_GOAL = 0.6
+"""Slotgraph's turns/s at least this fraction of the floor's."""
+CPU_GOAL = 1.5
+"""Slotgraph's server CPU per turn at most this multiple of the floor's."""
+SLOTGRAPH = "/v1/sessions"
+FLOOR = "/sessions"
 SCRIPT = ("Hi", "A table for 4 people", "yes", "Mario Rossi")
 """The first session's turns; every session plays the same flow in other words (:func:`session_script`)."""
 _GREETINGS = ("Hi", "Hello", "Good evening", "Hi there", "Hey")
@@ -104,17 +115,6 @@ def session_script(n: int) -> tuple[str, ...]:
         _YESES[n // 3 % len(_YESES)],
         _NAMES[n % len(_NAMES)],
     )
-
-
-def echo_app() -> FastAPI:
-    """The baseline: a bare FastAPI endpoint that answers its JSON body (``uvicorn --factory``)."""
-    app = FastAPI()
-
-    @app.post("/echo")
-    async def echo(body: dict[str, Any]) -> dict[str, Any]:
-        return body
-
-    return app
 
 
 # --- servers --------------------------------------------------------------------------------------------
@@ -267,10 +267,8 @@ class LeanClient:
     """The load generator: HTTP/1.1 over ``concurrency`` keep-alive loopback connections, each request one
     write of pre-built bytes and a read of the status line, the headers and ``Content-Length`` bytes.
 
-    A client that costs more per request than the server it measures measures itself: httpx spends ~2 ms of
-    CPU per request on this machine, against ~0.4 ms for the echo endpoint, so with httpx both share the
-    2 cores and the echo baseline was capped by the client at ~300-400 requests/s (the endpoint serves
-    ~2,000 with this client, which spends ~0.15 ms per request). ``--client httpx`` keeps the old one."""
+    A client that costs more per request than the server it measures measures itself, sharing the machine's
+    cores with it: httpx spends ~2 ms of CPU per request on this machine, this client ~0.15 ms."""
 
     def __init__(self, base: str, size: int) -> None:
         host, _, port = base.removeprefix("http://").partition(":")
@@ -319,24 +317,7 @@ class LeanClient:
         self._free.clear()
 
 
-class _HttpxClient:
-    """httpx, as the benchmark measured before ``LeanClient`` (``--client httpx``)."""
-
-    def __init__(self, base: str, size: int) -> None:
-        self._client = httpx.AsyncClient(base_url=base, limits=httpx.Limits(max_connections=size), timeout=60)
-
-    async def post(self, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
-        response = await self._client.post(path, json=body)
-        return response.status_code, response.content
-
-    async def close(self) -> None:
-        await self._client.aclose()
-
-
-CLIENTS: dict[str, type[LeanClient] | type[_HttpxClient]] = {"lean": LeanClient, "httpx": _HttpxClient}
-
-
-async def _timed(client: LeanClient | _HttpxClient, url: str, body: dict[str, Any], out: list[float]) -> None:
+async def _timed(client: LeanClient, url: str, body: dict[str, Any], out: list[float]) -> None:
     start = time.perf_counter()
     status, payload = await client.post(url, body)
     out.append((time.perf_counter() - start) * 1000)
@@ -344,19 +325,24 @@ async def _timed(client: LeanClient | _HttpxClient, url: str, body: dict[str, An
         raise RuntimeError(f"{url}: {status} {payload[:200]!r}")
 
 
-async def _create(base: str, sessions: int) -> list[str]:
+async def _create(base: str, sessions: str, count: int) -> list[str]:
+    """``count`` new sessions (``POST {sessions}``; Slotgraph's for Bella Notte), their ids."""
+    body = {"agent": "bella_notte"} if sessions == SLOTGRAPH else {}
     async with httpx.AsyncClient(base_url=base, timeout=60) as client:
         ids = []
-        for _ in range(sessions):
-            created = await client.post("/v1/sessions", json={"agent": "bella_notte"})
+        for _ in range(count):
+            created = await client.post(sessions, json=body)
+            created.raise_for_status()
             ids.append(created.json()["session_id"])
         return ids
 
 
 async def _turns(
-    base: str, ids: list[tuple[int, str]], turns: int, concurrency: int, client_name: str
+    base: str, sessions: str, ids: list[tuple[int, str]], turns: int, concurrency: int
 ) -> Measure:
-    client = CLIENTS[client_name](base, concurrency)
+    """Each numbered session plays its first ``turns`` turns of :func:`session_script` in order, the
+    sessions concurrently, ``concurrency`` requests in flight."""
+    client = LeanClient(base, concurrency)
     try:
         latencies: list[float] = []
         gate = asyncio.Semaphore(concurrency)
@@ -364,27 +350,10 @@ async def _turns(
         async def play(n: int, session_id: str) -> None:
             for text in session_script(n)[:turns]:
                 async with gate:
-                    await _timed(client, f"/v1/sessions/{session_id}/messages", {"text": text}, latencies)
+                    await _timed(client, f"{sessions}/{session_id}/messages", {"text": text}, latencies)
 
         start = time.perf_counter()
         await asyncio.gather(*(play(n, session_id) for n, session_id in ids))
-        return Measure(len(latencies), time.perf_counter() - start, tuple(latencies))
-    finally:
-        await client.close()
-
-
-async def _echo(base: str, requests: int, concurrency: int, client_name: str) -> Measure:
-    client = CLIENTS[client_name](base, concurrency)
-    try:
-        latencies: list[float] = []
-        gate = asyncio.Semaphore(concurrency)
-
-        async def one(i: int) -> None:
-            async with gate:
-                await _timed(client, "/echo", {"text": SCRIPT[i % len(SCRIPT)]}, latencies)
-
-        start = time.perf_counter()
-        await asyncio.gather(*(one(i) for i in range(requests)))
         return Measure(len(latencies), time.perf_counter() - start, tuple(latencies))
     finally:
         await client.close()
@@ -406,34 +375,76 @@ def _with_cpu(pid: int, measure: Coroutine[Any, Any, Measure]) -> Measure:
     return dataclasses.replace(measured, server_cpu_seconds=_tree_cpu_seconds(pid) - before)
 
 
-def _throughput_row(name: str, store_url: str, workers: int, args: argparse.Namespace) -> tuple[str, float]:
-    """The table row and the ratio turns/s ÷ echo req/s, turns and echo measured in alternating rounds."""
+@dataclass(frozen=True)
+class Row:
+    """One configuration's throughput: Slotgraph's turns and the floor's, over the same rounds."""
+
+    store: str
+    workers: int
+    turns: Measure
+    floor: Measure
+
+    @property
+    def speed(self) -> float:
+        """Slotgraph's turns/s over the floor's."""
+        return self.turns.per_second / self.floor.per_second
+
+    @property
+    def cpu(self) -> float:
+        """Slotgraph's server CPU per turn over the floor's (NaN when too short a run measured none: /proc
+        counts CPU time in clock ticks of 10 ms)."""
+        floor = self.floor.server_cpu_seconds / self.floor.requests
+        return (self.turns.server_cpu_seconds / self.turns.requests) / floor if floor else math.nan
+
+    def markdown(self) -> str:
+        t, f = self.turns, self.floor
+        return (
+            f"| {self.store} | {self.workers} | {t.requests} | {t.per_second:.0f} | {t.pct(0.5):.1f} | "
+            f"{t.pct(0.99):.1f} | {f.per_second:.0f} | {f.pct(0.5):.1f} | {f.pct(0.99):.1f} | "
+            f"{self.speed:.2f}× | {t.server_cpu_seconds / t.requests * 1000:.2f} | "
+            f"{f.server_cpu_seconds / f.requests * 1000:.2f} | {self.cpu:.2f}× |"
+        )
+
+    def goals(self) -> list[str]:
+        where = f"{self.store}, {self.workers} worker{'s' if self.workers > 1 else ''}"
+        return [
+            f"GOAL\tservice: turns/s, Slotgraph / durable floor, {where}\t{self.speed:.2f}\t>=\t"
+            f"{TURNS_GOAL:g}\t×",
+            f"GOAL\tservice: server CPU per turn, Slotgraph / durable floor, {where}\t{self.cpu:.2f}\t<=\t"
+            f"{CPU_GOAL:g}\t×",
+        ]
+
+
+def _throughput_row(
+    store: str, store_url: str, floor_url: str, workers: int, args: argparse.Namespace
+) -> Row:
+    """Slotgraph on ``store_url`` and the floor on ``floor_url``, measured in alternating rounds."""
     env = WorkerConfig(agent_paths=(str(AGENT),), store_url=store_url, model="offline").to_env()
     with (
         _uvicorn("slotgraph.server.factory:app_from_env", workers, env, "/readyz") as (base, pid),
-        _uvicorn("service:echo_app", workers, {}, "/docs") as (echo_base, echo_pid),
+        _uvicorn("floor_apps:app_from_env", workers, {FLOOR_ENV: floor_url}, "/healthz") as (
+            floor,
+            floor_pid,
+        ),
     ):
-        ids = asyncio.run(_create(base, args.sessions))
+        # a first batch of sessions warms both servers up (lazy imports, first connections), not counted
+        warm = args.concurrency
+        ids = list(enumerate(asyncio.run(_create(base, SLOTGRAPH, warm + args.sessions))))
+        floor_ids = list(enumerate(asyncio.run(_create(floor, FLOOR, warm + args.sessions))))
+        asyncio.run(_turns(base, SLOTGRAPH, ids[:warm], args.turns, args.concurrency))
+        asyncio.run(_turns(floor, FLOOR, floor_ids[:warm], args.turns, args.concurrency))
+        ids, floor_ids = ids[warm:], floor_ids[warm:]
         rounds = max(1, min(args.rounds, len(ids)))
         turn_runs: list[Measure] = []
-        echo_runs: list[Measure] = []
+        floor_runs: list[Measure] = []
         for r in range(rounds):
-            batch = list(enumerate(ids))[r::rounds]
-            turn_runs.append(_with_cpu(pid, _turns(base, batch, args.turns, args.concurrency, args.client)))
-            turned = turn_runs[-1]
-            # about as long as the turns' round: the echo rate of the round before times its duration
-            guess = echo_runs[-1].per_second * turned.seconds if echo_runs else 0.0
-            requests = max(turned.requests, round(guess))
-            echo_runs.append(_with_cpu(echo_pid, _echo(echo_base, requests, args.concurrency, args.client)))
-    turns, echo = _combined(turn_runs), _combined(echo_runs)
-    ratio = turns.per_second / echo.per_second
-    row = (
-        f"| {name} | {workers} | {turns.requests} | {turns.per_second:.0f} | {turns.pct(0.5):.1f} | "
-        f"{turns.pct(0.99):.1f} | {echo.per_second:.0f} | {echo.pct(0.5):.1f} | {echo.pct(0.99):.1f} "
-        f"| {ratio:.2f}x | {turns.server_cpu_seconds / turns.requests * 1000:.2f} | "
-        f"{echo.server_cpu_seconds / echo.requests * 1000:.2f} |"
-    )
-    return row, ratio
+            turn_runs.append(
+                _with_cpu(pid, _turns(base, SLOTGRAPH, ids[r::rounds], args.turns, args.concurrency))
+            )
+            floor_runs.append(
+                _with_cpu(floor_pid, _turns(floor, FLOOR, floor_ids[r::rounds], args.turns, args.concurrency))
+            )
+    return Row(store, workers, _combined(turn_runs), _combined(floor_runs))
 
 
 # --- where a turn's CPU goes ----------------------------------------------------------------------------
@@ -557,27 +568,32 @@ async def _parts_batch(parts: _Parts, sessions: int, keep: bool) -> None:
         parts.turn_share.append(parts.turns.cpu_seconds / count)
 
 
-async def _echo_batch(app: FastAPI, requests: int) -> float:
+async def _floor_batch(app: FastAPI, sessions: int) -> float:
+    """The floor's CPU per turn over ``sessions`` sessions of :func:`session_script`'s turns."""
+    ids = [json.loads(await _ok(app, FLOOR, {}))["session_id"] for _ in range(sessions)]
     start = time.process_time()
-    for i in range(requests):
-        await _ok(app, "/echo", {"text": SCRIPT[i % len(SCRIPT)]})
-    return (time.process_time() - start) / requests
+    for session_id in ids:
+        for text in session_script(next(_PARTS_SESSIONS)):
+            await _ok(app, f"{FLOOR}/{session_id}/messages", {"text": text})
+    return (time.process_time() - start) / (sessions * len(SCRIPT))
 
 
-async def _where_the_cpu_goes(stores: dict[str, str], rounds: int, sessions: int) -> None:
+async def _where_the_cpu_goes(
+    stores: dict[str, str], floors: dict[str, FastAPI], rounds: int, sessions: int
+) -> None:
     """Print the table of part 3 (see the module docstring)."""
     apps = {name: _parts_app(url) for name, url in stores.items()}
-    echo = echo_app()
-    echoes: list[float] = []
+    floor_cpu: dict[str, list[float]] = {name: [] for name in floors}
     async with contextlib.AsyncExitStack() as stack:
-        for parts in apps.values():
-            await stack.enter_async_context(parts.app.router.lifespan_context(parts.app))
+        for app in [*(parts.app for parts in apps.values()), *floors.values()]:
+            await stack.enter_async_context(app.router.lifespan_context(app))
         for r in range(rounds + 1):  # the first round warms every path up and is not kept
             for parts in apps.values():
                 await _parts_batch(parts, sessions, keep=r > 0)
-            cpu = await _echo_batch(echo, sessions * len(SCRIPT))
-            if r > 0:
-                echoes.append(cpu)
+            for name, floor in floors.items():
+                cpu = await _floor_batch(floor, sessions)
+                if r > 0:
+                    floor_cpu[name].append(cpu)
 
     def us(values: list[float]) -> float:
         return statistics.median(values) * 1e6
@@ -596,13 +612,14 @@ async def _where_the_cpu_goes(stores: dict[str, str], rounds: int, sessions: int
     print(f"|   - the offline model | {us(memory.model_share):.0f} |")
     print(f"|   - the runtime and the store (the rest of the turn) | {us(runtime):.0f} |")
     print(f"| - FastAPI, the middleware and the reply's JSON view (the rest) | {us(rest):.0f} |")
-    print(f"| a bare FastAPI echo request, called the same way | {us(echoes):.0f} |")
     for name, parts in apps.items():
         if name == "memory":
             continue
         more = [w - m for w, m in zip(parts.whole, memory.whole, strict=True)]
         label = f"a turn through the app, {name} store (more than memory)"
         print(f"| {label} | {us(parts.whole):.0f} ({us(more):+.0f}) |")
+        if name in floor_cpu:
+            print(f"| the durable floor's turn on {name}, called the same way | {us(floor_cpu[name]):.0f} |")
 
 
 # --- memory ---------------------------------------------------------------------------------------------
@@ -658,10 +675,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=4, choices=range(1, len(SCRIPT) + 1))
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--idle", type=int, default=1000, help="sessions for the memory measurement")
-    parser.add_argument("--rounds", type=int, default=8, help="alternating rounds of turns and echo")
-    parser.add_argument(
-        "--client", choices=sorted(CLIENTS), default="lean", help="the load generator (default: lean)"
-    )
+    parser.add_argument("--rounds", type=int, default=8, help="alternating rounds of Slotgraph and the floor")
     parser.add_argument(
         "--parts-rounds", type=int, default=8, help="batches per store in part 3 (0: leave part 3 out)"
     )
@@ -674,58 +688,66 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     only = {item.strip() for item in args.only.split(",") if item.strip()}
-    known = {"memory:1", "sqlite:1", "sqlite:2", "redis:1", "redis:2", "idle", "parts"}
+    known = {"sqlite:1", "sqlite:2", "redis:1", "redis:2", "idle", "parts"}
     if only - known:
         unknown, choices = ", ".join(sorted(only - known)), ", ".join(sorted(known))
         parser.error(f"--only: unknown part(s) {unknown}; choose from {choices}")
+    if importlib.util.find_spec("slotgraph.stores") is None:
+        parser.error("the service benchmark needs Slotgraph's durable stores (pip install -e '.[dev]')")
 
     with tempfile.TemporaryDirectory() as tmp, _redis() as redis_url:
-        configs: list[tuple[str, str, int]] = [("memory", "memory://", 1)]
+        # (store, Slotgraph's store URL, the floor's, workers)
+        configs: list[tuple[str, str, str, int]] = []
         for workers in (1, 2):
-            configs.append(("sqlite", f"sqlite:///{tmp}/bench-{workers}.db", workers))
+            configs.append(
+                (
+                    "sqlite",
+                    f"sqlite:///{tmp}/bench-{workers}.db",
+                    f"sqlite:///{tmp}/floor-{workers}.db",
+                    workers,
+                )
+            )
             if redis_url is not None:
-                configs.append(("redis", redis_url.replace("/0", f"/{workers}"), workers))
-        durable = importlib.util.find_spec("slotgraph.stores") is not None
+                configs.append(
+                    (
+                        "redis",
+                        redis_url.replace("/0", f"/{workers}"),
+                        redis_url.replace("/0", f"/{workers + 2}"),
+                        workers,
+                    )
+                )
         goals: list[str] = []
-        configs = [c for c in configs if not only or f"{c[0]}:{c[2]}" in only]
+        configs = [c for c in configs if not only or f"{c[0]}:{c[3]}" in only]
         if configs:
             print(
                 f"Throughput: Bella Notte, offline model, {args.sessions} sessions x {args.turns} turns, "
-                f"{args.concurrency} in flight, {args.client} client; "
-                "echo = bare FastAPI endpoint, interleaved"
+                f"{args.concurrency} in flight; floor = an endpoint that reads, changes and writes back a "
+                "session record with the same durability, interleaved"
             )
             print(
-                "| store | workers | turns | turns/s | p50 ms | p99 ms | echo req/s | echo p50 ms "
-                "| echo p99 ms | turns/echo | server CPU ms/turn | echo server CPU ms/req |"
+                "| store | workers | turns | turns/s | p50 ms | p99 ms | floor turns/s | floor p50 ms "
+                "| floor p99 ms | turns/s ÷ floor | server CPU ms/turn | floor CPU ms/turn | CPU ÷ floor |"
             )
-            print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-        for name, url, workers in configs:
-            if name != "memory" and not durable:
-                print(f"| {name} | {workers} | skipped: slotgraph.stores is not installed |")
-                continue
-            row, ratio = _throughput_row(name, url, workers, args)
-            print(row, flush=True)
-            if name != "memory":
-                plural = "s" if workers > 1 else ""
-                goals.append(
-                    f"GOAL\tservice turns/s vs bare FastAPI, {name}, {workers} worker{plural}"
-                    f"\t{ratio:.2f}\t>=\t{GOAL_RATIO:g}\tx"
-                )
+            print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for name, url, floor_url, workers in configs:
+            row = _throughput_row(name, url, floor_url, workers, args)
+            print(row.markdown(), flush=True)
+            goals += row.goals()
         if redis_url is None and configs:
             print("| redis | - | skipped: no redis-server on PATH |")
         if not only or "idle" in only:
             _memory_per_idle_session(tmp, redis_url, args.idle)
         if args.parts_rounds > 0 and (not only or "parts" in only):
-            stores = {"memory": "memory://"}
-            with _postgres(tmp) if durable else contextlib.nullcontext() as postgres_url:
-                if durable:
-                    stores["sqlite"] = f"sqlite:///{tmp}/parts.db"
-                    if redis_url is not None:
-                        stores["redis"] = redis_url.replace("/0", "/10")
-                    if postgres_url is not None:
-                        stores["postgresql"] = postgres_url
-                asyncio.run(_where_the_cpu_goes(stores, args.parts_rounds, args.parts_sessions))
-                if durable and postgres_url is None:
+            stores = {"memory": "memory://", "sqlite": f"sqlite:///{tmp}/parts.db"}
+            floors = {"sqlite": sqlite_app(f"{tmp}/parts-floor.db")}
+            if redis_url is not None:
+                stores["redis"] = redis_url.replace("/0", "/10")
+                floors["redis"] = redis_app(redis_url.replace("/0", "/11"))
+            with _postgres(tmp) as postgres_url:
+                if postgres_url is not None:
+                    stores["postgresql"] = postgres_url
+                asyncio.run(_where_the_cpu_goes(stores, floors, args.parts_rounds, args.parts_sessions))
+                if postgres_url is None:
                     print("| postgresql | skipped: no PostgreSQL server binaries or psycopg |")
     for line in goals:
         print(line)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import operator
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -124,18 +125,21 @@ def table(goals: list[Goal]) -> str:
 
 
 def commit() -> str:
-    """The commit the benchmarks measure (with ``+changes`` when the work tree differs from it)."""
+    """The commit the benchmarks measure (``git describe``-like: its short hash, and ``+ changes`` when the
+    checkout has uncommitted changes), or why it is unknown."""
     head = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=HERE.parent, capture_output=True, text=True, check=False
-    ).stdout.strip()
+    )
+    if head.returncode != 0:
+        return f"unknown ({(head.stderr.strip() or 'not a git checkout')[-200:]})"
     dirty = subprocess.run(
         ["git", "status", "--porcelain", "--untracked-files=no"],
         cwd=HERE.parent,
         capture_output=True,
         text=True,
         check=False,
-    ).stdout.strip()
-    return (head or "unknown") + ("+changes" if dirty else "")
+    )
+    return head.stdout.strip() + (" + changes" if dirty.stdout.strip() else "")
 
 
 def main() -> int:
@@ -148,7 +152,7 @@ def main() -> int:
     ordered = [name for name in plan if name in scripts] + [name for name in scripts if name not in plan]
     chosen = [name for name in ordered if not args.only or name in args.only.split(",")]
     measured = commit()
-    print(f"== slotgraph at {measured}", flush=True)
+    print(f"== commit: {measured}; {os.cpu_count()} cores", flush=True)
     goals: list[Goal] = []
     failed = []
     for script in chosen:
@@ -158,7 +162,7 @@ def main() -> int:
             failed.append(script)
     met = sum(goal.met for goal in goals)
     print(
-        f"\n== summary: {met} of {len(goals)} goals met (at {measured})"
+        f"\n== summary: {met} of {len(goals)} goals met (commit {measured})"
         + (" (quick run: not meaningful)" if args.quick else "")
     )
     print(table(goals))

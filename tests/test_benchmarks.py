@@ -24,15 +24,16 @@ CASES = [
     (["expr_fuzz.py", "--cases", "200"], "OK: no escapes"),
     (["offline_accuracy.py"], "overall:"),
     (["sgd_replay.py", "--limit", "4"], "overall:"),
-    (["runtime.py", "--bookings", "2"], "through `await session.asend`"),
+    (["runtime.py", "--bookings", "2"], "the sync facade adds"),
     # Slotgraph against the peers installed: Google ADK is a dev dependency, the others come with `[bench]`
     (["peers.py", "--bookings", "1"], "GOAL\tpeers: overhead per turn, Slotgraph / fastest peer"),
+    (["peers.py", "--bookings", "1", "--design", "record"], "fewest of the peers (record design)"),
     (
         [
             *("service.py", "--sessions", "2", "--turns", "1", "--concurrency", "1", "--idle", "10"),
             *("--parts-rounds", "1", "--parts-sessions", "1"),
         ],
-        "| a bare FastAPI echo request, called the same way |",
+        "| the durable floor's turn on sqlite, called the same way |",
     ),
     (["lock_recovery.py", "--ttl", "0.5"], "the killed holder's lock was free after"),
     (["parallel_tasks.py", "--turns", "2", "--latency-ms", "5"], "parallel/sequential turn ratio:"),
@@ -96,6 +97,44 @@ def test_every_wording_of_the_service_benchmark_plays_the_same_flow() -> None:
     assert len(flows) == 1, flows
     (flow,) = flows
     assert flow[1] == "Just to confirm — N guests. Is that correct?", flow
+
+
+def test_the_durable_floor_reads_changes_and_writes_back_one_record_per_session(tmp_path: Path) -> None:
+    """The service benchmark's baseline does what it claims: each turn changes the session's stored record
+    (kept at its size), in a SQLite file in WAL mode; an unknown session is a 404."""
+    pytest.importorskip("uvicorn", reason="the service benchmark needs the server extra")
+    import asyncio
+    import json
+    import sqlite3
+
+    from benchmarks import service
+    from benchmarks.floor_apps import RECORD_BYTES, sqlite_app
+
+    app = sqlite_app(str(tmp_path / "floor.db"))
+
+    async def scenario() -> tuple[str, list[dict[str, object]], int]:
+        async with app.router.lifespan_context(app):
+            session_id = json.loads(await service._ok(app, "/sessions", {}))["session_id"]
+            replies = [
+                json.loads(await service._ok(app, f"/sessions/{session_id}/messages", {"text": text}))
+                for text in ("Hi", "A table for 4")
+            ]
+            missing, _ = await service.asgi_post(app, "/sessions/nobody/messages", {"text": "Hi"})
+            return session_id, replies, missing
+
+    session_id, replies, missing = asyncio.run(scenario())
+    assert [reply["turn"] for reply in replies] == [1, 2]
+    assert missing == 404
+    with sqlite3.connect(tmp_path / "floor.db") as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        (payload,) = conn.execute("SELECT payload FROM sessions WHERE id = ?", (session_id,)).fetchone()
+    record = json.loads(payload)
+    assert record["turn"] == 2
+    assert record["messages"][-2:] == [
+        {"role": "user", "text": "A table for 4"},
+        {"role": "assistant", "text": replies[-1]["text"]},
+    ]
+    assert abs(len(payload) - RECORD_BYTES) < RECORD_BYTES * 0.1
 
 
 def test_the_readme_states_both_sizes_where_install_size_writes_them() -> None:

@@ -11,7 +11,8 @@ from google.adk.models.base_llm import BaseLlm
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
-from .booking import instructions, make_tools
+from .booking import make_tools
+from .shared import instructions
 
 
 def build(model: BaseLlm | str, today: datetime.date) -> InMemoryRunner:

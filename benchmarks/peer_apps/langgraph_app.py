@@ -14,7 +14,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
-from .booking import instructions, make_tools
+from .booking import make_tools
+from .shared import instructions
 
 
 def build(model: BaseChatModel, today: datetime.date) -> Any:

@@ -8,7 +8,8 @@ import datetime
 
 from agents import Agent, Model, RunConfig, Runner, Tool, TResponseInputItem, function_tool
 
-from .booking import instructions, make_tools
+from .booking import make_tools
+from .shared import instructions
 
 
 def build(model: Model | str, today: datetime.date) -> Agent[None]:

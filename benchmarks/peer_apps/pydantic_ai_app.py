@@ -9,7 +9,8 @@ from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 
-from .booking import instructions, make_tools
+from .booking import make_tools
+from .shared import instructions
 
 
 def build(model: Model | str, today: datetime.date) -> Agent[None, str]:

@@ -3,8 +3,7 @@
 A config may carry its own annotations (``x-owner: payments``, ``x-notes: ...``) at any level; the typed
 nodes refuse unknown keys (``extra="forbid"``, so a typo is reported), and drop these before validating.
 :func:`drop_extension_keys` is what each node's ``before`` validator calls: it runs for every mapping of
-every config validated (27 times for a 9-slot config), so it is part of the compiled core
-(docs/performance.md, "Compiled values built by compiled code").
+every config validated (27 times for a 9-slot config), so it is part of the compiled core.
 """
 
 from __future__ import annotations

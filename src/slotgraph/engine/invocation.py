@@ -54,7 +54,7 @@ class Segment:
     ``attach`` makes the parts follow the text instead of replacing it.
 
     A plain slotted class, not a frozen dataclass: one invocation builds several and nothing outside the
-    engine ever sees them; no code mutates one after it is made (docs/performance.md, section 1).
+    engine ever sees them; no code mutates one after it is made.
     """
 
     __slots__ = ("attach", "question", "responses", "text", "values")

@@ -50,7 +50,7 @@ ESCALATED: Final = "escalated"
 STATUSES: Final[frozenset[str]] = frozenset({IN_PROGRESS, COMPLETE, ESCALATED})
 TERMINAL_STATUSES: Final[frozenset[str]] = frozenset({COMPLETE, ESCALATED})
 
-# The key tuples below are typed ``tuple[str, ...]``: compiled (docs/performance.md#the-compiled-core), a
+# The key tuples below are typed ``tuple[str, ...]``: compiled, a
 # loop over one is an indexed loop in C, where a fixed-length tuple type would take the generic iterator.
 DICT_KEYS: Final[tuple[str, ...]] = (
     "filled",
@@ -387,8 +387,7 @@ def checked_copy(sm: object) -> dict[str, Any]:
 
 def plain(mapping: Mapping[str, Any]) -> dict[str, Any]:
     """``mapping`` itself when it is a dict (the engine's own state), else a dict copy of it (a caller's
-    read-only mapping): the engine's decision code is typed on dicts, which compiled code reads directly
-    (docs/performance.md#the-compiled-core)."""
+    read-only mapping): the engine's decision code is typed on dicts, which compiled code reads directly."""
     return mapping if type(mapping) is dict else dict(mapping)
 
 

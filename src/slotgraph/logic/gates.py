@@ -176,7 +176,7 @@ class ToolGates:
         """The JSON Schema the model sees: ``parameters`` without the bound ones — ``parameters`` itself when
         none is bound, else a new top-level mapping whose nested values are shared with it. Neither is to be
         changed: a tool's schema is read by every call (it was deep-copied for every tool of every model call:
-        ~100 µs of the clinic example's ~700 µs turn besides the model, docs/performance.md)."""
+        ~100 µs of the clinic example's ~700 µs turn besides the model)."""
         entry = self.logic.get(name)
         if entry is None or not entry.bound:
             return parameters
