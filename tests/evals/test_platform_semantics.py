@@ -9,12 +9,12 @@ import pytest
 
 from slotgraph.config import compile_config
 from slotgraph.evals.errors import ScenarioFormatError
-from slotgraph.evals.expectations import TurnFacts, check_turn
+from slotgraph.evals.expectations import check_turn
 from slotgraph.evals.format import ToolCallExpect, TurnExpect
 from slotgraph.evals.golden import GoldenSettings, import_golden
 from slotgraph.evals.matching import find_mismatch
 from slotgraph.evals.tool_tests import Check, check, load_tool_tests
-from slotgraph.runtime import DagEngine, readback_result
+from slotgraph.runtime import DagEngine, TurnResult, Usage, readback_result
 from slotgraph.runtime.events import StateSnapshotEvent, ToolCallEvent, ToolResultEvent, TransferEvent
 
 
@@ -41,8 +41,8 @@ def booking(tmp_path: Path) -> Path:
     return agent
 
 
-def _facts(*events: Any, state: dict[str, Any] | None = None) -> TurnFacts:
-    return TurnFacts(1, tuple(events), "", 1, 0, state or {}, ())
+def _facts(*events: Any, state: dict[str, Any] | None = None) -> TurnResult:
+    return TurnResult(tuple(events), 1, Usage(), 0, "in_progress", state or {})
 
 
 def test_an_expected_empty_mapping_matches_anything_under_platform_rules() -> None:
@@ -64,9 +64,9 @@ def test_golden_state_and_args_use_the_platform_rules(booking: Path) -> None:
     assert expect.platform_matching
     call = ToolCallEvent("c1", "reject_pending", {"why": "x"}, "model")
     state = {"pending": {"a": 1}, "filled": {"b": 2}}
-    assert check_turn(expect, _facts(call, state=state), "t") == []
+    assert check_turn(expect, _facts(call, state=state), 1, "t") == []
     strict = TurnExpect(tool_calls=[ToolCallExpect(name="reject_pending", args={})])
-    assert check_turn(strict, _facts(call, state=state), "t") != []
+    assert check_turn(strict, _facts(call, state=state), 1, "t") != []
 
 
 def test_a_mid_turn_state_counts(booking: Path) -> None:
@@ -78,8 +78,8 @@ def test_a_mid_turn_state_counts(booking: Path) -> None:
     )
     expect = _import(data, booking).turns[0].expect
     mid = StateSnapshotEvent({"pending": {"name": "Johnson"}}, "set_name")
-    assert check_turn(expect, _facts(mid, state={"pending": {}, "deferred": {"name": "J"}}), "t") == []
-    assert check_turn(expect, _facts(state={"pending": {}}), "t") != []
+    assert check_turn(expect, _facts(mid, state={"pending": {}, "deferred": {"name": "J"}}), 1, "t") == []
+    assert check_turn(expect, _facts(state={"pending": {}}), 1, "t") != []
 
 
 def test_agent_transfers_count(booking: Path) -> None:
@@ -96,12 +96,12 @@ def test_agent_transfers_count(booking: Path) -> None:
     first, second = (t.expect for t in _import(data, booking).turns)
     assert first.transfer_requested == "Booking_Agent" and second.transfer_to == "Billing_Agent"
     asked = ToolResultEvent("c", "set_active_flow", {"stored": True, "target_agent": "Booking_Agent"})
-    assert check_turn(first, _facts(asked), "t") == []
-    assert check_turn(first, _facts(), "t") != []
+    assert check_turn(first, _facts(asked), 1, "t") == []
+    assert check_turn(first, _facts(), 1, "t") != []
     handed = TransferEvent("transfer to Billing_Agent", {"agent": "Billing_Agent"})
-    assert check_turn(second, _facts(handed), "t") == []
+    assert check_turn(second, _facts(handed), 1, "t") == []
     escalated = TransferEvent("escalated", {})
-    assert check_turn(second, _facts(escalated), "t") != []
+    assert check_turn(second, _facts(escalated), 1, "t") != []
 
 
 def test_agent_response_follows_the_similarity_threshold_and_extra_calls_the_setting(booking: Path) -> None:

@@ -214,10 +214,10 @@ def test_what_the_replay_filled_in_is_in_every_report() -> None:
     from slotgraph.evals import RunSummary, ScenarioResult, TurnRecord
     from slotgraph.evals.html_report import html_report
     from slotgraph.evals.junit import junit_xml
-    from slotgraph.runtime import Usage
+    from slotgraph.runtime import TurnResult, Usage
 
     note = "completed set_visit_basics.preferred_date = '2025-03-12' from 'March 12th'"
-    turn = TurnRecord(1, "user", "a cleaning on March 12th", (), "", 1, Usage(), 0, "in_progress", (), 0.0)
+    turn = TurnRecord(1, "user", "a cleaning on March 12th", TurnResult((), 1, Usage(), 0, "in_progress"))
     turn = dataclasses.replace(turn, replay_notes=(note,))
     result = ScenarioResult("G", Path("G.json"), "passed", (turn,), kind="golden")
     summary = RunSummary((result,))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from slotgraph.evals.format import ConversationExpect, TextExpect, ToolCallExpect, TurnExpect
@@ -25,31 +25,11 @@ from slotgraph.runtime import (
     ToolCallEvent,
     ToolResultEvent,
     TransferEvent,
+    TurnResult,
 )
 from slotgraph.runtime.instructions import SENTINEL
 
-__all__ = ["ConversationFacts", "TurnFacts", "check_conversation", "check_turn"]
-
-
-@dataclass(frozen=True, slots=True)
-class TurnFacts:
-    """What one turn did, as the checks read it."""
-
-    index: int
-    events: tuple[Event, ...]
-    text: str
-    model_calls: int
-    refusals: int
-    state: Mapping[str, Any]
-    visible_tools: tuple[tuple[str, ...], ...]
-    variables: Mapping[str, Any] = field(default_factory=dict)
-    """The agent's session variables after the turn."""
-    instructions: tuple[str, ...] = ()
-    """The system instruction of each model call of the turn."""
-    agent: str = ""
-    """The agent the conversation is with after the turn (a multi-agent app)."""
-    topic_states: Mapping[str, Any] = field(default_factory=dict)
-    """The state of each topic with its own DAG, by topic id, after the turn."""
+__all__ = ["ConversationFacts", "check_conversation", "check_turn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +87,10 @@ def _show_want(want: ToolCallExpect) -> str:
     return " ".join(parts)
 
 
-def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExpectation]:
+def _check_tool_calls(expect: TurnExpect, result: TurnResult, turn: int, base: str) -> list[UnmetExpectation]:
     failures: list[UnmetExpectation] = []
-    calls = _calls(facts.events)
-    results = _results(facts.events)
+    calls = _calls(result.events)
+    results = _results(result.events)
     actual = "; ".join(_show_call(c) for c in calls) or "no tool calls"
     lenient = expect.platform_matching
     used: set[int] = set()
@@ -135,29 +115,23 @@ def _check_tool_calls(expect: TurnExpect, facts: TurnFacts, base: str) -> list[U
                     if why is None
                     else f"{actual} (closest: {_show_call(same_name[0])}: {why})"
                 )
-            failures.append(
-                UnmetExpectation(facts.index, f"{base}.tool_calls[{index}]", _show_want(want), detail)
-            )
+            failures.append(UnmetExpectation(turn, f"{base}.tool_calls[{index}]", _show_want(want), detail))
             continue
         used.add(match)
         cursor = match + 1
     if expect.only and not failures and len(used) != len(calls):
         extra = [_show_call(c) for i, c in enumerate(calls) if i not in used]
-        failures.append(
-            UnmetExpectation(facts.index, f"{base}.only", "no other tool calls", "; ".join(extra))
-        )
-    refused = [e.name for e in facts.events if isinstance(e, RefusalEvent)]
+        failures.append(UnmetExpectation(turn, f"{base}.only", "no other tool calls", "; ".join(extra)))
+    refused = [e.name for e in result.events if isinstance(e, RefusalEvent)]
     for index, name in enumerate(expect.refused):
         if name not in refused:
             failures.append(
-                UnmetExpectation(
-                    facts.index, f"{base}.refused[{index}]", f"{name} refused", f"refused: {refused}"
-                )
+                UnmetExpectation(turn, f"{base}.refused[{index}]", f"{name} refused", f"refused: {refused}")
             )
     for index, name in enumerate(expect.not_called):
         if any(c.name == name for c in calls):
             failures.append(
-                UnmetExpectation(facts.index, f"{base}.not_called[{index}]", f"{name} not called", actual)
+                UnmetExpectation(turn, f"{base}.not_called[{index}]", f"{name} not called", actual)
             )
     return failures
 
@@ -206,34 +180,35 @@ def _check_text(want: str | TextExpect, text: str, turn: int, base: str) -> list
     return failures
 
 
-def _check_visibility(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExpectation]:
+def _check_visibility(expect: TurnExpect, result: TurnResult, turn: int, base: str) -> list[UnmetExpectation]:
     failures: list[UnmetExpectation] = []
     if not (expect.visible_tools or expect.hidden_tools):
         return failures
-    if not facts.visible_tools:
+    visible = [step.visible_tools for step in result.model_steps]
+    if not visible:
         failures.append(
             UnmetExpectation(
-                facts.index, f"{base}.visible_tools", "at least one model call", "the model was not called"
+                turn, f"{base}.visible_tools", "at least one model call", "the model was not called"
             )
         )
         return failures
-    first = facts.visible_tools[0]
+    first = visible[0]
     for i, name in enumerate(expect.visible_tools):
         if name not in first:
             failures.append(
                 UnmetExpectation(
-                    facts.index,
+                    turn,
                     f"{base}.visible_tools[{i}]",
                     f"{name} visible in the turn's first model call",
                     f"visible: {sorted(first)}",
                 )
             )
     for i, name in enumerate(expect.hidden_tools):
-        for n, tools in enumerate(facts.visible_tools, 1):
+        for n, tools in enumerate(visible, 1):
             if name in tools:
                 failures.append(
                     UnmetExpectation(
-                        facts.index,
+                        turn,
                         f"{base}.hidden_tools[{i}]",
                         f"{name} hidden in model call {n}",
                         f"visible: {sorted(tools)}",
@@ -287,45 +262,44 @@ def _check_guards(
     return [UnmetExpectation(turn, base, f"guards {list(wanted)} acted", f"acted: {acted or 'none'}")]
 
 
-def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExpectation]:
+def check_turn(expect: TurnExpect, result: TurnResult, turn: int, base: str) -> list[UnmetExpectation]:
     """Every unmet expectation of one turn; ``base`` is the expectation's place (``turns[2].expect``)."""
-    turn = facts.index
-    failures = _check_tool_calls(expect, facts, base)
+    failures = _check_tool_calls(expect, result, turn, base)
     lenient = expect.platform_matching
-    failures += _check_state(expect.state, [facts.state], turn, f"{base}.state", lenient)
+    failures += _check_state(expect.state, [result.state], turn, f"{base}.state", lenient)
     if expect.state_during:
-        snapshots = [e.state for e in facts.events if isinstance(e, StateSnapshotEvent)]
+        snapshots = [e.state for e in result.events if isinstance(e, StateSnapshotEvent)]
         failures += _check_state(
-            expect.state_during, [*snapshots, facts.state], turn, f"{base}.state_during", lenient
+            expect.state_during, [*snapshots, result.state], turn, f"{base}.state_during", lenient
         )
     for i, path in enumerate(expect.absent):
-        got = lookup_path(facts.state, path)
+        got = lookup_path(result.state, path)
         if got is not MISSING:
             failures.append(UnmetExpectation(turn, f"{base}.absent[{i}]", f"{path} absent", render(got)))
     if expect.status is not None:
-        failures += _check_state({"status": expect.status}, [facts.state], turn, base)
+        failures += _check_state({"status": expect.status}, [result.state], turn, base)
     if expect.text is not None:
-        failures += _check_text(expect.text, facts.text, turn, f"{base}.text")
-    failures += _check_state(expect.variables, [facts.variables], turn, f"{base}.variables")
-    failures += _check_state(expect.topic_state, [facts.topic_states], turn, f"{base}.topic_state")
-    failures += _check_rules(expect.rules, facts.events, turn, f"{base}.rules")
-    failures += _check_guards(expect.guards, facts.events, turn, f"{base}.guards")
+        failures += _check_text(expect.text, result.text, turn, f"{base}.text")
+    failures += _check_state(expect.variables, [result.variables], turn, f"{base}.variables")
+    failures += _check_state(expect.topic_state, [result.topic_states], turn, f"{base}.topic_state")
+    failures += _check_rules(expect.rules, result.events, turn, f"{base}.rules")
+    failures += _check_guards(expect.guards, result.events, turn, f"{base}.guards")
     if expect.instruction is not None:
-        last = facts.instructions[-1].split(SENTINEL)[0] if facts.instructions else ""
+        called = result.model_steps
+        last = called[-1].instruction.split(SENTINEL)[0] if called else ""
         failures += _check_text(expect.instruction, last, turn, f"{base}.instruction")
-    failures += _flag(expect.preempted, facts.model_calls == 0, turn, f"{base}.preempted", "preempted")
-    if expect.model_calls is not None and expect.model_calls != facts.model_calls:
+    failures += _flag(expect.preempted, result.model_calls == 0, turn, f"{base}.preempted", "preempted")
+    if expect.model_calls is not None and expect.model_calls != result.model_calls:
         failures.append(
-            UnmetExpectation(turn, f"{base}.model_calls", str(expect.model_calls), str(facts.model_calls))
+            UnmetExpectation(turn, f"{base}.model_calls", str(expect.model_calls), str(result.model_calls))
         )
-    failures += _check_visibility(expect, facts, base)
-    ended = any(isinstance(e, EndSessionEvent | TransferEvent) for e in facts.events)
-    failures += _flag(expect.ended, ended, turn, f"{base}.ended", "ended")
-    failures += _flag(expect.transfer, _handed_over(facts.events), turn, f"{base}.transfer", "handed over")
+    failures += _check_visibility(expect, result, turn, base)
+    failures += _flag(expect.ended, result.ended, turn, f"{base}.ended", "ended")
+    failures += _flag(expect.transfer, _handed_over(result.events), turn, f"{base}.transfer", "handed over")
     if expect.transfer_to is not None:
         targets = [
-            str(e.details.get("agent")) for e in facts.events if isinstance(e, TransferEvent) and e.details
-        ] + [e.to_agent for e in facts.events if isinstance(e, AgentTransferEvent)]
+            str(e.details.get("agent")) for e in result.events if isinstance(e, TransferEvent) and e.details
+        ] + [e.to_agent for e in result.events if isinstance(e, AgentTransferEvent)]
         if expect.transfer_to not in targets:
             failures.append(
                 UnmetExpectation(
@@ -335,14 +309,14 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExp
                     f"handed over to: {targets}" if targets else "no hand-over to an agent",
                 )
             )
-    if expect.agent is not None and expect.agent != facts.agent:
+    if expect.agent is not None and expect.agent != result.agent:
         failures.append(
             UnmetExpectation(
-                turn, f"{base}.agent", f"with agent {expect.agent}", f"with agent {facts.agent or '?'}"
+                turn, f"{base}.agent", f"with agent {expect.agent}", f"with agent {result.agent or '?'}"
             )
         )
     if expect.transfer_requested is not None:
-        asked = _transfer_requests(facts.events)
+        asked = _transfer_requests(result.events)
         if expect.transfer_requested not in asked:
             failures.append(
                 UnmetExpectation(
@@ -352,9 +326,11 @@ def check_turn(expect: TurnExpect, facts: TurnFacts, base: str) -> list[UnmetExp
                     f"transfers asked for: {asked}" if asked else "no tool asked for a transfer",
                 )
             )
-    if expect.refusals is not None and expect.refusals != facts.refusals:
-        failures.append(UnmetExpectation(turn, f"{base}.refusals", str(expect.refusals), str(facts.refusals)))
-    parts = [dict(e.part) for e in facts.events if isinstance(e, PayloadEvent)]
+    if expect.refusals is not None and expect.refusals != result.refusals:
+        failures.append(
+            UnmetExpectation(turn, f"{base}.refusals", str(expect.refusals), str(result.refusals))
+        )
+    parts = [dict(e.part) for e in result.events if isinstance(e, PayloadEvent)]
     for i, want in enumerate(expect.payloads):
         if not any(find_mismatch(want, part) is None for part in parts):
             failures.append(

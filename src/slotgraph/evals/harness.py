@@ -16,9 +16,9 @@ from slotgraph.evals.format import Scenario
 from slotgraph.evals.replay import AppRoutes, ReplayModel
 from slotgraph.evals.results import TurnRecord
 from slotgraph.evals.turn_models import TurnScriptModel
-from slotgraph.runtime import Agent, Model, Session, TurnResult, TurnStep, resolve_model
+from slotgraph.runtime import Agent, Model, Session, resolve_model
 
-__all__ = ["Clock", "build_model", "conversation_facts", "fixed_clock", "model_steps", "open_session"]
+__all__ = ["Clock", "build_model", "conversation_facts", "fixed_clock", "open_session"]
 
 Clock = Callable[[], datetime.datetime]
 
@@ -64,12 +64,6 @@ def open_session(
         metadata=scenario.metadata or None,
         agent_models=agent_models,
     )
-
-
-def model_steps(result: TurnResult) -> tuple[TurnStep, ...]:
-    """The steps of a turn in which the model was called: the turn's own record of each model call (the
-    tools it saw, its instruction)."""
-    return tuple(step for step in result.steps if step.model_called)
 
 
 def conversation_facts(agent: Agent, session: Session, records: Iterable[TurnRecord]) -> ConversationFacts:

@@ -34,55 +34,49 @@ class UnmetExpectation:
 
 @dataclass(frozen=True, slots=True)
 class TurnRecord:
-    """One played turn: input, events, the tools visible in each model call, cost and failures."""
+    """One turn of a scenario: what was sent, the runtime's own :class:`~slotgraph.runtime.TurnResult` of it,
+    how long it took and what it failed. A variables-only turn, or a turn that could not be played, has a
+    result with no events (and, for the latter, the model calls it made before it failed)."""
 
     index: int
     kind: str
     user_text: str
-    events: tuple[Event, ...]
-    text: str
-    model_calls: int
-    usage: Usage
-    refusals: int
-    status: str
-    visible_tools: tuple[tuple[str, ...], ...]
-    latency_s: float
+    result: TurnResult
+    latency_s: float = 0.0
     failures: tuple[UnmetExpectation, ...] = ()
     note: str = ""
     replay_notes: tuple[str, ...] = ()
     """What the replay model filled in for a golden this turn: the routing calls it made to reach the agent of
     an expected call, and the arguments the golden left out that it completed (with the user's words)."""
 
-    @classmethod
-    def played(
-        cls,
-        index: int,
-        kind: str,
-        user_text: str,
-        result: TurnResult,
-        visible_tools: tuple[tuple[str, ...], ...],
-        latency_s: float,
-        failures: tuple[UnmetExpectation, ...] = (),
-        note: str = "",
-        replay_notes: tuple[str, ...] = (),
-    ) -> TurnRecord:
-        """The record of a turn the runtime played: events, text, cost and status come from ``result``."""
-        return cls(
-            index,
-            kind,
-            user_text,
-            result.events,
-            result.text,
-            result.model_calls,
-            result.usage,
-            result.refusals,
-            result.status,
-            visible_tools,
-            latency_s,
-            failures,
-            note,
-            replay_notes,
-        )
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return self.result.events
+
+    @property
+    def text(self) -> str:
+        return self.result.text
+
+    @property
+    def model_calls(self) -> int:
+        return self.result.model_calls
+
+    @property
+    def usage(self) -> Usage:
+        return self.result.usage
+
+    @property
+    def refusals(self) -> int:
+        return self.result.refusals
+
+    @property
+    def status(self) -> str:
+        return self.result.status
+
+    @property
+    def visible_tools(self) -> tuple[tuple[str, ...], ...]:
+        """The tools the model could call, per model call of the turn."""
+        return tuple(step.visible_tools for step in self.result.model_steps)
 
     @property
     def preempted(self) -> bool:

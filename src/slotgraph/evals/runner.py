@@ -29,14 +29,13 @@ from typing import Any
 
 from slotgraph.apps import load_agent
 from slotgraph.evals.clock import moment_of, wall_clock_at
-from slotgraph.evals.expectations import TurnFacts, check_conversation, check_turn
+from slotgraph.evals.expectations import check_conversation, check_turn
 from slotgraph.evals.format import Scenario, Turn
 from slotgraph.evals.harness import (
     Clock,
     build_model,
     conversation_facts,
     fixed_clock,
-    model_steps,
     open_session,
 )
 from slotgraph.evals.loader import Case, LoadFailure
@@ -45,7 +44,7 @@ from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetEx
 from slotgraph.evals.simulation import simulate
 from slotgraph.evals.tool_tests import ToolTestCase, run_tool_test
 from slotgraph.evals.turn_models import RecordingModel, TurnScriptModel
-from slotgraph.runtime import Agent, Model, ScriptedStep, Session, ToolCall, Usage
+from slotgraph.runtime import Agent, Model, ScriptedStep, Session, ToolCall, TurnResult, Usage
 
 __all__ = ["CaseRunner", "RunOptions"]
 
@@ -274,20 +273,7 @@ class CaseRunner:
         try:
             if turn.kind == "variables":
                 session.event_data.update(injected)
-                return TurnRecord(
-                    index + 1,
-                    "variables",
-                    label,
-                    (),
-                    "",
-                    0,
-                    Usage(),
-                    0,
-                    session.status,
-                    (),
-                    0.0,
-                    note=turn.note,
-                )
+                return TurnRecord(index + 1, "variables", label, _unplayed(session.status), note=turn.note)
             if turn.kind == "event":
                 result = session.send_event(str(turn.event), event_data=injected or None)
             else:
@@ -298,40 +284,12 @@ class CaseRunner:
             failure = UnmetExpectation(
                 index + 1, f"turns[{index}]", "the turn plays", f"{type(err).__name__}: {err}"
             )
-            visible = tuple(r.tool_names for r in recorder.requests[first_request:])
             calls = len(recorder.requests) - first_request
             return TurnRecord(
-                index + 1,
-                turn.kind,
-                label,
-                (),
-                "",
-                calls,
-                Usage(),
-                0,
-                session.status,
-                visible,
-                latency,
-                (failure,),
-                turn.note,
+                index + 1, turn.kind, label, _unplayed(session.status, calls), latency, (failure,), turn.note
             )
         latency = time.perf_counter() - started
-        steps = model_steps(result)
-        visible = tuple(step.visible_tools for step in steps)
-        facts = TurnFacts(
-            index + 1,
-            result.events,
-            result.text,
-            result.model_calls,
-            result.refusals,
-            result.state,
-            visible,
-            variables=result.variables,
-            instructions=tuple(step.instruction for step in steps),
-            agent=result.agent,
-            topic_states=result.topic_states,
-        )
-        failures = check_turn(turn.expect, facts, f"turns[{index}].expect")
+        failures = check_turn(turn.expect, result, index + 1, f"turns[{index}].expect")
         if isinstance(inner, TurnScriptModel):
             try:
                 inner.end_turn()
@@ -344,6 +302,10 @@ class CaseRunner:
             filled_in = tuple(f"routed with {r}" for r in inner.routes_taken) + tuple(
                 f"completed {c.describe()}" for c in inner.completions
             )
-        return TurnRecord.played(
-            index + 1, turn.kind, label, result, visible, latency, tuple(failures), turn.note, filled_in
-        )
+        return TurnRecord(index + 1, turn.kind, label, result, latency, tuple(failures), turn.note, filled_in)
+
+
+def _unplayed(status: str, model_calls: int = 0) -> TurnResult:
+    """The result of a turn that produced nothing: a variables-only turn, or one that raised (after
+    ``model_calls`` calls)."""
+    return TurnResult(events=(), model_calls=model_calls, usage=Usage(), refusals=0, status=status)

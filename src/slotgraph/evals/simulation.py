@@ -21,7 +21,7 @@ from pathlib import Path
 
 from slotgraph.evals.expectations import check_conversation
 from slotgraph.evals.format import Scenario, UserSimulation
-from slotgraph.evals.harness import Clock, conversation_facts, model_steps, open_session
+from slotgraph.evals.harness import Clock, conversation_facts, open_session
 from slotgraph.evals.results import Outcome, ScenarioResult, TurnRecord, UnmetExpectation
 from slotgraph.runtime import Agent, AssistantText, Message, Model, ModelRequest, UserMessage
 
@@ -64,8 +64,7 @@ def _one_run(
         started = time.perf_counter()
         result = session.send(text)
         latency = time.perf_counter() - started
-        visible = tuple(step.visible_tools for step in model_steps(result))
-        records.append(TurnRecord.played(index + 1, "user", text, result, visible, latency))
+        records.append(TurnRecord(index + 1, "user", text, result, latency))
         transcript += [("user", text), ("agent", result.text)]
         if session.ended or session.status != "in_progress":
             break

@@ -322,6 +322,12 @@ class TurnResult:
         return self.steps[-1] if self.steps else None
 
     @property
+    def model_steps(self) -> tuple[TurnStep, ...]:
+        """The steps in which the model was called, in order: each one's record of the call (the tools the
+        model saw, its instruction)."""
+        return tuple(step for step in self.steps if step.model_called)
+
+    @property
     def hidden_tools(self) -> tuple[str, ...]:
         """The tools hidden from the model on the turn's last step."""
         return self.steps[-1].hidden_tools if self.steps else ()

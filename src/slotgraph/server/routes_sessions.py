@@ -81,9 +81,9 @@ def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
     view = session_view(
         dag,
         state,
-        hidden_tools=outcome.hidden_tools,
+        hidden_tools=sorted(result.hidden_tools),
         visible_tools=last.visible_tools if last is not None else None,
-        directive=outcome.directive,
+        directive=result.directive,
         variables=result.variables,
     )
     if topic is not None:
@@ -99,7 +99,7 @@ def _reply(session_id: str, outcome: TurnOutcome) -> TurnReply:
         status=result.status,
         preempted=result.preempted,
         model_calls=result.model_calls,
-        ended=outcome.ended,
+        ended=result.ended,
         view=view,  # type: ignore[arg-type]  # pydantic validates the dict into SessionView
     )
 

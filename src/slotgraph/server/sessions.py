@@ -113,13 +113,12 @@ class SessionRecord:
 
 @dataclass(frozen=True, slots=True)
 class TurnOutcome:
-    """One turn's result plus what the playground shows of the engine's last decision."""
+    """One turn's :class:`~slotgraph.runtime.TurnResult` and where it was played: the hosted agent, and in a
+    multi-agent app the agent the conversation is with and every agent's state (which the session knows and
+    the turn's result does not)."""
 
     hosted: HostedAgent
     result: TurnResult
-    hidden_tools: tuple[str, ...]
-    directive: str | None
-    ended: bool
     agent: Agent | None = None
     """The agent the conversation is with after the turn (None: the hosted agent)."""
     agent_states: Mapping[str, Mapping[str, Any]] | None = None
@@ -275,14 +274,9 @@ class SessionService:
             if translated is err:
                 raise
             raise translated from err
-        hidden = tuple(sorted(result.hidden_tools))
-        directive = result.directive
         return TurnOutcome(
             hosted=hosted,
             result=result,
-            hidden_tools=hidden,
-            directive=directive,
-            ended=session.ended,
             agent=session.agent,
             agent_states=session.agent_states if session.team is not None else None,
         )
