@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
 from slotgraph.names import (
     DEFERRED_COLLECTION,
@@ -56,22 +56,14 @@ def fence_text(text: str) -> str:
     return _FORGED.sub(FENCE, text)
 
 
-_SCALARS: Final = frozenset({int, float, bool, type(None)})
-
-
 def fence_value(value: Any) -> Any:
     """``value`` with :func:`fence_text` applied to every string in it (keys are left alone); the same
     object when nothing needed fencing."""
-    kind = type(value)
-    if kind is str:
+    if isinstance(value, str):
         return fence_text(value)
-    if kind in _SCALARS:
-        return value  # by exact type first: the ABC check below costs more than the whole walk of a scalar
-    if kind is dict or isinstance(value, Mapping):
+    if isinstance(value, Mapping):
         items = {key: fence_value(item) for key, item in value.items()}
         return value if all(items[k] is v for k, v in value.items()) else items
-    if isinstance(value, str):  # a str subclass
-        return fence_text(value)
     if isinstance(value, list | tuple):
         fenced = [fence_value(item) for item in value]
         if all(a is b for a, b in zip(fenced, value, strict=True)):

@@ -134,7 +134,7 @@ def slot_filling_engine(input_data: Mapping[str, Any]) -> dict[str, Any]:
     """One engine invocation with the spec's plain-dict interface (``input_data`` is a dict; anything else
     is refused with an EngineInputError)."""
     where = _WHERE
-    if type(input_data) is not dict and not isinstance(input_data, Mapping):
+    if not isinstance(input_data, Mapping):
         raise EngineInputError(
             f"input_data must be a dict, got {type(input_data).__name__}",
             code="invalid_input_data",

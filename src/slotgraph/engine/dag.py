@@ -73,7 +73,7 @@ def requires_met(
 def task_result_ok(task: CompiledTask, result: Any) -> bool:
     """The success rule (docs/engine.md#the-dag-decision): ``success_check`` truthy (no check: success) AND
     every declared output key present. A result that is not a mapping is a failure."""
-    if type(result) is not dict and not isinstance(result, Mapping):
+    if not isinstance(result, Mapping):
         return False
     if task.success_check is not None and not result.get(task.success_check):
         return False

@@ -118,7 +118,7 @@ def validate_state(sm: object) -> None:
         )
     for key in DICT_KEYS:
         value = sm.get(key)
-        if value is not None and type(value) is not dict and not isinstance(value, Mapping):
+        if value is not None and not isinstance(value, Mapping):
             raise _fail(
                 key, f"expected a dict, got {type(value).__name__}", f"set sm[{key!r}] to a dict or drop it"
             )
@@ -233,12 +233,6 @@ class _Invalid(Exception):
 
 
 def _named_dict(value: Any) -> dict[str, Any]:
-    if type(value) is dict:
-        plain: dict[Any, Any] = value  # typed: a compiled loop over a dict's keys, and its C-level copy
-        for name in plain:
-            if type(name) is not str:
-                raise _Invalid
-        return plain.copy()
     if not isinstance(value, Mapping):
         raise _Invalid
     for name in value:
@@ -248,7 +242,7 @@ def _named_dict(value: Any) -> dict[str, Any]:
 
 
 def _retries_copy(value: Any) -> dict[str, Any]:
-    if type(value) is not dict and not isinstance(value, Mapping):
+    if not isinstance(value, Mapping):
         raise _Invalid
     out = {}
     for name, count in value.items():
@@ -259,12 +253,12 @@ def _retries_copy(value: Any) -> dict[str, Any]:
 
 
 def _last_state_copy(value: Any) -> dict[str, Any]:
-    if type(value) is not dict and not isinstance(value, Mapping):
+    if not isinstance(value, Mapping):
         raise _Invalid
     last: dict[str, Any] = dict(value)
     for key in _SNAPSHOT_KEYS:
         section = last.get(key)
-        if section is not None and (type(section) is dict or isinstance(section, Mapping)):
+        if section is not None and (isinstance(section, Mapping)):
             last[key] = dict(section)
     return last
 
@@ -387,8 +381,8 @@ def checked_copy(sm: object) -> dict[str, Any]:
 
 def plain(mapping: Mapping[str, Any]) -> dict[str, Any]:
     """``mapping`` itself when it is a dict (the engine's own state), else a dict copy of it (a caller's
-    read-only mapping): the engine's decision code is typed on dicts, which compiled code reads directly."""
-    return mapping if type(mapping) is dict else dict(mapping)
+    read-only mapping): the engine's decision code reads dicts and never changes them."""
+    return mapping if isinstance(mapping, dict) else dict(mapping)
 
 
 def with_defaults(sm: dict[str, Any]) -> dict[str, Any]:
@@ -455,11 +449,9 @@ def _copy_executor_tasks(table: dict[str, dict[str, Any]]) -> dict[str, dict[str
 
 
 def _copy_table(key: str, table: Any) -> Any:
-    """A new copy of one routing table: each has the fixed shape ``compile_config`` gives it, copied by a
-    typed function (faster than a generic copy, and compiled to C loops)."""
+    """A new copy of one routing table, by the fixed shape ``compile_config`` gives it."""
     if key == "_setter_slots":
-        plain: dict[str, Any] = table
-        return plain.copy()
+        return dict(table)
     if key == "_multi_setter_slots" or key == "_slot_validates":
         return _copy_dicts(table)
     if key == "_slot_requires":

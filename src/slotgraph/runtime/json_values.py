@@ -85,8 +85,6 @@ def _to_json(value: Any, path: str, depth: int, budget: _Budget) -> Any:
     problem = budget.take(path)
     if problem is not None:
         raise TypeError(problem)
-    if type(value) is dict:  # by exact type first: the Mapping check below is an ABC's
-        return _mapping_to_json(value, path, depth, budget)
     if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
@@ -137,7 +135,7 @@ def _problem(value: Any, path: str, depth: int, budget: _Budget) -> str | None:
         return problem
     if isinstance(value, float):
         return None if math.isfinite(value) else f"{path} is {value!r}, which is not a JSON number"
-    if type(value) is dict or isinstance(value, Mapping):  # exact type first: Mapping is an ABC
+    if isinstance(value, Mapping):
         for key, item in value.items():
             if not isinstance(key, str):
                 return f"{path} has a non-string key {key!r}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any
 
 from slotgraph.config import CompiledDag
 from slotgraph.config.compiled import condition_env
@@ -33,28 +33,14 @@ TOOL_FAILED_MESSAGE = "The tool failed; the details are in the server log."
 _EXCEPTION_TEXT = re.compile(r"^[A-Za-z_][\w.]*: ")
 
 
-_PLAIN: Final = frozenset({str, int, float, bool, type(None)})
-
-
 def _json_safe(value: Any) -> Any:
     """``value`` as JSON data (a new structure): mappings become dicts with string keys, lists and tuples
-    lists, anything that is not JSON its ``str``. Plain dicts, lists and scalars — what a session state
-    holds — take the fast path (exact types, no ABC checks)."""
-    kind = type(value)
-    if kind is dict:
-        return {
-            k if type(k) is str else str(k): v if type(v) in _PLAIN else _json_safe(v)
-            for k, v in value.items()
-        }
-    if kind is list or kind is tuple:
-        return [v if type(v) in _PLAIN else _json_safe(v) for v in value]
-    if kind in _PLAIN:
-        return value
+    lists, anything that is not JSON its ``str``."""
     if isinstance(value, Mapping):
         return {str(k): _json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json_safe(v) for v in value]
-    if isinstance(value, str | int | float | bool):
+    if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)
 

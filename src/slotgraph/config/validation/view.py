@@ -41,12 +41,12 @@ def sources_of(slot: Mapping[str, Any]) -> list[tuple[int | None, str]]:
 def _entries(value: Any) -> list[tuple[int, Mapping[str, Any]]]:
     if not isinstance(value, list):
         return []
-    return [(i, item) for i, item in enumerate(value) if type(item) is dict or isinstance(item, Mapping)]
+    return [(i, item) for i, item in enumerate(value) if isinstance(item, Mapping)]
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:
     # a plain dict first: isinstance against the Mapping ABC costs several times more, on every lookup
-    return value if type(value) is dict or isinstance(value, Mapping) else {}
+    return value if isinstance(value, Mapping) else {}
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,8 @@ __all__ = ["detect_state_change"]
 
 def _section(last: Mapping[str, Any], key: str) -> dict[str, Any]:
     value = last.get(key)
-    if type(value) is dict:
+    if isinstance(value, dict):
         return value
-    if value is None:  # before the ABC check, which costs ~1 µs for None
-        return {}
     return dict(value) if isinstance(value, Mapping) else {}
 
 
