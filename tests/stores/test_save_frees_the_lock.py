@@ -16,6 +16,7 @@ from slotgraph.runtime import ScriptedModel, ScriptedStep
 from slotgraph.stores import (
     PostgresStore,
     RedisStore,
+    SQLiteStore,
     StoreConflictError,
     StoreLockTimeoutError,
 )
@@ -31,8 +32,18 @@ def record(text: str = "hello", *, turns: int = 1) -> dict[str, Any]:
 
 def _counting(store: Any) -> list[str]:
     """The store's round trips from now on: Redis by script name (``call:<op>`` for plain commands);
-    PostgreSQL its pooled statements (``fetch``) and lock releases (``release``)."""
+    PostgreSQL its pooled statements (``fetch``) and lock releases (``release``); SQLite its trips to the
+    worker thread (``worker``)."""
     trips: list[str] = []
+    if isinstance(store, SQLiteStore):
+        run = store._run
+
+        async def counted_run(fn: Any, *args: Any) -> Any:
+            trips.append("worker")
+            return await run(fn, *args)
+
+        store._run = counted_run  # type: ignore[method-assign]
+        return trips
     if isinstance(store, RedisStore):
         script, call = store._script, store._call
 
@@ -72,11 +83,15 @@ async def _free(other: Any, session_id: str) -> bool:
 
 
 UNLOCKING = ["redis", "postgresql"]
-"""The stores whose round trips the tests count."""
 FREEING = ["sqlite", *UNLOCKING]
+"""The stores whose round trips the tests count."""
+TURN_TRIPS = {"sqlite": ["worker", "worker"], "redis": ["lock", "save_unlock"], "postgresql": []}
+"""A turn's trips besides the lock's: SQLite the lease with the read, then the save with the release; Redis
+the lock script (with the read), the save script; PostgreSQL everything on the lock's connection (the read
+with the lock, the save with the unlock), nothing through the pool, no release."""
 
 
-@pytest.mark.parametrize("kind", UNLOCKING)
+@pytest.mark.parametrize("kind", FREEING)
 def test_a_turn_s_save_frees_the_lock_with_no_trip_of_its_own(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
@@ -90,9 +105,7 @@ def test_a_turn_s_save_frees_the_lock_with_no_trip_of_its_own(
             assert await store.load("s1") == (record("one"), 1)
             assert await store.save("s1", record("two", turns=2), 1) == 2
             assert await _free(other, "s1")  # freed by the save, before the block ends
-        # Redis: the lock script (with the read), the save script; PostgreSQL: everything on the lock's
-        # connection (the read with the lock, the save with the unlock), nothing through the pool, no release
-        assert trips == (["lock", "save_unlock"] if kind == "redis" else [])
+        assert trips == TURN_TRIPS[kind]
         assert await store.load("s1") == (record("two", turns=2), 2)
         async with store.lock("s1"):  # and taken again at once
             pass
@@ -286,3 +299,30 @@ def test_postgres_reads_the_session_with_its_lock(
         return trips
 
     assert backend.run(scenario) == ["fetch", "release", "release", "fetch", "release"]
+
+
+def test_sqlite_reads_the_session_with_its_lease(tmp_path: Path) -> None:
+    """Taking the lease reads the session on the same trip to the worker thread; the turn's first load is
+    served from it, a later one reads again, and a read kept from a lease whose block ended is never
+    served (another process may have written since)."""
+
+    async def scenario() -> None:
+        store, other = SQLiteStore(tmp_path / "s.db"), SQLiteStore(tmp_path / "s.db")
+        await store.save("s1", record("one"), 0)
+        trips = _counting(store)
+        async with store.lock("s1"):
+            assert await store.load("s1") == (record("one"), 1)
+            assert trips == ["worker"]  # read with the lease
+            assert await store.load("s1") == (record("one"), 1)
+            assert trips == ["worker", "worker"]
+        async with store.lock("new"):
+            assert await store.load("new") is None
+            assert len(trips) == 4  # "no record" was read with the lease too (and the lease released)
+        async with store.lock("s1"):
+            pass  # read with the lease, never loaded
+        await other.save("s1", record("two", turns=2), 1)
+        assert await store.load("s1") == (record("two", turns=2), 2)
+        await store.close()
+        await other.close()
+
+    asyncio.run(scenario())

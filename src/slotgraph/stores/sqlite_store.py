@@ -18,7 +18,9 @@ version (an ``INSERT ... ON CONFLICT DO NOTHING`` for a new session), so two pro
 between the check and the write; only a conflict reads the stored version, for its message. Under this
 store's lease of the session, the save deletes the lease in the same transaction (the turn's last write
 under it). Taking the lease is one ``INSERT ... ON CONFLICT DO UPDATE ... WHERE expires_at <= now`` (a free
-or lapsed lease becomes the caller's, a live one is left alone). The per-session lock is that lease row in
+or lapsed lease becomes the caller's, a live one is left alone), and the record is read on the same trip
+to the worker thread (the next ``load`` of that session gets it, as Redis and PostgreSQL read it with their
+lock). The per-session lock is that lease row in
 ``slotgraph_locks`` (see :mod:`slotgraph.stores.leases`), taken after a process-local :class:`asyncio.Lock`,
 so tasks of one process queue in memory and only the head of the queue polls the file.
 """
@@ -101,6 +103,9 @@ class SQLiteStore:
         """The connection's current ``synchronous`` setting: FULL (True) or NORMAL (False); None: not set."""
         self._held: dict[str, tuple[HeldLease, str]] = {}
         """Per session whose lease this store holds: the lease and its token (a save frees it)."""
+        self._prefetched: dict[str, tuple[str, int] | None] = {}
+        """Per session whose lease this store just took: the stored payload and version, read on the same
+        trip to the worker thread (None: no record), handed to the next ``load`` of that session."""
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -259,7 +264,10 @@ class SQLiteStore:
         return [r[0] for r in self._db().execute("SELECT id FROM slotgraph_sessions ORDER BY id")]
 
     async def load(self, session_id: str) -> tuple[dict[str, Any], int] | None:
-        found = await self._quickly(self._load, session_id)
+        if session_id in self._prefetched:  # read when this store took the session's lease (see lock)
+            found = self._prefetched.pop(session_id)
+        else:
+            found = await self._quickly(self._load, session_id)
         if found is None:
             return None
         return decode_payload(found[0], session_id=session_id, where=self.where), found[1]
@@ -268,6 +276,7 @@ class SQLiteStore:
         """The compare-and-set; under this store's lease of the session the same transaction frees it."""
         if self._closed:
             raise self._closed_error()
+        self._prefetched.pop(session_id, None)
         payload = encode_payload(session_id, record)
         held = self._held.get(session_id)
         if held is None:
@@ -285,6 +294,7 @@ class SQLiteStore:
         return version
 
     async def delete(self, session_id: str) -> bool:
+        self._prefetched.pop(session_id, None)
         return await self._durably(self._delete, session_id)
 
     async def list_sessions(self) -> list[str]:
@@ -358,6 +368,14 @@ class SQLiteStore:
         )
         return cursor.rowcount == 1
 
+    def _lock_and_read(
+        self, conn: sqlite3.Connection, session_id: str, token: str
+    ) -> tuple[bool, tuple[str, int] | None]:
+        """Take the lease as :meth:`_try_lock` does and, when it is taken, read the session's record."""
+        if not self._try_lock(conn, session_id, token):
+            return False, None
+        return True, self._load(conn, session_id)
+
     def _renew_lock(self, conn: sqlite3.Connection, session_id: str, token: str) -> bool:
         cursor = conn.execute(
             "UPDATE slotgraph_locks SET expires_at = ? WHERE id = ? AND token = ?",
@@ -376,7 +394,10 @@ class SQLiteStore:
         token = new_token()
 
         async def try_acquire() -> bool:
-            return await self._quickly(self._try_lock, session_id, token)
+            taken, found = await self._quickly(self._lock_and_read, session_id, token)
+            if taken:
+                self._prefetched[session_id] = found
+            return taken
 
         async def renew() -> bool:
             return await self._quickly(self._renew_lock, session_id, token)
@@ -393,10 +414,15 @@ class SQLiteStore:
             release=release,
             ttl=self.lock_ttl,
             timeout=self.lock_timeout,
-            on_exit=lambda: self._held.pop(session_id, None),
+            on_exit=lambda: self._forget(session_id),
         ) as lease:
             self._held[session_id] = (lease, token)
             yield
+
+    def _forget(self, session_id: str) -> None:
+        """The lease's block ended: nothing held or read under it is kept."""
+        self._held.pop(session_id, None)
+        self._prefetched.pop(session_id, None)
 
     async def close(self) -> None:
         if self._closed:
