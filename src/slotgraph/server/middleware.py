@@ -216,11 +216,11 @@ class BodyLimitMiddleware:
             return
         chunks: list[bytes] = []
         size = 0
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.body_timeout
+        deadline = asyncio.get_running_loop().time() + self.body_timeout
         while True:
             try:
-                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
             except TimeoutError:
                 await self._timed_out(send)
                 return
