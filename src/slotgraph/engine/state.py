@@ -13,7 +13,7 @@ invocation several times cheaper than ``copy.deepcopy`` of the state).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, Final
 
 from slotgraph.config.compiled import CompiledDag
@@ -228,155 +228,11 @@ def working_copy(sm: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _Invalid(Exception):
-    """A key of ``sm`` failed its check in :func:`checked_copy` (which then raises validate_state's error)."""
-
-
-def _named_dict(value: Any) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _Invalid
-    for name in value:
-        if type(name) is not str:
-            raise _Invalid
-    return dict(value)
-
-
-def _retries_copy(value: Any) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _Invalid
-    out = {}
-    for name, count in value.items():
-        if not isinstance(name, str) or not _is_count(count):
-            raise _Invalid
-        out[name] = _as_count(count)
-    return out
-
-
-def _last_state_copy(value: Any) -> dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise _Invalid
-    last: dict[str, Any] = dict(value)
-    for key in _SNAPSHOT_KEYS:
-        section = last.get(key)
-        if section is not None and (isinstance(section, Mapping)):
-            last[key] = dict(section)
-    return last
-
-
-def _slot_errors_copy(value: Any) -> list[dict[str, Any]]:
-    if not isinstance(value, list):
-        raise _Invalid
-    for err in value:
-        if not (isinstance(err, Mapping) and isinstance(err.get("slot"), str)):
-            raise _Invalid
-    return [dict(err) for err in value]
-
-
-def _count(value: Any) -> Any:
-    if not _is_count(value):
-        raise _Invalid
-    return _as_count(value)
-
-
-def _invocation_count(value: Any) -> Any:
-    if not _is_count(value) or value < 0:
-        raise _Invalid
-    return _as_count(value)
-
-
-def _status(value: Any) -> Any:
-    if not isinstance(value, str) or value not in STATUSES:
-        raise _Invalid
-    return value
-
-
-def _string(value: Any) -> Any:
-    if not isinstance(value, str):
-        raise _Invalid
-    return value
-
-
-def _flag(value: Any) -> Any:
-    if not isinstance(value, bool):
-        raise _Invalid
-    return value
-
-
-def _names_list(value: Any) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-        raise _Invalid
-    return list(value)
-
-
-def _any_list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise _Invalid
-    return list(value)
-
-
-def _mapping(value: Any) -> Any:
-    if not isinstance(value, Mapping):
-        raise _Invalid
-    return dict(value)
-
-
-def _optional_dict(value: Any) -> dict[str, Any]:
-    if not isinstance(value, Mapping) or not all(isinstance(name, str) for name in value):
-        raise _Invalid
-    return dict(value)
-
-
-def _debug_log(value: Any) -> Any:
-    return list(value) if isinstance(value, list) else value
-
-
-_SNAPSHOT_KEYS: Final[tuple[str, ...]] = ("filled", "pending", "deferred")
-
-_CHECKED_COPIERS: Final[dict[str, Callable[[Any], Any]]] = {
-    **{key: _named_dict for key in _NAMED_KEYS},
-    "_retries": _retries_copy,
-    "_last_state": _last_state_copy,
-    "_slot_errors": _slot_errors_copy,
-    "_steer_back_turns": _count,
-    "_invocation_count": _invocation_count,
-    "status": _status,
-    "_system_message": _string,
-    **{key: _flag for key in _BOOL_FLAGS},
-    **{key: _string for key in _OPTIONAL_STR},
-    "_rejection_snapshot": _mapping,
-    PENDING_PAYLOADS: _any_list,
-    "_promoted_from_deferred": _names_list,
-    PARALLEL_COMPLETED_KEY: _names_list,
-    **{key: _optional_dict for key in OPTIONAL_DICT_KEYS},
-    "_debug_log": _debug_log,
-}
-"""Per known key: check its value as :func:`validate_state` does and copy it as :func:`working_copy` does."""
-
-
 def checked_copy(sm: object) -> dict[str, Any]:
-    """:func:`validate_state` then :func:`working_copy`, in one pass over the keys ``sm`` holds (the engine's
-    entry: a small state holds few of the ~30 keys the two passes look up one by one).
-
-    The result, and the error raised for a bad state, are exactly those of the two functions: on the first
-    problem found the state is handed to :func:`validate_state`, which raises its error for the first bad
-    key in its own order.
-    """
-    if type(sm) is not dict:
-        validate_state(sm)
-        assert isinstance(sm, Mapping)
-        return working_copy(sm)
-    out = dict(sm)
-    copiers = _CHECKED_COPIERS
-    try:
-        for key, value in sm.items():
-            if value is not None:
-                copier = copiers.get(key)
-                if copier is not None:
-                    out[key] = copier(value)
-    except _Invalid:
-        validate_state(sm)
-        raise AssertionError(f"checked_copy and validate_state disagree on {sm!r:.200}") from None
-    return out
+    """The engine's entry: :func:`validate_state`, then :func:`working_copy`."""
+    validate_state(sm)
+    assert isinstance(sm, Mapping)
+    return working_copy(sm)
 
 
 def plain(mapping: Mapping[str, Any]) -> dict[str, Any]:
