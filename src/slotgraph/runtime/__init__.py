@@ -14,7 +14,9 @@ terminal and gate handling), :mod:`~slotgraph.runtime.instructions` (the phase s
 :mod:`~slotgraph.runtime.preemption` (does the engine speak instead of the model),
 :mod:`~slotgraph.runtime.tool_execution` (run or refuse a tool call, route its result),
 :mod:`~slotgraph.runtime.payloads` (after-model payload injection), :mod:`~slotgraph.runtime.turn_loop` (the
-order of all of these), :mod:`~slotgraph.runtime.session` (wiring: store, clock, sync facade).
+order of all of these, for one agent on one DAG), :mod:`~slotgraph.runtime.router` (a turn's parts: hand-overs
+between agents, moves between topics' DAGs), :mod:`~slotgraph.runtime.session` (wiring: store, clock, sync
+facade).
 
 The names below are imported on first use (PEP 562), so importing one module of the package — e.g.
 :mod:`slotgraph.runtime.tools`, which ``slotgraph validate`` needs — does not load the whole runtime.

@@ -1,10 +1,11 @@
-"""A conversation with an agent: wires the store, the clock and the turn loop; decides nothing itself.
+"""A conversation with an agent: wires the store, the clock and the router; decides nothing itself.
 
-``await session.asend(text)`` loads the session record, plays one turn (:func:`~slotgraph.runtime.turn_loop.
-run_turn`) and saves the record only when the turn completed — a model or engine exception leaves the last
-completed state and history untouched. ``send`` is the synchronous facade: it runs the turn on one
-long-lived event loop that a background thread runs (:mod:`slotgraph.runtime.sync_loop`); inside a running
-event loop it refuses with a clear error.
+``await session.asend(text)`` loads the session record, plays one turn (:class:`~slotgraph.runtime.router.
+Router`: the parts of the turn across the app's agents and their topics' DAGs, each a single-DAG
+:func:`~slotgraph.runtime.turn_loop.run_turn`) and saves the record only when the turn completed — a model
+or engine exception leaves the last completed state and history untouched. ``send`` is the synchronous
+facade: it runs the turn on one long-lived event loop that a background thread runs
+(:mod:`slotgraph.runtime.sync_loop`); inside a running event loop it refuses with a clear error.
 
 Turns of one session are serialised. With a store, the turn holds the store's per-session lock
 (``store.lock(id)``) around load → turn → save, so a second message for the same session — from this object,
@@ -19,44 +20,28 @@ is refused.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from slotgraph.config.compiled import CompiledDag
-from slotgraph.engine.routing import TRANSFER_KEY
-from slotgraph.engine.state import TERMINAL_STATUSES
 from slotgraph.logic import LogicRecord, LogicSession, RunCache, variables_snapshot
-from slotgraph.models.protocol import Message, Model, Usage, UserMessage
-from slotgraph.names import GATE_USER_TEXT
-from slotgraph.runtime.agent_team import (
-    MAX_TRANSFERS_PER_TURN,
-    AgentTeam,
-    ParkedAgent,
-    ParkedAgents,
-)
+from slotgraph.models.protocol import Message, Model, UserMessage
+from slotgraph.runtime.agent_team import AgentTeam
 from slotgraph.runtime.durable_record import DurableRecord, ending_of
 from slotgraph.runtime.engine_port import DagEngine, Engine
 from slotgraph.runtime.errors import SessionError, UnknownSessionError
-from slotgraph.runtime.events import ErrorEvent, Event, TurnResult, TurnStep
+from slotgraph.runtime.events import TurnResult
 from slotgraph.runtime.extraction import Extractions
 from slotgraph.runtime.history import bounded_history
-from slotgraph.runtime.instructions import fill_current_date
 from slotgraph.runtime.json_values import json_problem
+from slotgraph.runtime.router import RoutedTurn, Router
 from slotgraph.runtime.state_copy import copy_state_dict
 from slotgraph.runtime.sync_loop import run_sync
 from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.tracing_port import TurnTracer
-from slotgraph.runtime.turn_loop import (
-    DEFAULT_STEP_CAP,
-    EventSink,
-    Handover,
-    TurnInputs,
-    TurnOutput,
-    run_turn,
-)
+from slotgraph.runtime.turn_loop import DEFAULT_STEP_CAP, EventSink, TurnContext
 from slotgraph.stores.ledger import ExecutionLedger, keeps_ledger
 from slotgraph.stores.memory import InMemoryStore
 from slotgraph.stores.protocol import SessionStore
@@ -160,6 +145,14 @@ class Session:
             else None
         )
         """Background extractions outlive a turn (in a long-lived event loop, their values arrive later)."""
+        self._router = Router(
+            team=self.team,
+            model_of=self._turn_model_of,
+            tools_of=self._turn_tools,
+            logic_of=self._logic_session,
+            extractions=self._extractions,
+        )
+        """Plays each turn across the app's agents and their topics' DAGs."""
 
     def _turn_model_of(self, agent: Agent) -> Model:
         """``agent``'s model as the turn sees it: the session's for the agent it started with (and for
@@ -357,165 +350,60 @@ class Session:
             return result
 
     async def _play_turn(self, user: UserMessage, on_event: EventSink | None = None) -> TurnResult:
-        """Load → one turn → save; the caller holds the session's lock (or owns the only copy).
+        """Load → route one turn → save; the caller holds the session's lock (or owns the only copy).
 
-        In a multi-agent app a transfer ends the active agent's part of the turn: its state is parked, the
-        target's state (parked earlier, or new) is restored, and the target plays on the same user message —
-        at most :data:`MAX_TRANSFERS_PER_TURN` times per turn."""
+        The router (:mod:`~slotgraph.runtime.router`) plays the turn across the app's agents and their
+        topics' DAGs; the record is saved only when it completed."""
         await self._load()
         previous = self._record
         if previous.ended:
             raise SessionError(f"session {self.id} has ended; start a new session to talk again")
-        now = self.clock()
-        agent, sm, logic_record = self.agent, previous.sm, previous.logic
-        history: tuple[Message, ...] = previous.history
-        parked = dict(previous.parked.agents)
-        executions: Mapping[str, int] = previous.executions
-        outs: list[TurnOutput] = []
-        extra: list[Event] = []
-        logic: LogicSession | None = None
-        continued = False  # the same agent goes on with the turn on another topic's DAG
-        handed = False  # this part follows a hand-over or a move to another DAG: it gets the user's words
-        while True:
-            if not continued:
-                logic = self._logic_session(agent, logic_record) if agent.logic is not None else None
-            topic = _dag_topic(agent, logic)
-            state: Mapping[str, Any] = sm
-            if topic and logic is not None:
-                state = logic.topic_states.get(topic, {})
-            if handed:
-                state = _with_user_context(state, user)
-            inputs = TurnInputs(
-                dag=agent.topic_dags[topic] if topic else agent.dag,
-                registry=self._turn_tools(agent, topic),
-                engine=self._turn_engine,
-                model=self._turn_model_of(agent),
-                instruction=fill_current_date(agent.instruction, now.date()),
-                sm=state,  # never mutated: the loop and the engine build new dicts
-                history=history,
-                user=user,
-                session_id=self.id,
-                now=now,
-                channel=self.channel,
-                event_data=self.event_data or None,
-                debug=self.debug,
-                step_cap=self.step_cap,
-                agent_name=agent.name,
-                on_event=on_event,
-                logic=logic,
-                team=self.team.names if self.team is not None else frozenset(),
-                resumed=bool(outs),
-                ledger=self.ledger,
-                executions=executions,
-                limits=agent.limits,
-                extractions=self._extractions if agent is self.agent else None,
-                topic_dags=frozenset(agent.topic_dags),
-                dag_topic=topic,
-                continued=continued,
-            )
-            out = await run_turn(inputs)
-            outs.append(out)
-            history, executions = tuple(out.history), out.executions
-            if topic and logic is not None:
-                logic.topic_states[topic] = out.sm
-            else:
-                sm = out.sm
-            logic_record = logic.record() if logic is not None else logic_record
-            continued = out.topic_moved and not out.ended
-            if continued and logic is not None:
-                if len(outs) > MAX_TRANSFERS_PER_TURN:
-                    where = _dag_topic(agent, logic) or "the main conversation"
-                    error = ErrorEvent(
-                        "topic_loop",
-                        f"the turn stopped after {MAX_TRANSFERS_PER_TURN} moves between topics with their "
-                        f"own DAG; the conversation stays in {where} — check the topics' entry_when, "
-                        "return_when and rules for a loop",
-                    )
-                    extra.append(error)
-                    if on_event is not None:
-                        await on_event(error)
-                    break
-                handed = True
-                continue
-            handover = out.handover
-            if handover is None or out.ended or self.team is None:
-                break
-            if len(outs) > MAX_TRANSFERS_PER_TURN:
-                error = ErrorEvent(
-                    "transfer_loop",
-                    f"the turn stopped after {MAX_TRANSFERS_PER_TURN} transfers between agents; the "
-                    f"conversation stays with {agent.name} — check the agents' routing (handoffs, routing "
-                    "tools) for a loop",
-                )
-                extra.append(error)
-                if on_event is not None:
-                    await on_event(error)
-                break
-            parked[agent.name] = ParkedAgent(_without_transfer(sm), logic_record)
-            agent = self.team[handover.target]
-            arriving = parked.pop(agent.name, ParkedAgent())
-            sm, logic_record = self._arrive(agent, arriving.sm, handover), arriving.logic
-            handed = True
-        record = DurableRecord(
-            sm=sm,
-            history=tuple(bounded_history(history, agent.limits.history_messages)),
-            ended=any(o.ended for o in outs),
-            ending=ending_of(e for o in outs for e in o.events),
-            turns=previous.turns + 1,
-            executions=dict(executions),
-            logic=logic_record,
-            active=agent.name if self.team is not None else None,
-            parked=ParkedAgents(parked),
-            extras=previous.extras,
+        routed = await self._router.route(
+            self._turn_context(on_event),
+            user,
+            agent=self.agent,
+            sm=previous.sm,
+            logic=previous.logic,
+            parked=previous.parked,
+            history=previous.history,
+            executions=previous.executions,
         )
+        record = _record_after(previous, routed, in_app=self.team is not None)
         if not self._owned_store:
-            stored = record.to_stored(with_logic=agent.logic is not None)
+            stored = record.to_stored(with_logic=routed.agent.logic is not None)
             self._version = await self.store.save(self.id, stored, self._version)
-        self.agent, self._record = agent, record
+        self.agent, self._record = routed.agent, record
+        return self._result_of(routed)
+
+    def _result_of(self, routed: RoutedTurn) -> TurnResult:
+        """What the caller gets of a turn just recorded: every part's events, steps and counts together."""
         return TurnResult(
-            events=(*(e for o in outs for e in o.events), *extra),
-            model_calls=sum(o.model_calls for o in outs),
-            usage=outs[0].usage if len(outs) == 1 else sum((o.usage for o in outs), Usage()),
-            refusals=sum(o.refusals for o in outs),
+            events=routed.events,
+            model_calls=routed.model_calls,
+            usage=routed.usage,
+            refusals=routed.refusals,
             status=self.status,
-            state=copy_state_dict(sm),
+            state=copy_state_dict(routed.sm),
             variables=self.variables,
-            steps=_numbered([step for o in outs for step in o.steps]),
-            agent=agent.name,
-            topic_states={t: copy_state_dict(s) for t, s in logic_record.topic_states.items()},
+            steps=routed.steps,
+            agent=routed.agent.name,
+            topic_states={t: copy_state_dict(s) for t, s in routed.logic.topic_states.items()},
         )
 
-    def _arrive(self, agent: Agent, sm: Mapping[str, Any], handover: Handover) -> dict[str, Any]:
-        """The state ``agent`` starts its part of the turn with: when the tool that handed over is its DAG's
-        ``bootstrap`` tool, the call's result is routed into it too (the gate value set by another agent).
-        The user's words that caused the hand-over go with it (``_with_user_context``), to the DAG that
-        plays — the agent's own, or the one of the topic it was in."""
-        boot = agent.dag.bootstrap
-        state = dict(sm)
-        if boot is not None and boot.tool == handover.tool:
-            state = self._turn_engine.begin_turn(agent.dag, state)
-            state = self._turn_engine.after_tool(
-                agent.dag, state, handover.tool, handover.args, handover.result
-            )
-            state = _without_transfer(state)
-        return state
-
-
-def _with_user_context(sm: Mapping[str, Any], user: UserMessage) -> dict[str, Any]:
-    """``sm`` keeping the user's words as the gate text: the DAG's first engine run this turn hands them to
-    the model as ``<user_context>`` (after a hand-over, or a move to a topic with its own DAG). Not for
-    an event turn, nor for a finished flow."""
-    state = dict(sm)
-    if user.text.strip() and user.event is None and state.get("status") not in TERMINAL_STATUSES:
-        state[GATE_USER_TEXT] = user.text
-    return state
-
-
-def _dag_topic(agent: Agent, logic: LogicSession | None) -> str:
-    """The active topic when it has its own DAG, else ``""`` (the agent's DAG plays)."""
-    topics = logic.topics if logic is not None else None
-    current = topics.current if topics is not None else ""
-    return current if current in agent.topic_dags else ""
+    def _turn_context(self, on_event: EventSink | None) -> TurnContext:
+        """What every part of this turn shares; read from the session once, when the turn starts."""
+        return TurnContext(
+            session_id=self.id,
+            now=self.clock(),
+            engine=self._turn_engine,
+            channel=self.channel,
+            event_data=self.event_data or None,
+            debug=self.debug,
+            step_cap=self.step_cap,
+            on_event=on_event,
+            ledger=self.ledger,
+            team=self.team.names if self.team is not None else frozenset(),
+        )
 
 
 def _slot_tools(dag: CompiledDag) -> set[str]:
@@ -523,13 +411,18 @@ def _slot_tools(dag: CompiledDag) -> set[str]:
     return set(dag.setter_slots) | set(dag.executor_tasks)
 
 
-def _without_transfer(sm: Mapping[str, Any]) -> dict[str, Any]:
-    """``sm`` without the platform's ``_pending_transfer`` note (the runtime has already transferred)."""
-    return {k: v for k, v in sm.items() if k != TRANSFER_KEY}
-
-
-def _numbered(steps: list[TurnStep]) -> tuple[TurnStep, ...]:
-    """The steps of every agent's part of a turn, numbered 1.. in order (a single agent's already are)."""
-    return tuple(
-        step if step.index == n else dataclasses.replace(step, index=n) for n, step in enumerate(steps, 1)
+def _record_after(previous: DurableRecord, routed: RoutedTurn, *, in_app: bool) -> DurableRecord:
+    """The record after ``routed``: where the conversation stands, the history bounded to the limit of the
+    agent it ends with, one more turn; ``in_app``: a multi-agent app (the active agent is named)."""
+    return DurableRecord(
+        sm=routed.sm,
+        history=tuple(bounded_history(routed.history, routed.agent.limits.history_messages)),
+        ended=routed.ended,
+        ending=ending_of(routed.part_events),
+        turns=previous.turns + 1,
+        executions=dict(routed.executions),
+        logic=routed.logic,
+        active=routed.agent.name if in_app else None,
+        parked=routed.parked,
+        extras=previous.extras,
     )

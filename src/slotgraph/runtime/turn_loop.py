@@ -1,4 +1,6 @@
-"""One user turn: the host's part of the callback lifecycle (docs/architecture.md#one-turn).
+"""One part of a user turn — one agent on one DAG: the host's part of the callback lifecycle
+(docs/architecture.md#one-turn). A turn that moves to another agent or to a topic's own DAG is several
+parts; :mod:`~slotgraph.runtime.router` plays them, each with :func:`run_turn`.
 
 The order, and why:
 
@@ -78,7 +80,15 @@ from slotgraph.runtime.tools import ToolRegistry
 from slotgraph.runtime.turn_preparation import Preparation, is_terminal, prepare_call
 from slotgraph.stores.ledger import ExecutionLedger
 
-__all__ = ["DEFAULT_STEP_CAP", "EventSink", "Handover", "TurnInputs", "TurnOutput", "run_turn"]
+__all__ = [
+    "DEFAULT_STEP_CAP",
+    "EventSink",
+    "Handover",
+    "TurnContext",
+    "TurnInputs",
+    "TurnOutput",
+    "run_turn",
+]
 
 logger = logging.getLogger("slotgraph.runtime")
 
@@ -89,46 +99,59 @@ EventSink = Callable[[Event], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What every part of one user turn shares: the session's facts and collaborators, fixed for the turn.
+
+    The session builds it once per turn; the router (:mod:`~slotgraph.runtime.router`) hands the same
+    context to each part it plays, so an agent taking over, or a topic's DAG, sees the same clock, channel
+    and event sink as the part before it."""
+
+    session_id: str
+    now: datetime
+    engine: Engine
+    channel: str | None = None
+    event_data: Mapping[str, Any] | None = None
+    debug: bool = False
+    step_cap: int = DEFAULT_STEP_CAP
+    """Steps (model calls and engine replies) one part may take before it stops with an error event."""
+    on_event: EventSink | None = None
+    ledger: ExecutionLedger | None = None
+    """Where task-executor attempts are recorded before dispatch (:mod:`~slotgraph.runtime.executions`);
+    None: executors run without idempotency keys."""
+    team: frozenset[str] = frozenset()
+    """The agents of a multi-agent app (see :class:`~slotgraph.runtime.tool_execution.ToolRunner`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class TurnInputs:
-    """Everything one turn needs. ``history`` is the conversation before this turn."""
+    """Everything one part of a turn needs: one agent on one DAG. ``history`` is the conversation before
+    this part; ``context`` is what every part of the turn shares."""
 
     dag: CompiledDag
     registry: ToolRegistry
-    engine: Engine
     model: Model
     instruction: str
     sm: Mapping[str, Any]
     history: tuple[Message, ...]
     user: UserMessage
-    session_id: str
-    now: datetime
-    channel: str | None = None
-    event_data: Mapping[str, Any] | None = None
-    debug: bool = False
-    step_cap: int = DEFAULT_STEP_CAP
-    on_event: EventSink | None = None
+    context: TurnContext
     logic: LogicSession | None = None
     """The session's agent logic (variables, rules, the instruction template); None when the agent has
     none. Rules fire at turn start, after each tool result and at turn end, and the instruction is rebuilt
     from its template before every model call."""
     agent_name: str = ""
-    team: frozenset[str] = frozenset()
-    """The agents of a multi-agent app (see :class:`~slotgraph.runtime.tool_execution.ToolRunner`)."""
     resumed: bool = False
     """The turn goes on with this agent after a transfer: ``user`` is already the last user message of
     ``history`` (it is not added again, but the engine and the rules still get its text)."""
-    ledger: ExecutionLedger | None = None
-    """Where task-executor attempts are recorded before dispatch (:mod:`~slotgraph.runtime.executions`);
-    None: executors run without idempotency keys."""
     executions: Mapping[str, int] = field(default_factory=dict)
-    """Per task, the attempts settled in saved turns (the record's ``executions``)."""
+    """Per task, the attempts settled in saved turns and earlier parts (the record's ``executions``)."""
     limits: LimitsConfig = field(default_factory=LimitsConfig)
     """Tool timeouts and tool-call caps (``limits:`` in agent.yaml)."""
     extractions: Extractions | None = None
     """The session's background extractions (agents with ``extraction: true`` variables)."""
     topic_dags: frozenset[str] = frozenset()
     """The agent's topics with a DAG of their own. When the conversation moves to (or away from) one, the
-    part of the turn played on this DAG stops (``TurnOutput.topic_moved``) and the session goes on with
+    part of the turn played on this DAG stops (``TurnOutput.topic_moved``) and the router goes on with
     the turn on the other DAG."""
     dag_topic: str = ""
     """The topic whose DAG this part of the turn plays (``""``: the agent's own DAG)."""
@@ -150,7 +173,8 @@ class Handover:
 
 @dataclass(slots=True)
 class TurnOutput:
-    """What the turn produced (the session turns it into a TurnResult and persists it)."""
+    """What one part of a turn produced (the router gathers the parts; the session turns them into a
+    TurnResult and persists them)."""
 
     sm: dict[str, Any]
     history: list[Message]
@@ -173,7 +197,7 @@ class TurnOutput:
     """Milliseconds spent waiting for the model this turn (each step records its share)."""
     topic_moved: bool = False
     """The conversation moved to a topic that plays another DAG (see ``TurnInputs.topic_dags``): this part
-    stopped; the session goes on with the turn there (turn-end rules wait for the last part)."""
+    stopped; the router goes on with the turn there (turn-end rules wait for the last part)."""
 
     async def emit(self, *events: Event) -> None:
         """Record events in order and hand each to the sink (if any) as it happens."""
@@ -188,29 +212,31 @@ def _next_call_id(out: TurnOutput) -> str:
 
 
 async def run_turn(inputs: TurnInputs) -> TurnOutput:
-    """Play one turn. Raises only what the model or engine raise; the caller keeps the previous state then."""
+    """Play one part of a turn: one agent on one DAG. Raises only what the model or engine raise; the caller
+    keeps the previous state then."""
+    context = inputs.context
     sm = dict(inputs.sm)
     if not is_terminal(sm):
-        sm = inputs.engine.begin_turn(inputs.dag, sm)
+        sm = context.engine.begin_turn(inputs.dag, sm)
     history = [*inputs.history] if inputs.resumed else [*inputs.history, inputs.user]
-    out = TurnOutput(sm=sm, history=history, sink=inputs.on_event)
+    out = TurnOutput(sm=sm, history=history, sink=context.on_event)
     out.executions = dict(inputs.executions)
     executions = None
-    if inputs.ledger is not None:
-        executions = Executions(inputs.ledger, inputs.session_id, out.executions)  # shares the dict
+    if context.ledger is not None:
+        executions = Executions(context.ledger, context.session_id, out.executions)  # shares the dict
     runner = ToolRunner(
         inputs.dag,
         inputs.registry,
-        inputs.engine,
-        inputs.session_id,
-        inputs.channel,
-        inputs.now,
+        context.engine,
+        context.session_id,
+        context.channel,
+        context.now,
         agent_name=inputs.agent_name,
         gates=GateLayer(inputs.logic, inputs.extractions) if inputs.logic is not None else None,
-        team=inputs.team,
+        team=context.team,
         executions=executions,
         limits=inputs.limits,
-        ledger=inputs.ledger,
+        ledger=context.ledger,
     )
     logic = inputs.logic
     if logic is not None:
@@ -247,28 +273,29 @@ def _start_extraction(inputs: TurnInputs, runner: ToolRunner) -> None:
 
 async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> None:
     """The turn's steps (model calls and engine replies) until one produces no tool call."""
+    context = inputs.context
     delivered = False
-    # An agent the conversation was just handed to gets the user's words as <user_context> (the session puts
+    # An agent the conversation was just handed to gets the user's words as <user_context> (the router puts
     # them in its state), not as a user turn of its own: the message that moved the conversation is not a
     # stalled turn of this DAG (steer-back counts user turns), as on the platform, where routing writes state.
     last_user_text = "" if inputs.resumed else inputs.user.text
     rechecked = False
-    for _step in range(inputs.step_cap):
-        if _dag_moved(inputs):  # a topic with another DAG: the session goes on there
+    for _step in range(context.step_cap):
+        if _dag_moved(inputs):  # a topic with another DAG: the router goes on there
             out.topic_moved = True
             return
         first_event, usage_before, model_before = len(out.events), out.usage, out.model_ms
         started = perf_counter()
         prep = prepare_call(
-            engine=inputs.engine,
+            engine=context.engine,
             dag=inputs.dag,
             registry=inputs.registry,
             sm=out.sm,
             instruction=inputs.instruction,
             last_user_text=last_user_text,
-            event_data=inputs.event_data,
-            channel=inputs.channel,
-            debug=inputs.debug,
+            event_data=context.event_data,
+            channel=context.channel,
+            debug=context.debug,
             variables=inputs.logic.condition_variables() if inputs.logic is not None else None,
         )
         engine_ms = _ms_since(started)
@@ -306,10 +333,11 @@ async def _steps(inputs: TurnInputs, out: TurnOutput, runner: ToolRunner) -> Non
         if not more or out.ended or out.handover is not None:
             return
     message = (
-        f"the turn stopped after {inputs.step_cap} steps (model calls and engine replies) because tools kept "
-        "being called; the state is kept as routed so far — check the model's tool calls or raise step_cap"
+        f"the turn stopped after {context.step_cap} steps (model calls and engine replies) because tools "
+        "kept being called; the state is kept as routed so far — check the model's tool calls or raise "
+        "step_cap"
     )
-    logger.error("session %s: %s", inputs.session_id, message)
+    logger.error("session %s: %s", context.session_id, message)
     await out.emit(ErrorEvent("step_cap", message))
 
 
@@ -466,10 +494,10 @@ async def _call_model(
         messages=tuple(out.history),
         tools=runner.schemas(visible),
         metadata={
-            "session_id": inputs.session_id,
+            "session_id": inputs.context.session_id,
             "model_call": out.model_calls + 1,
-            "now": inputs.now,
-            "channel": inputs.channel,
+            "now": inputs.context.now,
+            "channel": inputs.context.channel,
         },
     )
     started = perf_counter()
@@ -495,10 +523,10 @@ async def _call_model(
                 "kept — check the model backend (a content filter or a token limit?) and send the message "
                 "again"
             )
-            logger.warning("session %s: %s", inputs.session_id, message)
+            logger.warning("session %s: %s", inputs.context.session_id, message)
             await out.emit(ErrorEvent("empty_model_response", message))
         return False, bool(payload_events)
-    calls = _admissible_calls(_capped(response.tool_calls, inputs), out.history, inputs.session_id)
+    calls = _admissible_calls(_capped(response.tool_calls, inputs), out.history, inputs.context.session_id)
     out.history.append(AssistantToolCalls(tuple(call for call, _ in calls)))
     for index, (call, args_problem) in enumerate(calls):
         refusal = _over_limit(runner, call, index, len(response.tool_calls), inputs.limits, out)
@@ -553,7 +581,7 @@ def _capped(calls: tuple[ToolCall, ...] | list[ToolCall], inputs: TurnInputs) ->
         return tuple(calls)
     logger.warning(
         "session %s: the model made %d tool calls in one response; %d run, the rest are refused or dropped",
-        inputs.session_id,
+        inputs.context.session_id,
         len(calls),
         cap,
     )
