@@ -27,6 +27,7 @@ __all__ = [
     "match_named_choice",
     "match_number_choice",
     "mentions_flag",
+    "numeric_values",
     "value_words",
 ]
 
@@ -131,6 +132,23 @@ _UNIT_SIZES: dict[tuple[str, str], int] = {("month", "day"): 30, ("week", "day")
 _SAME_UNIT = {"person": {"person", "adult"}, "adult": {"adult", "person"}}
 
 
+def _as_number(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def numeric_values(values: Sequence[Any]) -> bool:
+    """An enum of counts: its values are numbers (``1, 2, 3``, or ``"1", "2", "3"`` as strings), with at
+    most one word beside them for "any" (``"dontcare"``) — a filter's number of rooms or star rating."""
+    numbers = [v for v in values if _as_number(v) is not None]
+    return len(numbers) >= 2 and len(values) - len(numbers) <= 1
+
+
 def match_number_choice(
     text: str, values: Sequence[Any], param_words: frozenset[str], *, with_unit: bool = False
 ) -> Found | None:
@@ -138,27 +156,28 @@ def match_number_choice(
 
     ``with_unit``: only a count whose unit is the parameter's own ("for two people" for a number of
     seats) — how a value the parameter was not asked for is recognised."""
-    numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    numbers = {n: v for v in values if (n := _as_number(v)) is not None}
     param_units = {c for c in (unit_class(w) for w in param_words) if c is not None}
 
     def own(count: Found) -> bool:
         said_unit = unit_class(count.unit)
         if said_unit is not None:
-            return bool(_SAME_UNIT.get(said_unit, {said_unit}) & param_units)
+            same = _SAME_UNIT.get(said_unit, {said_unit}) & param_units
+            return bool(same) or any((said_unit, target) in _UNIT_SIZES for target in param_units)
         return names_own_unit(word_after(text, count.end), param_words)  # "2 bedroom" for "bed rooms"
 
     counts = sorted(find_counts(text), key=lambda c: not own(c))  # a count in the parameter's unit first
     for count in counts:
         said_unit = unit_class(count.unit)
-        if with_unit and not own(count):
-            continue
+        if (with_unit or said_unit is not None) and not own(count):
+            continue  # "3 nights" is never a number of rooms nor a star rating
         candidates = [count.value]
         for target in param_units:
             if said_unit is not None and (said_unit, target) in _UNIT_SIZES:
                 candidates.insert(0, count.value * _UNIT_SIZES[(said_unit, target)])
         for candidate in candidates:
             if candidate in numbers:
-                return Found(candidate, count.start, count.end)
+                return Found(numbers[candidate], count.start, count.end)
     return None
 
 
@@ -213,13 +232,19 @@ _FLAG_FILLER = frozenset(
 _NEGATION_RE = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|none)\b(?:\W+\w+){0,3}\W*$", re.I)
 
 
-def mentions_flag(text: str, name_words: Sequence[str]) -> bool | None:
+def mentions_flag(
+    text: str, name_words: Sequence[str], *, common: frozenset[str] = frozenset()
+) -> bool | None:
     """A yes/no feature said in passing: "a unisex salon" → ``is_unisex`` true, "somewhere with live music"
     → ``has_live_music`` true, "no pets" → ``pets_allowed`` false; None when the feature is not named.
 
     Every distinctive word of the parameter's name must be said (a said word may extend it: "alcoholic" for
-    alcohol); a negation just before the first one makes it false."""
+    alcohol); a negation just before the first one makes it false. ``common``: words the agent's other
+    parameters use too (the "ride" of ``shared_ride`` in a taxi agent) — not distinctive, so not needed
+    while another word of the name is ("a shared taxi")."""
     wanted = [w for w in name_words if w not in _FLAG_FILLER and len(w) >= 3]
+    if any(w not in common for w in wanted):
+        wanted = [w for w in wanted if w not in common]
     if not wanted:
         return None
     # A question about the feature ("Is the salon unisex?") does not ask for it.

@@ -27,8 +27,15 @@ from slotgraph.models.offline.choices import (
     match_number_choice,
     match_price_choice,
     mentions_flag,
+    numeric_values,
 )
-from slotgraph.models.offline.confirmation import confirms_part, is_affirmative, is_declining, is_negative
+from slotgraph.models.offline.confirmation import (
+    confirms_part,
+    is_affirmative,
+    is_agreeing,
+    is_declining,
+    is_negative,
+)
 from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
 from slotgraph.models.offline.dates import find_date_range, find_dates, parse_date_fallback
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
@@ -42,7 +49,9 @@ from slotgraph.models.offline.numbers import (
     find_amounts,
     find_counts,
     find_people_groups,
+    names_own_unit,
     unit_class,
+    word_after,
 )
 from slotgraph.models.offline.places import find_place_names, find_route, strip_place_request
 from slotgraph.models.offline.schema import (
@@ -431,6 +440,17 @@ def _denied(text: str, start: int) -> bool:
     return _DENIED_RE.search(text, max(0, start - _DENIED_LOOKBEHIND), start) is not None
 
 
+def _counts_another(text: str, count: Found, target: Param, params: Sequence[Param]) -> bool:
+    """A bare number said before a word that names what another parameter counts ("a 4 star hotel" while
+    a number of days is asked: the star rating's), not before the target's own word."""
+    if count.unit is not None:
+        return False
+    after = word_after(text, count.end)
+    if after is None or names_own_unit(after, target.name_words):
+        return False
+    return any(names_own_unit(after, p.name_words) for p in params if p is not target)
+
+
 def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
     int_params = _of_kind(params, "integer")
     if not int_params:
@@ -442,7 +462,7 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
     # Counts with a unit claim their parameter before bare numbers do.
     for count in sorted(counts, key=lambda c: c.unit is None):
         target = _count_target(count, int_params, work, asked)
-        if target is None:
+        if target is None or _counts_another(text, count, target, params):
             continue
         value = count.value * 7 if unit_class(count.unit) == "week" else count.value
         work.take(target, value, count)
@@ -457,7 +477,7 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
 
 def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
     for param in _of_kind(params, "choice"):
-        numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in param.enum)
+        numeric = numeric_values(param.enum)
         if numeric and param not in asked and not readback:
             # Not asked: only a count of the parameter's own unit ("a cab for two people" → seats).
             found = match_number_choice(work.text, param.enum, param.words, with_unit=True)
@@ -467,7 +487,7 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
         truth = {str(v).lower(): v for v in param.enum if str(v).lower() in {"true", "false"}}
         if len(truth) == 2 and param not in asked and not readback:
             # A yes/no filter spelled as an enum ("True"/"False"/"dontcare"): the feature said in passing.
-            flag = mentions_flag(work.text, sorted(param.name_words))
+            flag = mentions_flag(work.text, sorted(param.name_words), common=_shared_words(param, params))
             if flag is not None:
                 work.take(param, truth[str(flag).lower()])
             continue
@@ -504,18 +524,32 @@ def _is_action_choice(param: Param) -> bool:
     return len(param.value_notes) >= 2 and len(param.value_notes) == len(param.enum)
 
 
+def _shared_words(param: Param, params: Sequence[Param]) -> frozenset[str]:
+    """The words of the other visible parameters' names and descriptions (the same parameter of another
+    setter, a search filter and its booking slot, aside)."""
+    shared: set[str] = set()
+    for other in params:
+        if other.name != param.name:
+            shared |= other.name_words | other.words
+    return frozenset(shared)
+
+
 def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
     for param in _of_kind(params, "boolean"):
         if param not in asked:
             # Not asked: the feature named in passing ("a unisex salon", "no pets").
-            flag = mentions_flag(work.text, sorted(param.name_words))
+            flag = mentions_flag(work.text, sorted(param.name_words), common=_shared_words(param, params))
             if flag is not None:
                 work.take(param, flag)
             continue
         if is_negative(work.text) or is_declining(work.text):
             work.take(param, False)
-        elif is_affirmative(work.text):
+        elif is_agreeing(work.text):
             work.take(param, True)
+        else:
+            flag = mentions_flag(work.text, sorted(param.name_words), common=_shared_words(param, params))
+            if flag is not None:  # asked "shared ride?": "a shared one would be fine"
+                work.take(param, flag)
 
 
 def _fill_names(

@@ -1,0 +1,97 @@
+"""The offline model on schema shapes of agents it was never tuned on: counts kept to what they count
+(a star rating, a number of rooms written as strings beside an "any" value), a weekday followed by a count,
+yes/no answers said without a yes-word and features named by their one distinctive word. The tools below
+are written for these tests (a lodge, a shuttle); none is an agent of the tuning data."""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import partial
+
+import pytest
+
+from slotgraph.models.offline.choices import match_number_choice, mentions_flag, numeric_values
+from slotgraph.models.offline.confirmation import is_agreeing
+from slotgraph.models.offline.dates import find_dates
+
+from .planning import plan_for, setter
+
+NOW = dt.datetime(2026, 5, 4, 9, 0)  # a Monday
+_plan = partial(plan_for, now=NOW)
+
+NIGHTS = {"type": "string", "description": "How many nights the guest stays at the lodge"}
+ROOMS_FILTER = {"type": "string", "enum": ["1", "2", "3", "dontcare"], "description": "Rooms wanted"}
+STARS_FILTER = {"type": "string", "enum": ["1", "2", "3", "4", "5", "dontcare"], "description": "Lodge class"}
+ARRIVAL = {"type": "string", "format": "date", "description": "Day the guest arrives"}
+
+
+def _lodge() -> list[dict[str, object]]:
+    return [
+        setter("set_arrival", arrival_date=ARRIVAL),
+        setter("set_nights", number_of_nights=NIGHTS),
+        setter("set_rooms_filter", number_of_rooms=ROOMS_FILTER),
+        setter("set_stars_filter", star_class=STARS_FILTER),
+    ]
+
+
+def test_numbers_written_as_strings_beside_an_any_value_are_counts() -> None:
+    assert numeric_values(["1", "2", "3", "dontcare"]) and numeric_values([1, 2, 3])
+    assert not numeric_values(["small", "1", "dontcare"]) and not numeric_values(["1", "any", "dontcare"])
+    found = match_number_choice("we need 2 rooms", ["1", "2", "3", "dontcare"], frozenset({"rooms"}))
+    assert found is not None and found.value == "2"  # the enum's own spelling
+
+
+def test_a_count_of_nights_goes_to_no_rooms_or_stars() -> None:
+    plan = _plan(_lodge(), "When do you arrive?", "arriving on Wednesday and staying for 4 nights")
+    assert plan.tool_calls == (
+        ("set_arrival", {"arrival_date": "2026-05-06"}),
+        ("set_nights", {"number_of_nights": "4"}),
+    )
+    # during a readback nothing asks for a room count: "4 nights" still is no number of rooms
+    assert match_number_choice("staying 3 nights", ["1", "2", "3", "dontcare"], frozenset({"rooms"})) is None
+
+
+def test_a_weekday_followed_by_a_count_is_no_day_of_the_month() -> None:
+    dates = find_dates("check in Wednesday, 2 nights", NOW)
+    assert [f.value for f in dates] == [dt.date(2026, 5, 6)]
+    assert [f.value for f in find_dates("July 3 people", NOW)] != [dt.date(2026, 7, 3)]
+    assert [f.value for f in find_dates("Wednesday the 13th", NOW)] == [dt.date(2026, 5, 13)]
+
+
+def test_a_number_before_another_parameters_word_is_not_the_asked_count() -> None:
+    plan = _plan(_lodge(), "How many nights will you stay?", "a 4 star lodge please")
+    assert plan.tool_calls == (("set_stars_filter", {"star_class": "4"}),)
+
+
+SHUTTLE_STOP = {"type": "string", "description": "Stop the shuttle ride ends at"}
+SEATS = {"type": "integer", "description": "Seats in the shuttle ride"}
+POOLED = {"type": "boolean", "description": "Whether the shuttle ride is pooled with strangers"}
+
+
+def _shuttle() -> list[dict[str, object]]:
+    return [setter("set_stop", stop=SHUTTLE_STOP), setter("set_seats", seats=SEATS),
+            setter("set_pooled", pooled_ride=POOLED)]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "said", ["I don't mind at all", "we're fine with that", "I'd like that", "that would be nice", "sure"]
+)
+def test_a_yes_said_without_a_yes_word_answers_a_yes_no_question(said: str) -> None:
+    assert is_agreeing(said)
+    plan = _plan(_shuttle(), "Should the ride be pooled with strangers?", said)
+    assert plan.tool_calls == (("set_pooled", {"pooled_ride": True}),)
+
+
+def test_agreeing_is_not_declining() -> None:
+    assert not is_agreeing("I'd rather not") and not is_agreeing("no thanks")
+    plan = _plan(_shuttle(), "Should the ride be pooled with strangers?", "I'd rather not")
+    assert plan.tool_calls == (("set_pooled", {"pooled_ride": False}),)
+
+
+def test_a_feature_is_named_by_its_one_distinctive_word() -> None:
+    # "ride" is every parameter's word here: "a pooled shuttle" names the feature without it
+    plan = _plan(_shuttle(), None, "Could I get a pooled shuttle for 3 seats")
+    assert ("set_pooled", {"pooled_ride": True}) in plan.tool_calls
+    assert mentions_flag("a pooled shuttle", ["pooled", "ride"]) is None  # without the agent's words
+    assert mentions_flag("a pooled shuttle", ["pooled", "ride"], common=frozenset({"ride"})) is True
+    assert mentions_flag("not a pooled one", ["pooled", "ride"], common=frozenset({"ride"})) is False
