@@ -95,3 +95,43 @@ def test_a_feature_is_named_by_its_one_distinctive_word() -> None:
     assert mentions_flag("a pooled shuttle", ["pooled", "ride"]) is None  # without the agent's words
     assert mentions_flag("a pooled shuttle", ["pooled", "ride"], common=frozenset({"ride"})) is True
     assert mentions_flag("not a pooled one", ["pooled", "ride"], common=frozenset({"ride"})) is False
+
+
+BISTRO_NAME = {"type": "string", "description": "Name of the bistro"}
+DISHES = {"type": "string", "description": "Style of dishes the bistro cooks"}
+BUDGET = {"type": "string", "enum": ["cheap", "moderate", "pricey"], "description": "Price band of a bistro"}
+TERRACE = {"type": "boolean", "description": "Whether the bistro has terrace seating"}
+
+
+def _bistro() -> list[dict[str, object]]:
+    return [
+        setter("set_bistro", bistro_name=BISTRO_NAME),
+        setter("set_dishes", dishes=DISHES),
+        setter("set_budget", price_band=BUDGET),
+        setter("set_terrace", terrace_seating=TERRACE),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("I'd prefer Georgian kind of dishes", "Georgian"),  # "kind of" between the value and its noun
+        ("I really like Basque dishes", "Basque"),  # a cue word before it does not make it a bistro's name
+        ("I'd like Georgian if there is any", "Georgian"),  # the style is asked: no name was
+    ],
+)
+def test_a_style_said_after_a_name_cue_is_the_style_not_a_name(said: str, value: str) -> None:
+    plan = _plan(_bistro(), "What style of dishes would you like?", said)
+    assert plan.tool_calls == (("set_dishes", {"dishes": value}),)
+
+
+def test_price_words_and_features_said_beside_a_style_are_not_part_of_it() -> None:
+    plan = _plan(_bistro(), "What style of dishes would you like?", "some moderately priced Basque dishes")
+    assert plan.tool_calls == (
+        ("set_dishes", {"dishes": "Basque"}),
+        ("set_budget", {"price_band": "moderate"}),
+    )
+    plan = _plan(_bistro(), "What style of dishes would you like?", "Basque. And a terrace seating please.")
+    assert ("set_dishes", {"dishes": "Basque"}) in plan.tool_calls
+    plan = _plan(_bistro(), "What style of dishes would you like?", "somewhere cheap with good reviews")
+    assert plan.tool_calls == (("set_budget", {"price_band": "cheap"}),)

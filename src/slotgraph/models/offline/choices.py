@@ -300,4 +300,12 @@ def match_price_choice(text: str, values: Sequence[Any]) -> Found | None:
     if not known:
         return None
     best = min(known, key=lambda item: (abs(item[0] - said), item[0]))
+    for level, pattern in _PRICE_RES:
+        match = pattern.search(text) if level == said else None
+        if match is not None:  # its words are no cuisine: "affordable priced African food"
+            after = _PRICE_WORD_AFTER_RE.match(text, match.end())
+            return Found(best[1], match.start(), after.end() if after else match.end())
     return Found(best[1], 0, 0)
+
+
+_PRICE_WORD_AFTER_RE = re.compile(r"[\s-]+(?:priced?|pricing|prices|costing|cost)\b", re.I)

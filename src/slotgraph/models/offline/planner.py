@@ -91,6 +91,8 @@ class _Work:
 
     text: str
     values: dict[tuple[str, str], Any] = field(default_factory=dict)
+    named: frozenset[str] = frozenset()
+    """The distinctive words of the visible parameters' names ("live", "music", "price")."""
     ends: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def take(self, param: Param, value: Any, found: Found | None = None) -> None:
@@ -571,7 +573,9 @@ def _fill_names(
                 )  # fmt: skip
                 taken = {str(v).lower() for v in work.values.values()}
                 if found is not None and str(found.value).lower() not in taken:  # "Music" answered a type
-                    work.take(param, found.value, found)
+                    ahead = asked[: asked.index(param)] if param in asked else asked  # asked before it
+                    if not _names_a_category(str(found.value), work, params, ahead):
+                        work.take(param, found.value, found)
             continue
         found = find_name(work.text, asked=param in asked and not readback)
         if found is None and param in asked and not readback:
@@ -580,6 +584,21 @@ def _fill_names(
             found = find_entity_name(work.text, None, asked=True, offers=offers, offered_only=True)
         if found is not None:
             work.take(param, found.value, found)
+
+
+def _names_a_category(name: str, work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> bool:
+    """ "I prefer Peruvian type of food", "I like French cuisine": the name modifies a noun of a category
+    parameter's description — the category, not a business called "Peruvian"; and while a category is
+    asked (``asked``: those asked before the business name), a name is no answer when it is what the
+    category reads ("I would like Jamaican")."""
+    for p in params:
+        if not is_short_valued(p) or work.has(p):
+            continue
+        if (modified_head(p, work.text, capitalised=False) or "").lower() == name.lower():
+            return True
+        if p in asked and (short_value(p, work.text, work.named) or "").lower() == name.lower():
+            return True
+    return False
 
 
 _CLAUSE_RE = re.compile(r"\s*(?:,|;|\band\b|\balso\b|\bplus\b)\s*(.*[a-z]{3}.*)$", re.I | re.S)
@@ -672,7 +691,7 @@ def _take_text(work: _Work, param: Param, raw: str) -> bool:
         work.take(param, _place_value(param, place) or place)
         return True
     if is_short_valued(param) and not is_nothing(raw):
-        short = short_value(param, raw)
+        short = short_value(param, raw, work.named)
         if short is None:
             return False
         work.take(param, short)
@@ -994,6 +1013,13 @@ def _fill_named_categories(
             work.take(param, found)
 
 
+_GENERIC_NAME_WORDS = frozenset({"name", "number", "date", "time", "type", "kind", "intent", "value"})
+
+
+def _named_words(params: Sequence[Param]) -> frozenset[str]:
+    return frozenset(w for p in params for w in p.name_words if len(w) >= 4 and w not in _GENERIC_NAME_WORDS)
+
+
 def _extract(
     user_text: str,
     params: Sequence[Param],
@@ -1004,7 +1030,7 @@ def _extract(
     readback: bool,
     agent_said: Sequence[str] = (),
 ) -> dict[tuple[str, str], Any]:
-    work = _Work(user_text)
+    work = _Work(user_text, named=_named_words(params))
     _fill_contacts(work, params, asked, region)
     _fill_scores(work, params, asked)
     _fill_dates(work, params, asked, now, region, directive)
