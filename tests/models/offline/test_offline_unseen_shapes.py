@@ -135,3 +135,41 @@ def test_price_words_and_features_said_beside_a_style_are_not_part_of_it() -> No
     assert ("set_dishes", {"dishes": "Basque"}) in plan.tool_calls
     plan = _plan(_bistro(), "What style of dishes would you like?", "somewhere cheap with good reviews")
     assert plan.tool_calls == (("set_budget", {"price_band": "cheap"}),)
+
+
+NEXT_RESULT = {
+    "name": "next_result",
+    "description": "Show the next result when the user asks for other options.",
+    "parameters": {
+        "type": "object",
+        "properties": {"exclude": {"type": "array", "items": {"type": "string"}, "description": "Shown"}},
+    },
+}
+OFFERED = ("I found Lantern Bistro. What is the name of the bistro?",)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Could you recommend a quieter bistro?",
+        "is there a cheaper place nearby?",
+        "Do you know of any bistro with a terrace?",
+        "I want something with a higher rating",
+    ],
+)
+def test_after_an_offer_a_request_for_a_different_one_asks_for_the_next(said: str) -> None:
+    plan = _plan([NEXT_RESULT], "What is the name of the bistro?", said, agent_said=OFFERED)
+    assert plan.tool_calls == (("next_result", {"exclude": ["Lantern Bistro"]}),)
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Do you know the price band of the bistro?", "Is there a terrace at Lantern Bistro?", "Sounds good"],
+)
+def test_a_question_about_the_offered_one_asks_for_no_other(said: str) -> None:
+    assert _plan([NEXT_RESULT], "What is the name of the bistro?", said, agent_said=OFFERED).tool_calls == ()
+
+
+def test_before_anything_was_offered_a_request_is_no_request_for_another() -> None:
+    plan = _plan([NEXT_RESULT], "How can I help you?", "Could you recommend a bistro?", agent_said=())
+    assert plan.tool_calls == ()

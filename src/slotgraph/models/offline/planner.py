@@ -39,7 +39,7 @@ from slotgraph.models.offline.confirmation import (
 from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
 from slotgraph.models.offline.dates import find_date_range, find_dates, parse_date_fallback
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
-from slotgraph.models.offline.entities import find_entity_name, offered_names
+from slotgraph.models.offline.entities import ENTITY_WORDS, find_entity_name, offered_names
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
 from slotgraph.models.offline.freetext import asking_blanked, clean_text, is_nothing, is_question_or_greeting
 from slotgraph.models.offline.lexicon import find_learned
@@ -1183,6 +1183,26 @@ _OTHER_OPTIONS_RE = re.compile(
     re.I,
 )
 _OTHER_OPTIONS_TOOL_WORDS = frozenset({"other", "another", "alternative", "alternatives", "next"})
+_OPTION_NOUNS = "|".join(sorted(ENTITY_WORDS | {"option", "listing", "suggestion", "one", "home",
+                                                "recommendation"}))  # fmt: skip
+_SEARCH_AGAIN_RE = re.compile(
+    r"\b(?:suggest|recommend|find me|search for|look(?:ing)? for|is there|are there|do you (?:have|know)"
+    r"|any ?more)\b[^.?!]*?\b(?:(?:a|an|any|some|more|other)\s+(?:[\w-]+\s+){0,3}(?:"
+    + _OPTION_NOUNS
+    + r")s?|something|anything|someplace|somewhere)\b"
+    r"|\b(?:cheaper|less expensive|more affordable|higher(?:[\s-]rat\w+)|better[\s-]rat\w+)\b",
+    re.I,
+)
+"""After an option was offered, a request for one that differs ("can you suggest a cheaper place?", "is there
+a unisex salon?", "anything with a higher rating?"): another search result, not the one offered."""
+
+
+def _searches_again(user_text: str, agent_said: Sequence[str]) -> bool:
+    """A request for an option like the one offered but different, once one was offered and not named."""
+    if not _SEARCH_AGAIN_RE.search(user_text):
+        return False
+    offered = [name.lower() for text in agent_said for name in offered_names(text)]
+    return bool(offered) and not any(len(n) >= 4 and n in user_text.lower() for n in offered)
 
 
 def _ask_for_alternatives(
@@ -1194,7 +1214,7 @@ def _ask_for_alternatives(
     """ "Is there another one?" calls a visible tool that shows other options (no required parameters, a
     description about other options); a list parameter about what was already offered gets the names
     offered so far."""
-    if not _OTHER_OPTIONS_RE.search(user_text):
+    if not _OTHER_OPTIONS_RE.search(user_text) and not _searches_again(user_text, agent_said):
         return ()
     for tool in tools:
         if tool.get("name") in called:
