@@ -173,3 +173,32 @@ def test_a_question_about_the_offered_one_asks_for_no_other(said: str) -> None:
 def test_before_anything_was_offered_a_request_is_no_request_for_another() -> None:
     plan = _plan([NEXT_RESULT], "How can I help you?", "Could you recommend a bistro?", agent_said=())
     assert plan.tool_calls == ()
+
+
+def _intent(options: dict[str, str]) -> dict[str, object]:
+    described = "; ".join(f"{k} = {v}" for k, v in options.items())
+    return setter(
+        "set_intent",
+        intent={"type": "string", "enum": list(options), "description": f"What the user wants: {described}."},
+    )
+
+
+VET = {"LookupVets": "find a vet clinic in a town", "BookVisit": "book a visit with a chosen vet clinic"}
+CLINIC_NAME = {"type": "string", "description": "Name of the vet clinic"}
+GREETING = "How can I help you? I can find a vet clinic in a town, or book a visit with a vet clinic."
+
+
+def test_scheduling_is_booking() -> None:
+    plan = _plan([_intent(VET)], "How can I help you?", "I need to schedule a check for my cat")
+    assert plan.tool_calls == (("set_intent", {"intent": "BookVisit"}),)
+
+
+def test_a_request_naming_one_business_asks_to_act_on_it_not_to_look_one_up() -> None:
+    tools = [_intent(VET), setter("set_clinic", clinic_name=CLINIC_NAME)]
+    plan = _plan(tools, GREETING, "I'd like to take Rex to Paws And Claws")
+    assert plan.tool_calls == (
+        ("set_intent", {"intent": "BookVisit"}),
+        ("set_clinic", {"clinic_name": "Paws And Claws"}),
+    )
+    plan = _plan(tools, GREETING, "Can you find a clinic like Paws And Claws?")
+    assert ("set_intent", {"intent": "LookupVets"}) in plan.tool_calls  # the look-up is named: it stays

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from slotgraph.models.offline.actions import match_action
+from slotgraph.models.offline.actions import is_lookup, match_action, names_any
 from slotgraph.models.offline.choices import (
     is_price_choice,
     match_choice,
@@ -519,6 +519,22 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
                     found = match_described_choice(work.text, param.value_notes)
             if found is not None:
                 work.take(param, found.value, found)
+
+
+def _act_on_named_entity(work: _Work, params: Sequence[Param], user_text: str) -> None:
+    """A request that names no option's words but names one business ("I'd like to eat at Rivoli") asks to
+    act on that business, not to look one up: the look-up read by default becomes the one act, when the
+    options have exactly one."""
+    named = [p for p in params if p.entity and work.has(p)]
+    for param in params:
+        value = work.values.get(param.key)
+        if not named or value is None or not _is_action_choice(param):
+            continue
+        if not is_lookup(value) or names_any(user_text, param.value_notes):
+            continue
+        acts = [v for v, note in param.value_notes if not is_lookup(v, note)]
+        if len(acts) == 1:
+            work.values[param.key] = acts[0]
 
 
 def _is_action_choice(param: Param) -> bool:
@@ -1043,6 +1059,7 @@ def _extract(
         _fill_booleans(work, params, asked)
     _fill_names(work, params, asked, readback, directive, agent_said)
     if not readback:
+        _act_on_named_entity(work, params, user_text)
         _fill_learned(work, params, asked)
     if not readback:
         _fill_places(work, _of_kind(params, "text"), asked)  # routes first: "pick me up at X" is an origin
