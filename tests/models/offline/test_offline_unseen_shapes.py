@@ -202,3 +202,34 @@ def test_a_request_naming_one_business_asks_to_act_on_it_not_to_look_one_up() ->
     )
     plan = _plan(tools, GREETING, "Can you find a clinic like Paws And Claws?")
     assert ("set_intent", {"intent": "LookupVets"}) in plan.tool_calls  # the look-up is named: it stays
+
+
+def test_a_stay_said_as_arriving_and_leaving_is_a_start_and_a_length() -> None:
+    plan = _plan(_lodge(), "When do you arrive?", "we'll get in on the 12th and head home on the 15th")
+    assert plan.tool_calls == (
+        ("set_arrival", {"arrival_date": "2026-05-12"}),
+        ("set_nights", {"number_of_nights": "3"}),
+    )
+
+
+def test_a_feature_is_named_by_another_form_of_its_word() -> None:
+    assert mentions_flag("we'd like to pool with others", ["pooled"]) is True
+    plan = _plan(_shuttle(), "How many seats?", "Three seats, and we are happy to pool")
+    assert plan.tool_calls == (("set_seats", {"seats": 3}), ("set_pooled", {"pooled_ride": True}))
+
+
+LODGE_NAME = {"type": "string", "description": "Name of the lodge"}
+
+
+def test_an_earlier_offer_is_picked_by_a_word_only_it_has() -> None:
+    said = (
+        "I found Fernhill Mountain Lodge. What is the name of the lodge?",
+        "I found Bramble Creek Inn. What is the name of the lodge?",
+    )
+    tools = [setter("set_lodge", lodge_name=LODGE_NAME), setter("set_nights", number_of_nights=NIGHTS)]
+    plan = _plan(
+        tools, "What is the name of the lodge?", "The Bramble one was nicer, book it", agent_said=said
+    )
+    assert plan.tool_calls == (("set_lodge", {"lodge_name": "Bramble Creek Inn"}),)  # "one" is no count
+    plan = _plan(tools, "What is the name of the lodge?", "Let's go back to Fernhill", agent_said=said)
+    assert plan.tool_calls == (("set_lodge", {"lodge_name": "Fernhill Mountain Lodge"}),)

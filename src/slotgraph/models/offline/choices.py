@@ -251,7 +251,8 @@ def mentions_flag(
     lowered = asking_blanked(text).lower()  # "Can you find me a unisex salon?" still asks for one
     starts = []
     for word in wanted:
-        match = re.search(rf"\b{re.escape(word.rstrip('s'))}", lowered)
+        root = word[:-2] if word.endswith("ed") and len(word) > 5 else word.rstrip("s")  # shared → share
+        match = re.search(rf"\b{re.escape(root)}", lowered)
         if match is None:
             return None
         starts.append(match.start())

@@ -221,10 +221,12 @@ def _dates_of(text: str, today: dt.date, past: bool, region: str) -> tuple[Found
 
 
 _RANGE_LINK_RE = re.compile(
-    r"\s*(?:-|–|—|to|till|til|until|through|thru"
-    r"|and (?:leaving|departing|checking out|check out|out)(?: on)?)\s*",
+    r"\s*,?\s*(?:-|–|—|to|till|til|until|through|thru"
+    r"|and (?:then )?(?:(?:i|we)(?:'ll| will| would| plan to| want to| need to)?\s+)?"
+    r"(?:leav\w*|depart\w*|check\w*[\s-]?out|out|go(?:ing)? home|head\w* home|return\w*"
+    r"|stay\w* (?:until|till|through|to))(?: on)?)\s*",
     re.I,
-)
+)  # "the 3rd to the 6th", "arriving Friday and leaving Sunday", "the 3rd and we'll check out on the 6th"
 
 
 _cached_dates_of = kept_parse(_dates_of)

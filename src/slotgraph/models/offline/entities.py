@@ -15,7 +15,7 @@ the hair stylist/salon", a hotel, a venue...) is not a person's name: "under Che
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rapidfuzz import fuzz
 
@@ -30,7 +30,8 @@ ENTITY_WORDS = frozenset(
     {"restaurant", "hotel", "house", "salon", "stylist", "shop", "store", "venue", "business", "company",
      "clinic", "dentist", "doctor", "practice", "theatre", "theater", "movie", "event", "property", "bar",
      "cafe", "gym", "museum", "attraction", "airline", "provider", "place", "bistro", "eatery", "pub",
-     "diner", "cinema", "spa", "studio", "barber", "barbershop", "agency", "gallery", "club", "dealer"}
+     "diner", "cinema", "spa", "studio", "barber", "barbershop", "agency", "gallery", "club", "dealer",
+     "lodge", "inn", "motel", "resort", "hostel"}
 )  # fmt: skip
 
 _WORD = r"(?:[A-Z0-9][\w'’.&!-]*)"
@@ -136,6 +137,7 @@ def find_entity_name(
     offers: str | None = None,
     elsewhere: Callable[[str], bool] | None = None,
     offered_only: bool = False,
+    earlier: Sequence[str] = (),
 ) -> Found | None:
     """The business or place name the user picks, or None (see the module docstring). ``offers``: the
     agent's latest message that offered names, when not the directive itself; ``elsewhere``: names that
@@ -146,6 +148,9 @@ def find_entity_name(
     for name in offered:
         if len(name) >= 4 and (name.lower() in lowered or fuzz.partial_ratio(name.lower(), lowered) >= 90):
             return Found(name, 0, 0)
+    picked = _by_distinctive_word(text, [*offered, *earlier], elsewhere)
+    if picked is not None:
+        return picked
     for pattern, cased in (
         () if offered_only else ((_CUE_RE, False), (_BEFORE_KIND_RE, True), (_STRONG_CUE_RE, True))
     ):
@@ -185,6 +190,37 @@ def find_entity_name(
         and (_AGREE_RE.search(statement) or (asked and is_affirmative(statement)))
     ):
         return Found(offered[0], 0, 0)
+    return None
+
+
+_NOT_DISTINCTIVE = ENTITY_WORDS | {
+    "grill", "kitchen", "downtown", "dr", "dr.", "and", "the", "suites", "hotels"
+}  # fmt: skip
+
+
+def _by_distinctive_word(
+    text: str, names: Sequence[str], elsewhere: Callable[[str], bool] | None
+) -> Found | None:
+    """An offered name picked by a word only it has ("the Hilton one" for Hilton Garden Inn Downtown, even
+    when another option was offered since): the first offered name (newest first) one of whose distinctive
+    words — capitalised, four letters or more, not a common word nor a kind of business — the text says as
+    a capitalised word; None when the word belongs to several offered names."""
+    seen: list[str] = []
+    for name in names:
+        if name in seen or (elsewhere is not None and elsewhere(name)) or len(name.split()) < 2:
+            continue
+        seen.append(name)
+    for name in seen:
+        distinct = [
+            w.strip(".,'’") for w in name.split()
+            if len(w) >= 4 and w[:1].isupper() and w.lower().strip(".,'’") not in _NOT_DISTINCTIVE | _COMMON
+        ]  # fmt: skip
+        for word in distinct:
+            match = re.search(rf"\b{re.escape(word)}\b", text)
+            if match is None:
+                continue
+            if sum(word in other.split() for other in seen) == 1:
+                return Found(name, match.start(), match.end())
     return None
 
 

@@ -289,10 +289,11 @@ def find_counts(text: str) -> list[Found]:
 
 
 _PRONOUN_ONE_RE = re.compile(
-    r"\b(?:that|this|the|which|any|another|other|a different|each|every|first|second|third|last|next|"
-    r"same|cheaper|better|nicer|new|other)\s+$",
-    re.I,
-)
+    r"\b(?i:that|this|the|which|any|another|other|a different|each|every|first|second|third|last|next|"
+    r"same|cheaper|better|nicer|new|other)\s+$"
+    r"|\b(?i:the|that|this|which)\s+(?!(?i:number|party|group|total)\b)[\w'’-]+\s+$"
+    r"|(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+\s+$",
+)  # "that one", "the first one", "the Hilton one", "the cheap one": a choice, not a count
 _MAX_NUMBER_WORDS = 8
 """Words after the first in a number before its last scale word ("two hundred and fifty | thousand"): the
 longest run is read as one number; bounded, so the search does not try every run of number words from every

@@ -583,9 +583,10 @@ def _fill_names(
             if not readback:
                 offers = next((text for text in agent_said if offered_names(text)), None)
                 cities = any(_is_city_param(p) for p in params)
+                earlier = [names[0] for text in agent_said if (names := offered_names(text))]
                 found = find_entity_name(
                     work.text, directive, asked=param in asked, offers=offers,
-                    elsewhere=_known_city if cities else None,
+                    elsewhere=_known_city if cities else None, earlier=earlier,
                 )  # fmt: skip
                 taken = {str(v).lower() for v in work.values.values()}
                 if found is not None and str(found.value).lower() not in taken:  # "Music" answered a type
@@ -597,7 +598,10 @@ def _fill_names(
         if found is None and param in asked and not readback:
             # a person the agent offered ("I found Dr. Ana Ruiz." — "that one works"): said again or agreed to
             offers = next((text for text in agent_said if offered_names(text)), None)
-            found = find_entity_name(work.text, None, asked=True, offers=offers, offered_only=True)
+            earlier = [names[0] for text in agent_said if (names := offered_names(text))]
+            found = find_entity_name(
+                work.text, None, asked=True, offers=offers, offered_only=True, earlier=earlier
+            )
         if found is not None:
             work.take(param, found.value, found)
 
