@@ -233,3 +233,24 @@ def test_an_earlier_offer_is_picked_by_a_word_only_it_has() -> None:
     assert plan.tool_calls == (("set_lodge", {"lodge_name": "Bramble Creek Inn"}),)  # "one" is no count
     plan = _plan(tools, "What is the name of the lodge?", "Let's go back to Fernhill", agent_said=said)
     assert plan.tool_calls == (("set_lodge", {"lodge_name": "Fernhill Mountain Lodge"}),)
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("We'd love a table at Little Saigon Kitchen tonight", "Little Saigon Kitchen"),  # capitalised
+        ("Harbor Lights, please.", "Harbor Lights"),  # a bare name with a polite ending
+        ("Zuni bistro in the Mission", "Zuni"),  # the reply opens with the name and its kind
+        ("I'd like a reservation for Blue Door Cafe", "Blue Door Cafe"),
+    ],
+)
+def test_a_business_name_is_read_from_more_ways_of_naming_it(said: str, name: str) -> None:
+    plan = _plan([setter("set_bistro", bistro_name=BISTRO_NAME)], "What is the name of the bistro?", said)
+    assert plan.tool_calls == (("set_bistro", {"bistro_name": name}),)
+
+
+@pytest.mark.parametrize("said", ["The bistro is fine", "a little bistro", "Basque bistro please"])
+def test_judgements_and_styles_are_no_business_name(said: str) -> None:
+    tools = [setter("set_bistro", bistro_name=BISTRO_NAME), setter("set_dishes", dishes=DISHES)]
+    plan = _plan(tools, "What style of dishes would you like?", said)
+    assert all(name != "set_bistro" for name, _ in plan.tool_calls)

@@ -40,6 +40,7 @@ _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _ENTITY_WORD = rf"(?:{'|'.join(sorted(ENTITY_WORDS, key=len, reverse=True))})s?"
 _CUE_RE = re.compile(
     rf"\b(?i:at|called|named|name is|name's|(?:{_ENTITY_WORD}) is|book|reserve|try|choose|pick|prefer|like"
+    rf"|(?:reservations?|booking|table|appointment) for"
     rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD})\s+"
     rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:(?i:the)\s+)?"
     rf"(?P<name>{_PROPER})"
@@ -57,9 +58,13 @@ _BEFORE_KIND_RE = re.compile(
     rf"\b(?i:prefer|like|try|visit|book|reserve)\s+(?i:the\s+)?(?P<name>[a-z][\w'’-]+)"
     rf"\s+(?i:{_ENTITY_WORD})\b(?!\s+(?:that|which|with|where|who)\b)"
 )
+_OPENING_KIND_RE = re.compile(
+    rf"^\s*(?i:the\s+)?(?P<name>[A-Za-z][\w'’-]+)\s+(?:{_ENTITY_WORD})\b(?!\s+(?i:is|that|which|with)\b)"
+)  # a reply to "which restaurant?" opening with the name and its kind: "Kufu-ya restaurant in San Fran."
 _NOT_A_NAME_START = frozenset(
     {"a", "an", "some", "any", "one", "another", "other", "different", "good", "nice", "great", "new",
      "local", "cheap", "cheaper", "fancy", "upscale", "expensive", "popular", "small", "big", "little",
+     "fine", "perfect", "correct", "right", "wrong", "ok", "okay", "same", "first", "second", "last",
      "decent", "in", "at", "on", "to", "for", "from", "near", "by", "with", "this", "that", "your", "my",
      "our", "their"}
 )  # fmt: skip
@@ -152,7 +157,14 @@ def find_entity_name(
     if picked is not None:
         return picked
     for pattern, cased in (
-        () if offered_only else ((_CUE_RE, False), (_BEFORE_KIND_RE, True), (_STRONG_CUE_RE, True))
+        ()
+        if offered_only
+        else (
+            (_CUE_RE, False),
+            (_BEFORE_KIND_RE, True),
+            (_STRONG_CUE_RE, True),
+            *(((_OPENING_KIND_RE, True),) if asked else ()),
+        )
     ):
         for match in pattern.finditer(text):
             name = _trim(match.group("name"))
@@ -160,8 +172,8 @@ def find_entity_name(
                 name = " ".join(w[:1].upper() + w[1:] if w.islower() else w for w in name.split())
             if elsewhere is not None and name and elsewhere(name):
                 continue
-            if name and name.split()[0].lower() in _NOT_A_NAME_START:
-                continue
+            if name and name.split()[0].lower() in _NOT_A_NAME_START and (cased or len(name.split()) < 2):
+                continue  # "a little place", but "at Little Nepal", "at Great Clips"
             if name and name.lower() not in _COMMON and not name.isdigit() and _not_all_common(name):
                 start = match.start("name")
                 for offer in offered:
@@ -172,7 +184,10 @@ def find_entity_name(
                         return Found(offer, start, start + len(name))
                 return Found(name, start, start + len(name))
     if asked and not offered_only:
-        bare = _PROPER_RE.fullmatch(text.strip().rstrip(".!").strip())
+        reply = re.sub(
+            r"[\s,]*(?i:please|thanks|thank you)?[\s.!]*$", "", text.strip()
+        )  # "Sushi Hashiri, please."
+        bare = _PROPER_RE.fullmatch(reply)
         first = bare.group(0).split()[0].lower() if bare is not None else ""
         if (
             bare is not None
