@@ -254,3 +254,18 @@ def test_judgements_and_styles_are_no_business_name(said: str) -> None:
     tools = [setter("set_bistro", bistro_name=BISTRO_NAME), setter("set_dishes", dishes=DISHES)]
     plan = _plan(tools, "What style of dishes would you like?", said)
     assert all(name != "set_bistro" for name, _ in plan.tool_calls)
+
+
+ARRIVE = {"type": "string", "format": "date", "description": "Date of arrival at the cabin"}
+DEPART = {"type": "string", "format": "date", "description": "Date of departure from the cabin"}
+
+
+def test_a_date_with_no_end_named_goes_to_the_end_once_the_start_was_given() -> None:
+    tools = [setter("set_check_in", check_in_date=ARRIVE), setter("set_check_out", check_out_date=DEPART),
+             setter("set_town", town={"type": "string", "description": "Town of the cabin"})]  # fmt: skip
+    fresh = _plan(tools, "Which town?", "On May 20th")
+    assert fresh.tool_calls == (("set_check_in", {"check_in_date": "2026-05-20"}),)
+    later = _plan(tools, "Which town?", "On May 20th", given=frozenset({"set_check_in"}))
+    assert later.tool_calls == (("set_check_out", {"check_out_date": "2026-05-20"}),)
+    named = _plan(tools, "Which town?", "arriving May 20th", given=frozenset({"set_check_in"}))
+    assert named.tool_calls == (("set_check_in", {"check_in_date": "2026-05-20"}),)  # a change of the start

@@ -93,6 +93,8 @@ class _Work:
     values: dict[tuple[str, str], Any] = field(default_factory=dict)
     named: frozenset[str] = frozenset()
     """The distinctive words of the visible parameters' names ("live", "music", "price")."""
+    given: frozenset[str] = frozenset()
+    """The setters called on earlier messages of the conversation (what the person already said)."""
     ends: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def take(self, param: Param, value: Any, found: Found | None = None) -> None:
@@ -288,13 +290,23 @@ def _fill_dates_by_role(
         if role is not None:
             targets = [p for p in open_params if roles[p.key] == role]
         else:
-            targets = [p for p in asked if p in open_params] or [
-                p for p in open_params if roles[p.key] == "start"
-            ]
+            targets = [p for p in asked if p in open_params] or _unsaid_role(open_params, roles, work.given)
         if targets:
             param = targets[0]
             value = find_dates(work.text[found.start : found.end], now, past=param.past, region=region)
             work.take(param, format_date(value[0].value if value else found.value, param), found)
+
+
+def _unsaid_role(
+    open_params: Sequence[Param], roles: Mapping[tuple[str, str], str | None], given: Set[str]
+) -> list[Param]:
+    """Where a date said with no word for its end of the stay goes when no date is asked: the start, unless
+    the start was given earlier in the conversation and the end was not — then the end."""
+    starts = [p for p in open_params if roles[p.key] == "start"]
+    ends = [p for p in open_params if roles[p.key] == "end" and p.tool not in given]
+    if starts and ends and all(p.tool in given for p in starts):
+        return ends
+    return starts
 
 
 _SCORE_RE = re.compile(r"\b(\d{1,3}(?:\.\d)?)\s*(?:/|out of)\s*(\d{1,3})\b(?!\s*/)", re.I)
@@ -1049,8 +1061,9 @@ def _extract(
     region: str,
     readback: bool,
     agent_said: Sequence[str] = (),
+    given: frozenset[str] = frozenset(),
 ) -> dict[tuple[str, str], Any]:
-    work = _Work(user_text, named=_named_words(params))
+    work = _Work(user_text, named=_named_words(params), given=given)
     _fill_contacts(work, params, asked, region)
     _fill_scores(work, params, asked)
     _fill_dates(work, params, asked, now, region, directive)
@@ -1105,6 +1118,7 @@ def plan_turn(
     region: str = "US",
     agent_said: Sequence[str] = (),
     setters: Sequence[Setter] | None = None,
+    given: Set[str] = frozenset(),
 ) -> Plan:
     """Plan one model call.
 
@@ -1115,11 +1129,15 @@ def plan_turn(
     offered ("I found Sushi Boat." two questions ago).
     ``setters``: ``tools`` already read (:func:`~slotgraph.models.offline.schema.read_setters`, one per tool,
     same order), when the caller keeps them; read here otherwise.
+    ``given``: the setters called on the conversation's earlier messages — what the person already said (a
+    date with no word for which end of a stay it is goes to the end once the start was given).
     """
     if user_text is None or not user_text.strip():
         return Plan(text=relay_text(system_instruction))
     with parses_kept_for_one_plan():
-        return _plan_reply(tools, system_instruction, user_text, now, region, agent_said, setters)
+        return _plan_reply(
+            tools, system_instruction, user_text, now, region, agent_said, setters, frozenset(given)
+        )
 
 
 def _plan_reply(
@@ -1130,6 +1148,7 @@ def _plan_reply(
     region: str,
     agent_said: Sequence[str],
     setters: Sequence[Setter] | None,
+    given: frozenset[str] = frozenset(),
 ) -> Plan:
     """:func:`plan_turn` for a user's message (a long message's parses kept while it is planned)."""
     read = read_setters(tools) if setters is None else setters
@@ -1139,7 +1158,7 @@ def _plan_reply(
     directive = directive_text(system_instruction)
     params = [p for s in setters for p in s.params if not p.structured]  # a list is never a reply's words
     asked = asked_params(directive, params)
-    values = _extract(user_text, params, asked, directive, now, region, readback, agent_said)
+    values = _extract(user_text, params, asked, directive, now, region, readback, agent_said, given)
     calls = _calls(setters, values)
     if readback and calls and CONFIRM_TOOL in names and confirms_part(user_text):
         # a correction plus "the rest is right": the engine commits only the values read back unchanged
