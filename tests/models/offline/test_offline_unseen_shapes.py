@@ -269,3 +269,36 @@ def test_a_date_with_no_end_named_goes_to_the_end_once_the_start_was_given() -> 
     assert later.tool_calls == (("set_check_out", {"check_out_date": "2026-05-20"}),)
     named = _plan(tools, "Which town?", "arriving May 20th", given=frozenset({"set_check_in"}))
     assert named.tool_calls == (("set_check_in", {"check_in_date": "2026-05-20"}),)  # a change of the start
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Do they have a terrace seating?",
+        "Is there terrace seating there?",
+        "I'd like to know if they have terrace seating",
+        "does it have terrace seating",
+    ],
+)
+def test_a_question_about_what_was_offered_sets_no_feature(said: str) -> None:
+    plan = _plan(_bistro(), "What is the name of the bistro?", said, agent_said=OFFERED)
+    assert all(name != "set_terrace" for name, _ in plan.tool_calls)
+
+
+def test_a_request_put_as_a_question_still_asks_for_the_feature() -> None:
+    plan = _plan(_bistro(), "What style of dishes?", "Can you find one with terrace seating?")
+    assert ("set_terrace", {"terrace_seating": True}) in plan.tool_calls
+
+
+@pytest.mark.parametrize(
+    "said", ["That will be fine for me.", "Got it. That's what I want.", "that'd be great"]
+)
+def test_more_ways_to_say_yes_to_a_readback(said: str) -> None:
+    tools = [setter("confirm_pending"), setter("reject_pending"), setter("set_seats", seats=SEATS)]
+    plan = _plan(tools, "Just to confirm: 3 seats. Is that correct?", said, readback=True)
+    assert plan.tool_calls == (("confirm_pending", {}),)
+
+
+@pytest.mark.parametrize(("said", "seats"), [("just for one", 1), ("five individuals", 5)])
+def test_more_ways_to_count_people(said: str, seats: int) -> None:
+    assert _plan(_shuttle(), "How many seats?", said).tool_calls == (("set_seats", {"seats": seats}),)

@@ -19,7 +19,9 @@ _YES_RE = re.compile(
     r"|you(?:'re| are) (?:right|correct)|sounds (?:perfect|right|fine|nice|wonderful|excellent|awesome)"
     r"|that(?:'ll| will) work|"
     r"(?:that|this|it)(?:'s| is| sounds| looks| would be) "
-    r"(?:perfect|great|good|fine|correct|right|excellent|wonderful)|(?:i|we) confirm|i agree|agreed)\b",
+    r"(?:perfect|great|good|fine|correct|right|excellent|wonderful)|(?:i|we) confirm|i agree|agreed"
+    r"|(?:that|this|it)(?:'ll| will| would|'d) be (?:perfect|great|good|fine|ok|okay)|got it"
+    r"|(?:that|this)(?:'s| is) (?:what|exactly what) (?:i|we) (?:want|need|asked for))\b",
     re.I,
 )
 _NO_RE = re.compile(

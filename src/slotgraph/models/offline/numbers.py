@@ -44,7 +44,7 @@ _DIGITS_RE = re.compile(r"(?<![\d.:/$-])\d{1,4}(?![\d:/]|\.\d|-\d)")
 UNIT_CLASSES: dict[str, frozenset[str]] = {
     "person": frozenset({"people", "person", "persons", "guest", "guests", "pax", "diners", "diner", "us",
                          "party", "passengers", "passenger", "travelers", "attendees", "seats", "size",
-                         "riders", "rider", "travellers"}),
+                         "riders", "rider", "travellers", "individuals", "individual", "visitors"}),
     "adult": frozenset({"adult", "adults", "grown-up", "grown-ups", "grownups", "grownup"}),
     "child": frozenset({"child", "children", "kid", "kids", "baby", "babies", "infant", "infants", "toddler",
                         "toddlers"}),
@@ -75,7 +75,8 @@ _PERSON_BEFORE_RE = re.compile(
     re.I,
 )
 _ONE_PERSON_RE = re.compile(
-    r"\b(?:just|only)\s+(?:me|myself)\b|\b(?:just|only)\s+one\b(?!\s+[a-z])|\bby myself\b"
+    r"\b(?:just|only)\s+(?:for\s+)?(?:me|myself)\b|\b(?:just|only)\s+(?:for\s+)?one\b(?!\s+[a-z])"
+    r"|\bby myself\b"
     r"|\b(?:myself|alone|solo)\b(?!\s+and)",
     re.I,
 )
