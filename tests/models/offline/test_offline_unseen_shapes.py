@@ -302,3 +302,37 @@ def test_more_ways_to_say_yes_to_a_readback(said: str) -> None:
 @pytest.mark.parametrize(("said", "seats"), [("just for one", 1), ("five individuals", 5)])
 def test_more_ways_to_count_people(said: str, seats: int) -> None:
     assert _plan(_shuttle(), "How many seats?", said).tool_calls == (("set_seats", {"seats": seats}),)
+
+
+def test_a_misspelt_price_word_still_names_a_level() -> None:
+    plan = _plan(_bistro(), "What style of dishes?", "somewhere afforadable please")
+    assert plan.tool_calls == (("set_budget", {"price_band": "moderate"}),)
+    plan = _plan(_bistro(), "What style of dishes?", "somewhere affable please")
+    assert all(name != "set_budget" for name, _ in plan.tool_calls)
+
+
+CABIN = {"SearchCabins": "find a cabin in a region", "BookCabin": "book the selected cabin for given dates"}
+
+
+def test_an_act_on_something_picked_said_with_another_verb_is_the_one_such_act() -> None:
+    plan = _plan(
+        [_intent(CABIN)], "How can I help? I can find a cabin, or book a cabin.", "I'd like to rent a cabin"
+    )
+    assert plan.tool_calls == (("set_intent", {"intent": "BookCabin"}),)
+    plan = _plan([_intent(CABIN)], "How can I help? I can find a cabin, or book a cabin.", "I'd like a cabin")
+    assert plan.tool_calls == (("set_intent", {"intent": "SearchCabins"}),)  # nothing to act on named
+
+
+def test_a_request_is_no_place() -> None:
+    tools = [setter("set_stop", stop={"type": "string", "description": "Destination address of the ride"})]
+    assert _plan(tools, "Where does the ride end?", "Try again, this time earlier").tool_calls == ()
+    assert _plan(tools, "Where does the ride end?", "Please book it").tool_calls == ()
+
+
+def test_a_value_learned_for_a_category_is_no_business_name() -> None:
+    food = {"type": "string", "description": "Cuisine of food served by the eatery"}
+    tools = [setter("set_eatery", eatery_name={"type": "string", "description": "Name of the eatery"}),
+             setter("set_food", food_type=food)]  # fmt: skip
+    plan = _plan(tools, "What cuisine?", "I'm in town for a day. I would like Sushi at a good price.")
+    assert plan.tool_calls == (("set_food", {"food_type": "Japanese"}),)
+    assert _plan(tools, "What cuisine?", "I am staying in the area").tool_calls == ()

@@ -269,6 +269,13 @@ _PRICE_LEVELS: tuple[tuple[int, str], ...] = (
         r"|thrifty"),
     (2, r"expensive|pricey|costly|fancy|upscale|high[\s-]?end|posh|classy|pricier|high[\s-]?priced"),
 )  # fmt: skip
+_PRICE_WORDS = tuple(
+    (word, level)
+    for level, words in _PRICE_LEVELS
+    for word in words.split("|")
+    if re.fullmatch(r"[a-z]{6,}", word)
+)
+"""The single words of the price scale, for reading misspellings."""
 _PRICE_RES = tuple((level, re.compile(rf"\b(?:{words})\b", re.I)) for level, words in _PRICE_LEVELS)
 _PRICE_PARAM_WORDS = frozenset(
     {"price", "prices", "priced", "pricing", "cost", "costs", "budget", "expensive"}
@@ -281,6 +288,12 @@ def price_level(text: str) -> int | None:
     for level, pattern in _PRICE_RES:
         if pattern.search(text):
             return level
+    for word in _WORD_RE.findall(text.lower()):  # a misspelt price word: "afforadable", "expensvie"
+        if len(word) >= 6:
+            scored = [(fuzz.ratio(word, known), level) for known, level in _PRICE_WORDS]
+            best = max(scored, default=(0.0, 0))
+            if best[0] >= 85:
+                return best[1]
     return None
 
 
@@ -306,6 +319,10 @@ def match_price_choice(text: str, values: Sequence[Any]) -> Found | None:
         if match is not None:  # its words are no cuisine: "affordable priced African food"
             after = _PRICE_WORD_AFTER_RE.match(text, match.end())
             return Found(best[1], match.start(), after.end() if after else match.end())
+    for word in _WORD_RE.finditer(text.lower()):  # a misspelt one
+        if len(word.group(0)) >= 6 and price_level(word.group(0)) == said:
+            after = _PRICE_WORD_AFTER_RE.match(text, word.end())
+            return Found(best[1], word.start(), after.end() if after else word.end())
     return Found(best[1], 0, 0)
 
 

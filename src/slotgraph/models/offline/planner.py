@@ -622,11 +622,13 @@ def _names_a_category(name: str, work: _Work, params: Sequence[Param], asked: Se
     """ "I prefer Peruvian type of food", "I like French cuisine": the name modifies a noun of a category
     parameter's description — the category, not a business called "Peruvian"; and while a category is
     asked (``asked``: those asked before the business name), a name is no answer when it is what the
-    category reads ("I would like Jamaican")."""
+    category reads ("I would like Jamaican"); nor is a value learned for a category ("I would like Sushi")."""
     for p in params:
         if not is_short_valued(p) or work.has(p):
             continue
         if (modified_head(p, work.text, capitalised=False) or "").lower() == name.lower():
+            return True
+        if any(surface == name.lower() for surface, _ in p.learned):  # "Sushi": a cuisine learned
             return True
         if p in asked and (short_value(p, work.text, work.named) or "").lower() == name.lower():
             return True
@@ -673,7 +675,8 @@ _PROPER_START_RE = re.compile(
 )
 _NOT_A_PLACE_START = frozenset(
     {"i", "i'm", "i'd", "i'll", "we", "we're", "it", "it's", "that", "that's", "this", "there", "on", "yes",
-     "no", "thanks", "thank", "ok", "okay", "sure", "people", "just", "what", "how", "can", "could", "is"}
+     "no", "thanks", "thank", "ok", "okay", "sure", "people", "just", "what", "how", "can", "could", "is",
+     "try", "please", "book", "reserve", "make", "let's", "lets", "find", "search", "show", "give", "tell"}
 )  # fmt: skip
 
 

@@ -72,7 +72,8 @@ _CARRIES_NO_VALUE = frozenset(
      "options", "style", "cuisine", "food", "foods", "restaurant", "restaurants", "meal", "dish", "dishes",
      "cooking", "serves", "serving", "serve", "from", "by", "all", "no", "not", "thing", "things", "stuff",
      "wanted", "loved", "dinner", "lunch", "dine", "dining", "cheers", "review", "reviews", "rating",
-     "ratings", "reputation", "price", "prices", "priced", "pricing", "cost", "costs", "costing", "quality"}
+     "ratings", "reputation", "price", "prices", "priced", "pricing", "cost", "costs", "costing", "quality",
+     "am", "visiting", "staying"}
 )  # fmt: skip
 """Words that carry no value of a category in what people say around it (generic English)."""
 _REQUEST_RE = re.compile(
