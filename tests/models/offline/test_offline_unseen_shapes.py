@@ -336,3 +336,29 @@ def test_a_value_learned_for_a_category_is_no_business_name() -> None:
     plan = _plan(tools, "What cuisine?", "I'm in town for a day. I would like Sushi at a good price.")
     assert plan.tool_calls == (("set_food", {"food_type": "Japanese"}),)
     assert _plan(tools, "What cuisine?", "I am staying in the area").tool_calls == ()
+
+
+SMOKING = {"type": "boolean", "description": "Whether smoking is allowed in the lodge"}
+
+
+def test_a_feature_said_as_another_form_or_negated_with_non() -> None:
+    tools = [setter("set_smoking", smoking_allowed=SMOKING), setter("set_nights", number_of_nights=NIGHTS)]
+    plan = _plan(tools, "How many nights?", "two nights somewhere I can smoke")
+    assert ("set_smoking", {"smoking_allowed": True}) in plan.tool_calls
+    plan = _plan(tools, "Is smoking allowed?", "I'd prefer non-smoking")
+    assert plan.tool_calls == (("set_smoking", {"smoking_allowed": False}),)
+
+
+def test_a_price_level_said_in_passing_is_read_on_its_scale_before_its_words() -> None:
+    plan = _plan(_bistro(), "What style of dishes?", "Basque, not too pricey")
+    assert plan.tool_calls == (
+        ("set_dishes", {"dishes": "Basque"}),
+        ("set_budget", {"price_band": "moderate"}),
+    )
+
+
+def test_the_one_proper_adjective_inside_a_sentence_is_the_style() -> None:
+    plan = _plan(_bistro(), "What style of dishes?", "I want to sit somewhere quiet and eat Basque")
+    assert plan.tool_calls == (("set_dishes", {"dishes": "Basque"}),)
+    plan = _plan(_bistro(), "What style of dishes?", "Somewhere with nice options, maybe Georgian")
+    assert plan.tool_calls == (("set_dishes", {"dishes": "Georgian"}),)

@@ -229,7 +229,9 @@ _FLAG_FILLER = frozenset(
      "indicating", "does", "do", "can", "welcome", "friendly", "included", "good", "for", "to", "option",
      "options", "facility", "facilities", "there"}
 )  # fmt: skip
-_NEGATION_RE = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|none)\b(?:\W+\w+){0,3}\W*$", re.I)
+_NEGATION_RE = re.compile(
+    r"\b(?:no|not|without|don't|doesn't|dont|never|none)\b(?:\W+\w+){0,3}\W*$|\bnon[\s-]?$", re.I
+)  # "no pets", "without parking", "non-smoking"
 
 
 def mentions_flag(
@@ -251,7 +253,11 @@ def mentions_flag(
     lowered = asking_blanked(text).lower()  # "Can you find me a unisex salon?" still asks for one
     starts = []
     for word in wanted:
-        root = word[:-2] if word.endswith("ed") and len(word) > 5 else word.rstrip("s")  # shared → share
+        root = word.rstrip("s")
+        if word.endswith("ed") and len(word) > 5:
+            root = word[:-2]  # shared → share
+        elif word.endswith("ing") and len(word) > 6:
+            root = word[:-3]  # smoking → smoke
         match = re.search(rf"\b{re.escape(root)}", lowered)
         if match is None:
             return None

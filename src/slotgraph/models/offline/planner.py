@@ -509,9 +509,10 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
             # Not asked: only a value named in full ("I'd like a Luxury ride"), or a price level said in
             # everyday words outside a question ("something pricey").
             said = asking_blanked(work.text)
-            found = match_named_choice(said, param.enum)
-            if found is None and is_price_choice(param.enum, param.words):
-                found = match_price_choice(said, param.enum)
+            price = is_price_choice(param.enum, param.words)
+            found = match_price_choice(said, param.enum) if price else None  # "not too pricey": moderate
+            if found is None:
+                found = match_named_choice(said, param.enum)
             if found is not None:
                 work.take(param, found.value, found)
             continue

@@ -150,10 +150,13 @@ def short_value(param: Param, text: str, others: frozenset[str] = frozenset()) -
         if not runs:
             return None
         return " ".join(runs[0]) if len(runs) == 1 else value
+    runs = _content(value, param.words | others)
+    proper = [run for run in runs[1:] if len(run) == 1 and run[0][:1].isupper() and run[0][1:].islower()]
+    if len(proper) == 1 and not any(run[0][:1].isupper() for run in runs if run is not proper[0]):
+        return proper[0][0]  # the one proper adjective said inside the sentence: "... and eat Thai"
     found = modified_head(param, text, capitalised=False, others=others)
     if found is not None:
         return found
-    runs = _content(value, param.words | others)
     if len(runs) == 1 and len(runs[0]) <= 2:
         return " ".join(runs[0])
     return None
