@@ -362,3 +362,19 @@ def test_the_one_proper_adjective_inside_a_sentence_is_the_style() -> None:
     assert plan.tool_calls == (("set_dishes", {"dishes": "Basque"}),)
     plan = _plan(_bistro(), "What style of dishes?", "Somewhere with nice options, maybe Georgian")
     assert plan.tool_calls == (("set_dishes", {"dishes": "Georgian"}),)
+
+
+SPECIALTY = {
+    "type": "string",
+    "enum": ["Marriage Counselor", "Child Psychologist", "Psychiatrist"],
+    "description": "Specialty of the counselor",
+}
+
+
+def test_a_choice_said_in_passing_by_a_long_word_only_its_value_has() -> None:
+    tools = [setter("set_specialty", specialty=SPECIALTY), setter("set_town", town=LODGE_NAME)]
+    plan = _plan(tools, "Which town?", "We need some help with our marriage")
+    assert plan.tool_calls == (("set_specialty", {"specialty": "Marriage Counselor"}),)
+    assert _plan(tools, "Which town?", "Is she a marriage counselor?").tool_calls == ()  # a question
+    # "counselor" is no value's own word here: it is in the parameter's description
+    assert _plan(tools, "Which town?", "any counselor will do").tool_calls == ()

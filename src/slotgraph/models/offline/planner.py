@@ -28,6 +28,7 @@ from slotgraph.models.offline.choices import (
     match_price_choice,
     mentions_flag,
     numeric_values,
+    value_words,
 )
 from slotgraph.models.offline.confirmation import (
     confirms_part,
@@ -513,6 +514,8 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
             found = match_price_choice(said, param.enum) if price else None  # "not too pricey": moderate
             if found is None:
                 found = match_named_choice(said, param.enum)
+            if found is None and not _is_action_choice(param):
+                found = _distinctive_value_word(said, param, params)
             if found is not None:
                 work.take(param, found.value, found)
             continue
@@ -548,6 +551,22 @@ def _act_on_named_entity(work: _Work, params: Sequence[Param], user_text: str) -
         acts = [v for v, note in param.value_notes if not is_lookup(v, note)]
         if len(acts) == 1:
             work.values[param.key] = acts[0]
+
+
+def _distinctive_value_word(text: str, param: Param, params: Sequence[Param]) -> Found | None:
+    """A value said in passing by a long word only it has ("help with our marriage" → Marriage Counselor):
+    six letters or more, in no other value and no other parameter's words."""
+    others = _shared_words(param, params)
+    owners: dict[str, list[Any]] = {}
+    for value in param.enum:
+        for word in set(value_words(value)):
+            owners.setdefault(word, []).append(value)
+    for match in re.finditer(r"[a-z]+", text.lower()):
+        word = match.group(0)
+        values = owners.get(word, [])
+        if len(word) >= 6 and len(values) == 1 and word not in others and word not in param.words:
+            return Found(values[0], match.start(), match.end())
+    return None
 
 
 def _is_action_choice(param: Param) -> bool:
