@@ -378,3 +378,17 @@ def test_a_choice_said_in_passing_by_a_long_word_only_its_value_has() -> None:
     assert _plan(tools, "Which town?", "Is she a marriage counselor?").tool_calls == ()  # a question
     # "counselor" is no value's own word here: it is in the parameter's description
     assert _plan(tools, "Which town?", "any counselor will do").tool_calls == ()
+
+
+RIDE_END = {"type": "string", "description": "Destination for the shuttle ride"}
+LODGE_AREA = {"type": "string", "description": "Location of the lodge"}
+
+
+def test_a_place_one_rides_to_is_kept_as_said_and_ends_before_the_next_clause() -> None:
+    plan = _plan([setter("set_end", destination=RIDE_END)], "Where to?", "to SFO please")
+    assert plan.tool_calls == (("set_end", {"destination": "SFO"}),)  # the airport, not the city
+    said = "I want to go to Pier 7, can you get a shuttle for me?"
+    plan = _plan([setter("set_end", destination=RIDE_END)], "Where to?", said)
+    assert plan.tool_calls == (("set_end", {"destination": "Pier 7"}),)
+    plan = _plan([setter("set_area", destination=LODGE_AREA)], "Where to?", "to SFO please")
+    assert plan.tool_calls == (("set_area", {"destination": "San Francisco"}),)  # a location is its city

@@ -709,19 +709,27 @@ _COUNT_FILLER = frozenset(
 )  # fmt: skip
 
 
-def _place_text(raw: str) -> str | None:
+_NEXT_CLAUSE_RE = re.compile(
+    r",\s*(?=(?:can|could|would|will|please|and|but|i|i'm|i'd|i'll|we|we're|it|it's|so|because|thanks|"
+    r"thank|there|that|how|what|is|are)\b)",
+    re.I,
+)
+
+
+def _place_text(raw: str, *, as_city: bool = True) -> str | None:
     """A place said as a whole reply or after a route cue, up to the next value or sentence ("961
     Bluebell Drive in a Regular ride" → 961 Bluebell Drive; "Chicago. There are two of us" → Chicago), a
     city before ", <region>" ("Atlanta, GA" → Atlanta), when it reads as a place (a capitalised word or a
     number in it, or "the ..."); None for a sentence that is not one ("I would prefer a pool ride")."""
     first = re.split(r"\s{2,}|(?<=[a-z0-9])[.!?](?:\s|$)", raw.strip())[0]
+    first = _NEXT_CLAUSE_RE.split(first)[0]  # "the Moonlight Diner, can you get a cab for me?"
     first = re.sub(r"(?:\s+(?:in|on|at|for|with|a|an|the|and|to|of|by))+\s*$", "", first, flags=re.I)
     text = clean_text(strip_place_request(first))
     if not text:
         return None
     from slotgraph.models.offline.gazetteer import normalise_city
 
-    city = normalise_city(text.partition(",")[0])
+    city = normalise_city(text.partition(",")[0]) if as_city or "," in text else None  # "Atlanta, GA"
     if city is not None:
         return city
     said = words(text)
@@ -740,7 +748,7 @@ def _place_text(raw: str) -> str | None:
 
 def _take_text(work: _Work, param: Param, raw: str) -> bool:
     if param.role is not None:
-        place = _place_text(raw)
+        place = _place_text(raw, as_city=_reads_as_city(param))
         if place is None:
             return False
         work.take(param, _place_value(param, place) or place)
@@ -799,10 +807,21 @@ def _place_value(param: Param, said: str) -> str | None:
     location; None when a city parameter is given something that is not a city."""
     from slotgraph.models.offline.gazetteer import normalise_city
 
+    if not _reads_as_city(param):
+        return said  # an address or a place one rides to: "SFO" stays the airport, not San Francisco
     city = normalise_city(said) or normalise_city(said.partition(",")[0])
     if city is not None:
         return city
     return None if _is_city_param(param) else said
+
+
+def _reads_as_city(param: Param) -> bool:
+    """A city parameter, or a location that is no address: a city said short is written in full there."""
+    return _is_city_param(param) or bool(_AREA_WORDS & param.words and not _ADDRESS_WORDS & param.words)
+
+
+_AREA_WORDS = frozenset({"city", "town", "location", "located", "area", "region"})
+_ADDRESS_WORDS = frozenset({"address", "street"})
 
 
 def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
