@@ -392,3 +392,48 @@ def test_a_place_one_rides_to_is_kept_as_said_and_ends_before_the_next_clause() 
     assert plan.tool_calls == (("set_end", {"destination": "Pier 7"}),)
     plan = _plan([setter("set_area", destination=LODGE_AREA)], "Where to?", "to SFO please")
     assert plan.tool_calls == (("set_area", {"destination": "San Francisco"}),)  # a location is its city
+
+
+def _readback_tools() -> list[dict[str, object]]:
+    return [
+        setter("confirm_pending"),
+        setter("reject_pending"),
+        setter("set_bistro", bistro_name=BISTRO_NAME),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("No, I want to go to Harbor Lights.", "Harbor Lights"),
+        ("No, sorry. I'd like to try the Blue Door Cafe instead.", "Blue Door Cafe"),
+    ],
+)
+def test_a_business_named_in_a_correction_during_the_readback_replaces_it(said: str, name: str) -> None:
+    plan = _plan(_readback_tools(), "Just to confirm: Lantern Bistro. Is that correct?", said, readback=True)
+    assert plan.tool_calls == (("set_bistro", {"bistro_name": name}),)
+    plan = _plan(_readback_tools(), "Just to confirm: Lantern Bistro. Is that correct?", "No", readback=True)
+    assert plan.tool_calls == (("reject_pending", {}),)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Can you give me the address of this bistro.",
+        "I don't like that place, is there somewhere else",
+        "Sounds good, what is their phone number?",
+    ],
+)
+def test_asking_about_an_offer_or_disliking_it_does_not_pick_it(said: str) -> None:
+    tools = [setter("set_bistro", bistro_name=BISTRO_NAME)]
+    plan = _plan(tools, "What is the name of the bistro?", said, agent_said=OFFERED)
+    assert ("set_bistro", {"bistro_name": "Lantern Bistro"}) not in plan.tool_calls
+    plan = _plan(tools, "What is the name of the bistro?", "Sounds good, book it", agent_said=OFFERED)
+    assert plan.tool_calls == (("set_bistro", {"bistro_name": "Lantern Bistro"}),)
+
+
+@pytest.mark.parametrize("said", ["That's all correct.", "Sounds fantastic!", "It's all good"])
+def test_still_more_ways_to_say_yes(said: str) -> None:
+    tools = [setter("confirm_pending"), setter("reject_pending"), setter("set_seats", seats=SEATS)]
+    plan = _plan(tools, "Just to confirm: 3 seats. Is that correct?", said, readback=True)
+    assert plan.tool_calls == (("confirm_pending", {}),)

@@ -21,6 +21,8 @@ _YES_RE = re.compile(
     r"(?:that|this|it)(?:'s| is| sounds| looks| would be) "
     r"(?:perfect|great|good|fine|correct|right|excellent|wonderful)|(?:i|we) confirm|i agree|agreed"
     r"|(?:that|this|it)(?:'ll| will| would|'d) be (?:perfect|great|good|fine|ok|okay)|got it"
+    r"|(?:that|this|it)(?:'s| is|'s is) (?:all )?(?:correct|right|good|great|fine)"
+    r"|sounds (?:fantastic|lovely|ideal|super|amazing|good|great)"
     r"|(?:that|this)(?:'s| is) (?:what|exactly what) (?:i|we) (?:want|need|asked for))\b",
     re.I,
 )

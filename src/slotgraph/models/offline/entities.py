@@ -202,10 +202,21 @@ def find_entity_name(
     if (
         len(offered) == 1
         and not is_negative(statement)
+        and not _DISLIKE_RE.search(statement)
+        and not (_INFO_REQUEST_RE.search(statement) and not _BOOKING_RE.search(statement))
         and (_AGREE_RE.search(statement) or (asked and is_affirmative(statement)))
     ):
         return Found(offered[0], 0, 0)
     return None
+
+
+_DISLIKE_RE = re.compile(r"\b(?:don't|do not|doesn't|not)\s+(?:like|want|love|fancy)\b", re.I)
+_INFO_REQUEST_RE = re.compile(
+    r"\b(?:address|phone|number|contact|located|location|rating|reviews?|how (?:much|expensive|pricey)"
+    r"|what(?:'s| is) the)\b",
+    re.I,
+)  # "can you give me the address of this restaurant": a question about it, not a choice of it
+_BOOKING_RE = re.compile(r"\b(?:book|reserve|reservation|appointment|go with|take it|i'll take)\b", re.I)
 
 
 _NOT_DISTINCTIVE = ENTITY_WORDS | {

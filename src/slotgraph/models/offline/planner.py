@@ -611,6 +611,13 @@ def _fill_names(
     agent_said: Sequence[str] = (),
 ) -> None:
     for param in _ordered(_of_kind(params, "name"), asked):
+        if param.entity and readback:
+            # a correction during the readback names the business after a cue ("No, I want to go to
+            # Supercuts"): nothing offered is picked, nothing is agreed to
+            found = find_entity_name(work.text, None, asked=False)
+            if found is not None and found.end > found.start:
+                work.take(param, found.value, found)
+            continue
         if param.entity:
             if not readback:
                 offers = next((text for text in agent_said if offered_names(text)), None)
