@@ -311,18 +311,6 @@ def test_a_misspelt_price_word_still_names_a_level() -> None:
     assert all(name != "set_budget" for name, _ in plan.tool_calls)
 
 
-CABIN = {"SearchCabins": "find a cabin in a region", "BookCabin": "book the selected cabin for given dates"}
-
-
-def test_an_act_on_something_picked_said_with_another_verb_is_the_one_such_act() -> None:
-    plan = _plan(
-        [_intent(CABIN)], "How can I help? I can find a cabin, or book a cabin.", "I'd like to rent a cabin"
-    )
-    assert plan.tool_calls == (("set_intent", {"intent": "BookCabin"}),)
-    plan = _plan([_intent(CABIN)], "How can I help? I can find a cabin, or book a cabin.", "I'd like a cabin")
-    assert plan.tool_calls == (("set_intent", {"intent": "SearchCabins"}),)  # nothing to act on named
-
-
 def test_a_request_is_no_place() -> None:
     tools = [setter("set_stop", stop={"type": "string", "description": "Destination address of the ride"})]
     assert _plan(tools, "Where does the ride end?", "Try again, this time earlier").tool_calls == ()
@@ -437,3 +425,11 @@ def test_still_more_ways_to_say_yes(said: str) -> None:
     tools = [setter("confirm_pending"), setter("reject_pending"), setter("set_seats", seats=SEATS)]
     plan = _plan(tools, "Just to confirm: 3 seats. Is that correct?", said, readback=True)
     assert plan.tool_calls == (("confirm_pending", {}),)
+
+
+def test_a_capitalised_the_is_part_of_the_name() -> None:
+    tools = [setter("set_bistro", bistro_name=BISTRO_NAME)]
+    plan = _plan(tools, "What is the name of the bistro?", "a table at The Copper Pot please")
+    assert plan.tool_calls == (("set_bistro", {"bistro_name": "The Copper Pot"}),)
+    plan = _plan(tools, "What is the name of the bistro?", "a table at the Copper Pot please")
+    assert plan.tool_calls == (("set_bistro", {"bistro_name": "Copper Pot"}),)

@@ -116,20 +116,6 @@ def names_any(text: str, options: Sequence[tuple[Any, str]]) -> bool:
     return any((keys - shared) & said for keys in cues)
 
 
-def _one_picking_act(
-    said: set[str], options: Sequence[tuple[Any, str]], cues: Sequence[tuple[str, frozenset[str]]]
-) -> Found | None:
-    """A verb of acting on something one picks (reserve, book, buy, schedule, rent) said, none of the
-    options' own: the one option that acts so, when there is exactly one."""
-    if not said & _PICK_FIRST:
-        return None
-    acts = [
-        value for (value, note), (verb, _) in zip(options, cues, strict=True)
-        if not is_lookup(value, note) and verb in _PICK_FIRST
-    ]  # fmt: skip
-    return Found(acts[0], 0, 0) if len(acts) == 1 else None
-
-
 def match_action(
     text: str, options: Sequence[tuple[Any, str]], *, asked: bool, semantic: bool = True
 ) -> Found | None:
@@ -150,12 +136,7 @@ def match_action(
     acts = sorted((s for s in scored if not s[1]), reverse=True)
     if acts and (len(acts) == 1 or acts[0][0] > acts[1][0]):
         return Found(options[acts[0][2]][0], 0, 0)
-    if acts:
-        return None
-    picked = _one_picking_act(said, options, cues)
-    if picked is not None:  # "rent a house" where the one act books the house
-        return picked
-    if not asked:
+    if acts or not asked:
         return None
     looks = sorted((s for s in scored if s[1]), reverse=True)
     if looks and (len(looks) == 1 or looks[0][0] > looks[1][0]):

@@ -42,7 +42,7 @@ _CUE_RE = re.compile(
     rf"\b(?i:at|called|named|name is|name's|(?:{_ENTITY_WORD}) is|book|reserve|try|choose|pick|prefer|like"
     rf"|(?:reservations?|booking|table|appointment) for"
     rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD})\s+"
-    rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:(?i:the)\s+)?"
+    rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:the\s+)?"
     rf"(?P<name>{_PROPER})"
 )
 # A name in lower case is taken only after a strong cue ("it's called marnee", "the restaurant is thanh
