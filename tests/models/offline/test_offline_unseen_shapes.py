@@ -433,3 +433,17 @@ def test_a_capitalised_the_is_part_of_the_name() -> None:
     assert plan.tool_calls == (("set_bistro", {"bistro_name": "The Copper Pot"}),)
     plan = _plan(tools, "What is the name of the bistro?", "a table at the Copper Pot please")
     assert plan.tool_calls == (("set_bistro", {"bistro_name": "Copper Pot"}),)
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("I am interested in Zuni at noon", "Zuni"),
+        ("Actually, make it Harbor Lights at 6 pm.", "Harbor Lights"),
+        ("I could go for some Copper Pot tonight", "Copper Pot"),
+    ],
+)
+def test_more_cues_before_a_business_name(said: str, name: str) -> None:
+    plan = _plan([setter("set_bistro", bistro_name=BISTRO_NAME)], "What is the name of the bistro?", said)
+    assert plan.tool_calls == (("set_bistro", {"bistro_name": name}),)
+    assert _plan([setter("set_bistro", bistro_name=BISTRO_NAME)], None, "make it 6 people").tool_calls == ()

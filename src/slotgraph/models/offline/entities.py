@@ -40,7 +40,7 @@ _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _ENTITY_WORD = rf"(?:{'|'.join(sorted(ENTITY_WORDS, key=len, reverse=True))})s?"
 _CUE_RE = re.compile(
     rf"\b(?i:at|called|named|name is|name's|(?:{_ENTITY_WORD}) is|book|reserve|try|choose|pick|prefer|like"
-    rf"|(?:reservations?|booking|table|appointment) for"
+    rf"|(?:reservations?|booking|table|appointment) for|interested in|make it|go for(?: some)?"
     rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD})\s+"
     rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:the\s+)?"
     rf"(?P<name>{_PROPER})"
