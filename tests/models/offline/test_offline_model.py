@@ -101,3 +101,37 @@ def test_bella_notte_books_a_table_end_to_end() -> None:
     ]:
         result = session.send(text)
     assert "confirmation number" in (result.text or "").lower()
+
+
+STAY = ToolSchema(
+    "set_stay",
+    "Record the stay's dates.",
+    {
+        "type": "object",
+        "properties": {
+            "check_in_date": {"type": "string", "format": "date", "description": "Start of the stay"},
+            "check_out_date": {"type": "string", "format": "date", "description": "End of the stay"},
+        },
+    },
+)
+CHECK_IN, CHECK_OUT = (
+    ToolSchema(f"set_{name}", "Record a date.", {"type": "object", "properties": {name: prop}})
+    for name, prop in STAY.parameters["properties"].items()
+)
+
+
+def test_what_was_said_on_earlier_messages_is_what_the_person_already_gave() -> None:
+    instruction = "<system_directive>\nAnything else?\n</system_directive>"
+    earlier = AssistantToolCalls(
+        (ToolCall("offline-1", "set_check_in_date", {"check_in_date": "2026-07-20"}),)
+    )
+    messages = (UserMessage("arriving the 20th"), earlier, UserMessage("July 24th"))
+    request = ModelRequest(instruction, messages, (CHECK_IN, CHECK_OUT))
+    response = _generate(OfflineModel(clock=lambda: NOW), request)
+    assert [(c.name, dict(c.args)) for c in response.tool_calls] == [
+        ("set_check_out_date", {"check_out_date": "2026-07-24"})
+    ]
+    first = ModelRequest(instruction, (UserMessage("July 24th"),), (CHECK_IN, CHECK_OUT))
+    assert [c.name for c in _generate(OfflineModel(clock=lambda: NOW), first).tool_calls] == [
+        "set_check_in_date"
+    ]

@@ -27,7 +27,7 @@ from typing import Any
 from slotgraph.models.offline.choices import value_words
 from slotgraph.models.offline.spans import Found, stem, words
 
-__all__ = ["LOOKUP_VERBS", "is_lookup", "match_action", "option_cues"]
+__all__ = ["LOOKUP_VERBS", "is_lookup", "match_action", "names_any", "option_cues"]
 
 LOOKUP_VERBS = frozenset(
     {"find", "search", "get", "look", "lookup", "check", "show", "list", "browse", "discover", "explore",
@@ -37,9 +37,22 @@ LOOKUP_VERBS = frozenset(
 
 # Everyday words for a verb: a word of one group said is that verb said. Generic English, keyed by verbs.
 _VERB_GROUPS: tuple[frozenset[str], ...] = (
-    frozenset({"reserve", "reserving", "reservation", "book", "booking", "booked", "reserved"}),
+    frozenset(
+        {
+            "reserve",
+            "reserving",
+            "reservation",
+            "book",
+            "booking",
+            "booked",
+            "reserved",
+            "schedule",
+            "scheduling",
+            "scheduled",
+        }
+    ),  # "schedule an appointment" books one
     frozenset({"buy", "buying", "purchase", "purchasing", "bought"}),
-    frozenset({"schedule", "scheduling", "arrange", "set"}),
+    frozenset({"arrange", "set"}),
     frozenset({"rent", "renting", "rental", "hire"}),
     frozenset({"transfer", "send", "sending", "wire", "pay"}),
     frozenset({"play", "playing", "listen", "hear", "stream", "watch", "put"}),
@@ -91,6 +104,16 @@ def option_cues(value: Any, note: str) -> tuple[str, frozenset[str]]:
         said.append(word)
     keys = frozenset(_key(w) for w in said if w not in _STOP and len(w) > 1)
     return _key(_verb(value, note)), keys
+
+
+def names_any(text: str, options: Sequence[tuple[Any, str]]) -> bool:
+    """Whether ``text`` says a word that tells one of the options from the others (a verb or an object)."""
+    if len(options) < 2:
+        return False
+    said = {_key(w) for w in words(text) if w not in _STOP}
+    cues = [option_cues(value, note)[1] for value, note in options]
+    shared = frozenset.intersection(*cues)
+    return any((keys - shared) & said for keys in cues)
 
 
 def match_action(

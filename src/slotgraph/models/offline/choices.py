@@ -27,6 +27,7 @@ __all__ = [
     "match_named_choice",
     "match_number_choice",
     "mentions_flag",
+    "numeric_values",
     "value_words",
 ]
 
@@ -131,6 +132,23 @@ _UNIT_SIZES: dict[tuple[str, str], int] = {("month", "day"): 30, ("week", "day")
 _SAME_UNIT = {"person": {"person", "adult"}, "adult": {"adult", "person"}}
 
 
+def _as_number(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def numeric_values(values: Sequence[Any]) -> bool:
+    """An enum of counts: its values are numbers (``1, 2, 3``, or ``"1", "2", "3"`` as strings), with at
+    most one word beside them for "any" (``"dontcare"``) — a filter's number of rooms or star rating."""
+    numbers = [v for v in values if _as_number(v) is not None]
+    return len(numbers) >= 2 and len(values) - len(numbers) <= 1
+
+
 def match_number_choice(
     text: str, values: Sequence[Any], param_words: frozenset[str], *, with_unit: bool = False
 ) -> Found | None:
@@ -138,27 +156,28 @@ def match_number_choice(
 
     ``with_unit``: only a count whose unit is the parameter's own ("for two people" for a number of
     seats) — how a value the parameter was not asked for is recognised."""
-    numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    numbers = {n: v for v in values if (n := _as_number(v)) is not None}
     param_units = {c for c in (unit_class(w) for w in param_words) if c is not None}
 
     def own(count: Found) -> bool:
         said_unit = unit_class(count.unit)
         if said_unit is not None:
-            return bool(_SAME_UNIT.get(said_unit, {said_unit}) & param_units)
+            same = _SAME_UNIT.get(said_unit, {said_unit}) & param_units
+            return bool(same) or any((said_unit, target) in _UNIT_SIZES for target in param_units)
         return names_own_unit(word_after(text, count.end), param_words)  # "2 bedroom" for "bed rooms"
 
     counts = sorted(find_counts(text), key=lambda c: not own(c))  # a count in the parameter's unit first
     for count in counts:
         said_unit = unit_class(count.unit)
-        if with_unit and not own(count):
-            continue
+        if (with_unit or said_unit is not None) and not own(count):
+            continue  # "3 nights" is never a number of rooms nor a star rating
         candidates = [count.value]
         for target in param_units:
             if said_unit is not None and (said_unit, target) in _UNIT_SIZES:
                 candidates.insert(0, count.value * _UNIT_SIZES[(said_unit, target)])
         for candidate in candidates:
             if candidate in numbers:
-                return Found(candidate, count.start, count.end)
+                return Found(numbers[candidate], count.start, count.end)
     return None
 
 
@@ -210,23 +229,36 @@ _FLAG_FILLER = frozenset(
      "indicating", "does", "do", "can", "welcome", "friendly", "included", "good", "for", "to", "option",
      "options", "facility", "facilities", "there"}
 )  # fmt: skip
-_NEGATION_RE = re.compile(r"\b(?:no|not|without|don't|doesn't|dont|never|none)\b(?:\W+\w+){0,3}\W*$", re.I)
+_NEGATION_RE = re.compile(
+    r"\b(?:no|not|without|don't|doesn't|dont|never|none)\b(?:\W+\w+){0,3}\W*$|\bnon[\s-]?$", re.I
+)  # "no pets", "without parking", "non-smoking"
 
 
-def mentions_flag(text: str, name_words: Sequence[str]) -> bool | None:
+def mentions_flag(
+    text: str, name_words: Sequence[str], *, common: frozenset[str] = frozenset()
+) -> bool | None:
     """A yes/no feature said in passing: "a unisex salon" → ``is_unisex`` true, "somewhere with live music"
     → ``has_live_music`` true, "no pets" → ``pets_allowed`` false; None when the feature is not named.
 
     Every distinctive word of the parameter's name must be said (a said word may extend it: "alcoholic" for
-    alcohol); a negation just before the first one makes it false."""
+    alcohol); a negation just before the first one makes it false. ``common``: words the agent's other
+    parameters use too (the "ride" of ``shared_ride`` in a taxi agent) — not distinctive, so not needed
+    while another word of the name is ("a shared taxi")."""
     wanted = [w for w in name_words if w not in _FLAG_FILLER and len(w) >= 3]
+    if any(w not in common for w in wanted):
+        wanted = [w for w in wanted if w not in common]
     if not wanted:
         return None
     # A question about the feature ("Is the salon unisex?") does not ask for it.
     lowered = asking_blanked(text).lower()  # "Can you find me a unisex salon?" still asks for one
     starts = []
     for word in wanted:
-        match = re.search(rf"\b{re.escape(word.rstrip('s'))}", lowered)
+        root = word.rstrip("s")
+        if word.endswith("ed") and len(word) > 5:
+            root = word[:-2]  # shared → share
+        elif word.endswith("ing") and len(word) > 6:
+            root = word[:-3]  # smoking → smoke
+        match = re.search(rf"\b{re.escape(root)}", lowered)
         if match is None:
             return None
         starts.append(match.start())
@@ -243,6 +275,13 @@ _PRICE_LEVELS: tuple[tuple[int, str], ...] = (
         r"|thrifty"),
     (2, r"expensive|pricey|costly|fancy|upscale|high[\s-]?end|posh|classy|pricier|high[\s-]?priced"),
 )  # fmt: skip
+_PRICE_WORDS = tuple(
+    (word, level)
+    for level, words in _PRICE_LEVELS
+    for word in words.split("|")
+    if re.fullmatch(r"[a-z]{6,}", word)
+)
+"""The single words of the price scale, for reading misspellings."""
 _PRICE_RES = tuple((level, re.compile(rf"\b(?:{words})\b", re.I)) for level, words in _PRICE_LEVELS)
 _PRICE_PARAM_WORDS = frozenset(
     {"price", "prices", "priced", "pricing", "cost", "costs", "budget", "expensive"}
@@ -255,6 +294,12 @@ def price_level(text: str) -> int | None:
     for level, pattern in _PRICE_RES:
         if pattern.search(text):
             return level
+    for word in _WORD_RE.findall(text.lower()):  # a misspelt price word: "afforadable", "expensvie"
+        if len(word) >= 6:
+            scored = [(fuzz.ratio(word, known), level) for known, level in _PRICE_WORDS]
+            best = max(scored, default=(0.0, 0))
+            if best[0] >= 85:
+                return best[1]
     return None
 
 
@@ -275,4 +320,16 @@ def match_price_choice(text: str, values: Sequence[Any]) -> Found | None:
     if not known:
         return None
     best = min(known, key=lambda item: (abs(item[0] - said), item[0]))
+    for level, pattern in _PRICE_RES:
+        match = pattern.search(text) if level == said else None
+        if match is not None:  # its words are no cuisine: "affordable priced African food"
+            after = _PRICE_WORD_AFTER_RE.match(text, match.end())
+            return Found(best[1], match.start(), after.end() if after else match.end())
+    for word in _WORD_RE.finditer(text.lower()):  # a misspelt one
+        if len(word.group(0)) >= 6 and price_level(word.group(0)) == said:
+            after = _PRICE_WORD_AFTER_RE.match(text, word.end())
+            return Found(best[1], word.start(), after.end() if after else word.end())
     return Found(best[1], 0, 0)
+
+
+_PRICE_WORD_AFTER_RE = re.compile(r"[\s-]+(?:priced?|pricing|prices|costing|cost)\b", re.I)

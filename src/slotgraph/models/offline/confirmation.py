@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["confirms_part", "is_affirmative", "is_declining", "is_negative"]
+__all__ = ["confirms_part", "is_affirmative", "is_agreeing", "is_declining", "is_negative"]
 
 _YES_RE = re.compile(
     r"^(?:yes|yeah|yea|yep|yup|ya|correct|right|sure|sounds good|sounds great|ok|okay|perfect|great|exactly|"
@@ -19,7 +19,11 @@ _YES_RE = re.compile(
     r"|you(?:'re| are) (?:right|correct)|sounds (?:perfect|right|fine|nice|wonderful|excellent|awesome)"
     r"|that(?:'ll| will) work|"
     r"(?:that|this|it)(?:'s| is| sounds| looks| would be) "
-    r"(?:perfect|great|good|fine|correct|right|excellent|wonderful)|(?:i|we) confirm|i agree|agreed)\b",
+    r"(?:perfect|great|good|fine|correct|right|excellent|wonderful)|(?:i|we) confirm|i agree|agreed"
+    r"|(?:that|this|it)(?:'ll| will| would|'d) be (?:perfect|great|good|fine|ok|okay)|got it"
+    r"|(?:that|this|it)(?:'s| is|'s is) (?:all )?(?:correct|right|good|great|fine)"
+    r"|sounds (?:fantastic|lovely|ideal|super|amazing|good|great)"
+    r"|(?:that|this)(?:'s| is) (?:what|exactly what) (?:i|we) (?:want|need|asked for))\b",
     re.I,
 )
 _NO_RE = re.compile(
@@ -60,6 +64,24 @@ def is_affirmative(text: str) -> bool:
     lead = _lead(text)
     unnegated = _WHY_NOT_RE.sub("", lead[:20])  # "sure, why not" agrees
     return bool(_YES_RE.match(lead)) and not _NO_RE.match(lead) and not _NEGATED_YES_RE.search(unnegated)
+
+
+# A yes to a yes/no question said without a yes-word: "I don't mind", "I'm fine with that", "I'd like
+# that", "that would be nice", "please do".
+_AGREE_RE = re.compile(
+    r"\b(?:i|we) (?:don't|do not|wouldn't|would not) mind\b|\bno problem\b"
+    r"|\b(?:i'm|i am|we're|we are) (?:fine|ok|okay|good|happy|alright|all right) (?:with|to)\b"
+    r"|\b(?:i'd|i would|we'd|we would) (?:like|love|prefer|enjoy) (?:that|it|one|to)\b"
+    r"|^(?:that|it) (?:would|'d|will|'ll) be (?:nice|good|great|fine|ok|okay|perfect)\b"
+    r"|^(?:please|i'd like that|let's do (?:that|it))\b",
+    re.I,
+)
+
+
+def is_agreeing(text: str) -> bool:
+    """A yes to a yes/no question: :func:`is_affirmative`, or an agreement said without a yes-word ("I
+    don't mind", "I'm fine with that", "that would be nice")."""
+    return is_affirmative(text) or bool(_AGREE_RE.search(_lead(text)))
 
 
 def is_negative(text: str) -> bool:

@@ -53,12 +53,16 @@ _MONTH_FIRST_REGIONS = frozenset({"US", "CA", "PH"})
 
 _ISO_RE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _NUMERIC_RE = re.compile(r"(?<![\d.:])(\d{1,2})[/.](\d{1,2})(?:[/.](\d{4}|\d{2}))?(?![\d:])")
-_MONTH_DAY_RE = re.compile(rf"\b({_MONTH_ALT})\.?\s+(?:the\s+)?{_DAY}\b{_YEAR}", re.I)
+_NOT_A_DAY = (
+    r"(?!\s*(?:nights?|days?|weeks?|months?|people|persons?|guests?|adults?|kids?|children|rooms?|tickets?"
+    r"|seats?|riders?|passengers?|of us|[ap]\.?m\b|o'?clock|[:.]\d))"
+)  # "Friday, 3 nights", "Friday 7pm": a count or an hour after a weekday is no day of the month
+_MONTH_DAY_RE = re.compile(rf"\b({_MONTH_ALT})\.?\s+(?:the\s+)?{_DAY}\b{_NOT_A_DAY}{_YEAR}", re.I)
 _DAY_MONTH_RE = re.compile(rf"\b(?:the\s+)?{_DAY}\s+(?:of\s+)?({_MONTH_ALT})\b\.?{_YEAR}", re.I)
 _WEEK_ON_RE = re.compile(
     rf"\b(?:a\s+)?week\s+(?:on|from)\s+({_WEEKDAY_ALT})\b|\b({_WEEKDAY_ALT})\s+week\b", re.I
 )
-_WEEKDAY_DAY_RE = re.compile(rf"\b({_WEEKDAY_ALT}),?\s+(?:the\s+)?{_DAY}\b", re.I)
+_WEEKDAY_DAY_RE = re.compile(rf"\b({_WEEKDAY_ALT}),?\s+(?:the\s+)?{_DAY}\b{_NOT_A_DAY}", re.I)
 _WEEKDAY_RE = re.compile(rf"\b(?:(this|next|last|coming|on)\s+)?({_WEEKDAY_ALT})\b", re.I)
 _ORDINAL_RE = re.compile(
     rf"\b(?:on\s+)?the\s+(?:(\d{{1,2}})(?:st|nd|rd|th)|({_ORD_WORD_ALT}))\b|\b(\d{{1,2}})(?:st|nd|rd|th)\b",
@@ -217,10 +221,12 @@ def _dates_of(text: str, today: dt.date, past: bool, region: str) -> tuple[Found
 
 
 _RANGE_LINK_RE = re.compile(
-    r"\s*(?:-|–|—|to|till|til|until|through|thru"
-    r"|and (?:leaving|departing|checking out|check out|out)(?: on)?)\s*",
+    r"\s*,?\s*(?:-|–|—|to|till|til|until|through|thru"
+    r"|and (?:then )?(?:(?:i|we)(?:'ll| will| would| plan to| want to| need to)?\s+)?"
+    r"(?:leav\w*|depart\w*|check\w*[\s-]?out|out|go(?:ing)? home|head\w* home|return\w*"
+    r"|stay\w* (?:until|till|through|to))(?: on)?)\s*",
     re.I,
-)
+)  # "the 3rd to the 6th", "arriving Friday and leaving Sunday", "the 3rd and we'll check out on the 6th"
 
 
 _cached_dates_of = kept_parse(_dates_of)

@@ -15,7 +15,7 @@ the hair stylist/salon", a hotel, a venue...) is not a person's name: "under Che
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rapidfuzz import fuzz
 
@@ -30,7 +30,8 @@ ENTITY_WORDS = frozenset(
     {"restaurant", "hotel", "house", "salon", "stylist", "shop", "store", "venue", "business", "company",
      "clinic", "dentist", "doctor", "practice", "theatre", "theater", "movie", "event", "property", "bar",
      "cafe", "gym", "museum", "attraction", "airline", "provider", "place", "bistro", "eatery", "pub",
-     "diner", "cinema", "spa", "studio", "barber", "barbershop", "agency", "gallery", "club", "dealer"}
+     "diner", "cinema", "spa", "studio", "barber", "barbershop", "agency", "gallery", "club", "dealer",
+     "lodge", "inn", "motel", "resort", "hostel"}
 )  # fmt: skip
 
 _WORD = r"(?:[A-Z0-9][\w'’.&!-]*)"
@@ -39,8 +40,9 @@ _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _ENTITY_WORD = rf"(?:{'|'.join(sorted(ENTITY_WORDS, key=len, reverse=True))})s?"
 _CUE_RE = re.compile(
     rf"\b(?i:at|called|named|name is|name's|(?:{_ENTITY_WORD}) is|book|reserve|try|choose|pick|prefer|like"
+    rf"|(?:reservations?|booking|table|appointment) for|interested in|make it|go for(?: some)?"
     rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD})\s+"
-    rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:(?i:the)\s+)?"
+    rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:the\s+)?"
     rf"(?P<name>{_PROPER})"
 )
 # A name in lower case is taken only after a strong cue ("it's called marnee", "the restaurant is thanh
@@ -56,9 +58,13 @@ _BEFORE_KIND_RE = re.compile(
     rf"\b(?i:prefer|like|try|visit|book|reserve)\s+(?i:the\s+)?(?P<name>[a-z][\w'’-]+)"
     rf"\s+(?i:{_ENTITY_WORD})\b(?!\s+(?:that|which|with|where|who)\b)"
 )
+_OPENING_KIND_RE = re.compile(
+    rf"^\s*(?i:the\s+)?(?P<name>[A-Za-z][\w'’-]+)\s+(?:{_ENTITY_WORD})\b(?!\s+(?i:is|that|which|with)\b)"
+)  # a reply to "which restaurant?" opening with the name and its kind: "Kufu-ya restaurant in San Fran."
 _NOT_A_NAME_START = frozenset(
     {"a", "an", "some", "any", "one", "another", "other", "different", "good", "nice", "great", "new",
      "local", "cheap", "cheaper", "fancy", "upscale", "expensive", "popular", "small", "big", "little",
+     "fine", "perfect", "correct", "right", "wrong", "ok", "okay", "same", "first", "second", "last",
      "decent", "in", "at", "on", "to", "for", "from", "near", "by", "with", "this", "that", "your", "my",
      "our", "their"}
 )  # fmt: skip
@@ -136,6 +142,7 @@ def find_entity_name(
     offers: str | None = None,
     elsewhere: Callable[[str], bool] | None = None,
     offered_only: bool = False,
+    earlier: Sequence[str] = (),
 ) -> Found | None:
     """The business or place name the user picks, or None (see the module docstring). ``offers``: the
     agent's latest message that offered names, when not the directive itself; ``elsewhere``: names that
@@ -146,8 +153,18 @@ def find_entity_name(
     for name in offered:
         if len(name) >= 4 and (name.lower() in lowered or fuzz.partial_ratio(name.lower(), lowered) >= 90):
             return Found(name, 0, 0)
+    picked = _by_distinctive_word(text, [*offered, *earlier], elsewhere)
+    if picked is not None:
+        return picked
     for pattern, cased in (
-        () if offered_only else ((_CUE_RE, False), (_BEFORE_KIND_RE, True), (_STRONG_CUE_RE, True))
+        ()
+        if offered_only
+        else (
+            (_CUE_RE, False),
+            (_BEFORE_KIND_RE, True),
+            (_STRONG_CUE_RE, True),
+            *(((_OPENING_KIND_RE, True),) if asked else ()),
+        )
     ):
         for match in pattern.finditer(text):
             name = _trim(match.group("name"))
@@ -155,8 +172,8 @@ def find_entity_name(
                 name = " ".join(w[:1].upper() + w[1:] if w.islower() else w for w in name.split())
             if elsewhere is not None and name and elsewhere(name):
                 continue
-            if name and name.split()[0].lower() in _NOT_A_NAME_START:
-                continue
+            if name and name.split()[0].lower() in _NOT_A_NAME_START and (cased or len(name.split()) < 2):
+                continue  # "a little place", but "at Little Nepal", "at Great Clips"
             if name and name.lower() not in _COMMON and not name.isdigit() and _not_all_common(name):
                 start = match.start("name")
                 for offer in offered:
@@ -167,7 +184,10 @@ def find_entity_name(
                         return Found(offer, start, start + len(name))
                 return Found(name, start, start + len(name))
     if asked and not offered_only:
-        bare = _PROPER_RE.fullmatch(text.strip().rstrip(".!").strip())
+        reply = re.sub(
+            r"[\s,]*(?i:please|thanks|thank you)?[\s.!]*$", "", text.strip()
+        )  # "Sushi Hashiri, please."
+        bare = _PROPER_RE.fullmatch(reply)
         first = bare.group(0).split()[0].lower() if bare is not None else ""
         if (
             bare is not None
@@ -182,9 +202,51 @@ def find_entity_name(
     if (
         len(offered) == 1
         and not is_negative(statement)
+        and not _DISLIKE_RE.search(statement)
+        and not (_INFO_REQUEST_RE.search(statement) and not _BOOKING_RE.search(statement))
         and (_AGREE_RE.search(statement) or (asked and is_affirmative(statement)))
     ):
         return Found(offered[0], 0, 0)
+    return None
+
+
+_DISLIKE_RE = re.compile(r"\b(?:don't|do not|doesn't|not)\s+(?:like|want|love|fancy)\b", re.I)
+_INFO_REQUEST_RE = re.compile(
+    r"\b(?:address|phone|number|contact|located|location|rating|reviews?|how (?:much|expensive|pricey)"
+    r"|what(?:'s| is) the)\b",
+    re.I,
+)  # "can you give me the address of this restaurant": a question about it, not a choice of it
+_BOOKING_RE = re.compile(r"\b(?:book|reserve|reservation|appointment|go with|take it|i'll take)\b", re.I)
+
+
+_NOT_DISTINCTIVE = ENTITY_WORDS | {
+    "grill", "kitchen", "downtown", "dr", "dr.", "and", "the", "suites", "hotels"
+}  # fmt: skip
+
+
+def _by_distinctive_word(
+    text: str, names: Sequence[str], elsewhere: Callable[[str], bool] | None
+) -> Found | None:
+    """An offered name picked by a word only it has ("the Hilton one" for Hilton Garden Inn Downtown, even
+    when another option was offered since): the first offered name (newest first) one of whose distinctive
+    words — capitalised, four letters or more, not a common word nor a kind of business — the text says as
+    a capitalised word; None when the word belongs to several offered names."""
+    seen: list[str] = []
+    for name in names:
+        if name in seen or (elsewhere is not None and elsewhere(name)) or len(name.split()) < 2:
+            continue
+        seen.append(name)
+    for name in seen:
+        distinct = [
+            w.strip(".,'’") for w in name.split()
+            if len(w) >= 4 and w[:1].isupper() and w.lower().strip(".,'’") not in _NOT_DISTINCTIVE | _COMMON
+        ]  # fmt: skip
+        for word in distinct:
+            match = re.search(rf"\b{re.escape(word)}\b", text)
+            if match is None:
+                continue
+            if sum(word in other.split() for other in seen) == 1:
+                return Found(name, match.start(), match.end())
     return None
 
 

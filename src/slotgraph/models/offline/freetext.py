@@ -66,6 +66,22 @@ def asking_blanked(text: str) -> str:
     so spans found in it are spans of ``text``."""
     chars = list(text)
     for match in re.finditer(r"[^.!?]+[.!?]*", text):
-        if match.group(0).rstrip().endswith("?") and _ABOUT_IT_RE.match(match.group(0)):
+        sentence = match.group(0)
+        asks = sentence.rstrip().endswith("?") or _DO_THEY_RE.match(sentence) is not None
+        about_offer = _FACT_QUESTION_RE.match(sentence) and _ABOUT_THE_OFFER_RE.search(sentence)
+        if asks and (_ABOUT_IT_RE.match(sentence) or about_offer):
             chars[match.start() : match.end()] = " " * (match.end() - match.start())
+            continue
+        whether = _WHETHER_RE.search(sentence)
+        if whether is not None:  # "I'd like to know if they have live music"
+            start = match.start() + whether.start()
+            chars[start : match.end()] = " " * (match.end() - start)
     return "".join(chars)
+
+
+_FACT_QUESTION_RE = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|what|what's|whats|how)\b", re.I)
+_DO_THEY_RE = re.compile(r"^\W*(?:do|does|did|is|are)\s+(?:they|it|the|this|that|their|its)\b", re.I)
+_ABOUT_THE_OFFER_RE = re.compile(
+    r"\b(?:they|them|their|it|its)\b|\bthere\W*$|\b(?:this|that)\s+(?:one|place)\b", re.I
+)  # a question about what was offered: "Is there live music there?", "do they serve alcohol?"
+_WHETHER_RE = re.compile(r"\b(?:know|wonder\w*|tell me|find out|check|ask)\s+(?:if|whether)\b", re.I)

@@ -140,6 +140,7 @@ class OfflineModel:
             region=str(request.metadata.get("region") or self._region),
             agent_said=_agent_said(request.messages),
             setters=setters,
+            given=_given_before(request.messages),
         )
         plan = await asyncio.to_thread(plan_now)  # CPU work off the event loop: other sessions go on
         routed = route(tools, fresh) if fresh is not None and not plan.tool_calls else None
@@ -171,6 +172,14 @@ def _agent_said(messages: tuple[Message, ...], limit: int = 40) -> tuple[str, ..
         if len(texts) >= limit:
             break
     return tuple(texts)
+
+
+def _given_before(messages: tuple[Message, ...]) -> frozenset[str]:
+    """The tools called on the conversation's earlier user messages (not the last one's own calls)."""
+    last_user = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)
+    return frozenset(
+        call.name for m in messages[:last_user] if isinstance(m, AssistantToolCalls) for call in m.calls
+    )
 
 
 def _after_own_calls(messages: tuple[Message, ...]) -> tuple[str, set[str]] | None:

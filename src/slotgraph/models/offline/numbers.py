@@ -44,7 +44,7 @@ _DIGITS_RE = re.compile(r"(?<![\d.:/$-])\d{1,4}(?![\d:/]|\.\d|-\d)")
 UNIT_CLASSES: dict[str, frozenset[str]] = {
     "person": frozenset({"people", "person", "persons", "guest", "guests", "pax", "diners", "diner", "us",
                          "party", "passengers", "passenger", "travelers", "attendees", "seats", "size",
-                         "riders", "rider", "travellers"}),
+                         "riders", "rider", "travellers", "individuals", "individual", "visitors"}),
     "adult": frozenset({"adult", "adults", "grown-up", "grown-ups", "grownups", "grownup"}),
     "child": frozenset({"child", "children", "kid", "kids", "baby", "babies", "infant", "infants", "toddler",
                         "toddlers"}),
@@ -75,7 +75,8 @@ _PERSON_BEFORE_RE = re.compile(
     re.I,
 )
 _ONE_PERSON_RE = re.compile(
-    r"\b(?:just|only)\s+(?:me|myself)\b|\b(?:just|only)\s+one\b(?!\s+[a-z])|\bby myself\b"
+    r"\b(?:just|only)\s+(?:for\s+)?(?:me|myself)\b|\b(?:just|only)\s+(?:for\s+)?one\b(?!\s+[a-z])"
+    r"|\bby myself\b"
     r"|\b(?:myself|alone|solo)\b(?!\s+and)",
     re.I,
 )
@@ -289,10 +290,11 @@ def find_counts(text: str) -> list[Found]:
 
 
 _PRONOUN_ONE_RE = re.compile(
-    r"\b(?:that|this|the|which|any|another|other|a different|each|every|first|second|third|last|next|"
-    r"same|cheaper|better|nicer|new|other)\s+$",
-    re.I,
-)
+    r"\b(?i:that|this|the|which|any|another|other|a different|each|every|first|second|third|last|next|"
+    r"same|cheaper|better|nicer|new|other)\s+$"
+    r"|\b(?i:the|that|this|which)\s+(?!(?i:number|party|group|total)\b)[\w'’-]+\s+$"
+    r"|(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+\s+$",
+)  # "that one", "the first one", "the Hilton one", "the cheap one": a choice, not a count
 _MAX_NUMBER_WORDS = 8
 """Words after the first in a number before its last scale word ("two hundred and fifty | thousand"): the
 longest run is read as one number; bounded, so the search does not try every run of number words from every

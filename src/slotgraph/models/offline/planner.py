@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from slotgraph.models.offline.actions import match_action
+from slotgraph.models.offline.actions import is_lookup, match_action, names_any
 from slotgraph.models.offline.choices import (
     is_price_choice,
     match_choice,
@@ -27,12 +27,20 @@ from slotgraph.models.offline.choices import (
     match_number_choice,
     match_price_choice,
     mentions_flag,
+    numeric_values,
+    value_words,
 )
-from slotgraph.models.offline.confirmation import confirms_part, is_affirmative, is_declining, is_negative
+from slotgraph.models.offline.confirmation import (
+    confirms_part,
+    is_affirmative,
+    is_agreeing,
+    is_declining,
+    is_negative,
+)
 from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
 from slotgraph.models.offline.dates import find_date_range, find_dates, parse_date_fallback
 from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
-from slotgraph.models.offline.entities import find_entity_name, offered_names
+from slotgraph.models.offline.entities import ENTITY_WORDS, find_entity_name, offered_names
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
 from slotgraph.models.offline.freetext import asking_blanked, clean_text, is_nothing, is_question_or_greeting
 from slotgraph.models.offline.lexicon import find_learned
@@ -42,7 +50,9 @@ from slotgraph.models.offline.numbers import (
     find_amounts,
     find_counts,
     find_people_groups,
+    names_own_unit,
     unit_class,
+    word_after,
 )
 from slotgraph.models.offline.places import find_place_names, find_route, strip_place_request
 from slotgraph.models.offline.schema import (
@@ -82,6 +92,10 @@ class _Work:
 
     text: str
     values: dict[tuple[str, str], Any] = field(default_factory=dict)
+    named: frozenset[str] = frozenset()
+    """The distinctive words of the visible parameters' names ("live", "music", "price")."""
+    given: frozenset[str] = frozenset()
+    """The setters called on earlier messages of the conversation (what the person already said)."""
     ends: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def take(self, param: Param, value: Any, found: Found | None = None) -> None:
@@ -277,13 +291,23 @@ def _fill_dates_by_role(
         if role is not None:
             targets = [p for p in open_params if roles[p.key] == role]
         else:
-            targets = [p for p in asked if p in open_params] or [
-                p for p in open_params if roles[p.key] == "start"
-            ]
+            targets = [p for p in asked if p in open_params] or _unsaid_role(open_params, roles, work.given)
         if targets:
             param = targets[0]
             value = find_dates(work.text[found.start : found.end], now, past=param.past, region=region)
             work.take(param, format_date(value[0].value if value else found.value, param), found)
+
+
+def _unsaid_role(
+    open_params: Sequence[Param], roles: Mapping[tuple[str, str], str | None], given: Set[str]
+) -> list[Param]:
+    """Where a date said with no word for its end of the stay goes when no date is asked: the start, unless
+    the start was given earlier in the conversation and the end was not — then the end."""
+    starts = [p for p in open_params if roles[p.key] == "start"]
+    ends = [p for p in open_params if roles[p.key] == "end" and p.tool not in given]
+    if starts and ends and all(p.tool in given for p in starts):
+        return ends
+    return starts
 
 
 _SCORE_RE = re.compile(r"\b(\d{1,3}(?:\.\d)?)\s*(?:/|out of)\s*(\d{1,3})\b(?!\s*/)", re.I)
@@ -431,6 +455,17 @@ def _denied(text: str, start: int) -> bool:
     return _DENIED_RE.search(text, max(0, start - _DENIED_LOOKBEHIND), start) is not None
 
 
+def _counts_another(text: str, count: Found, target: Param, params: Sequence[Param]) -> bool:
+    """A bare number said before a word that names what another parameter counts ("a 4 star hotel" while
+    a number of days is asked: the star rating's), not before the target's own word."""
+    if count.unit is not None:
+        return False
+    after = word_after(text, count.end)
+    if after is None or names_own_unit(after, target.name_words):
+        return False
+    return any(names_own_unit(after, p.name_words) for p in params if p is not target)
+
+
 def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
     int_params = _of_kind(params, "integer")
     if not int_params:
@@ -442,7 +477,7 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
     # Counts with a unit claim their parameter before bare numbers do.
     for count in sorted(counts, key=lambda c: c.unit is None):
         target = _count_target(count, int_params, work, asked)
-        if target is None:
+        if target is None or _counts_another(text, count, target, params):
             continue
         value = count.value * 7 if unit_class(count.unit) == "week" else count.value
         work.take(target, value, count)
@@ -457,7 +492,7 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
 
 def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
     for param in _of_kind(params, "choice"):
-        numeric = all(isinstance(v, int) and not isinstance(v, bool) for v in param.enum)
+        numeric = numeric_values(param.enum)
         if numeric and param not in asked and not readback:
             # Not asked: only a count of the parameter's own unit ("a cab for two people" → seats).
             found = match_number_choice(work.text, param.enum, param.words, with_unit=True)
@@ -467,7 +502,7 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
         truth = {str(v).lower(): v for v in param.enum if str(v).lower() in {"true", "false"}}
         if len(truth) == 2 and param not in asked and not readback:
             # A yes/no filter spelled as an enum ("True"/"False"/"dontcare"): the feature said in passing.
-            flag = mentions_flag(work.text, sorted(param.name_words))
+            flag = mentions_flag(work.text, sorted(param.name_words), common=_shared_words(param, params))
             if flag is not None:
                 work.take(param, truth[str(flag).lower()])
             continue
@@ -475,9 +510,12 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
             # Not asked: only a value named in full ("I'd like a Luxury ride"), or a price level said in
             # everyday words outside a question ("something pricey").
             said = asking_blanked(work.text)
-            found = match_named_choice(said, param.enum)
-            if found is None and is_price_choice(param.enum, param.words):
-                found = match_price_choice(said, param.enum)
+            price = is_price_choice(param.enum, param.words)
+            found = match_price_choice(said, param.enum) if price else None  # "not too pricey": moderate
+            if found is None:
+                found = match_named_choice(said, param.enum)
+            if found is None and not _is_action_choice(param):
+                found = _distinctive_value_word(said, param, params)
             if found is not None:
                 work.take(param, found.value, found)
             continue
@@ -499,23 +537,69 @@ def _fill_choices(work: _Work, params: Sequence[Param], asked: Sequence[Param], 
                 work.take(param, found.value, found)
 
 
+def _act_on_named_entity(work: _Work, params: Sequence[Param], user_text: str) -> None:
+    """A request that names no option's words but names one business ("I'd like to eat at Rivoli") asks to
+    act on that business, not to look one up: the look-up read by default becomes the one act, when the
+    options have exactly one."""
+    named = [p for p in params if p.entity and work.has(p)]
+    for param in params:
+        value = work.values.get(param.key)
+        if not named or value is None or not _is_action_choice(param):
+            continue
+        if not is_lookup(value) or names_any(user_text, param.value_notes):
+            continue
+        acts = [v for v, note in param.value_notes if not is_lookup(v, note)]
+        if len(acts) == 1:
+            work.values[param.key] = acts[0]
+
+
+def _distinctive_value_word(text: str, param: Param, params: Sequence[Param]) -> Found | None:
+    """A value said in passing by a long word only it has ("help with our marriage" → Marriage Counselor):
+    six letters or more, in no other value and no other parameter's words."""
+    others = _shared_words(param, params)
+    owners: dict[str, list[Any]] = {}
+    for value in param.enum:
+        for word in set(value_words(value)):
+            owners.setdefault(word, []).append(value)
+    for match in re.finditer(r"[a-z]+", text.lower()):
+        word = match.group(0)
+        values = owners.get(word, [])
+        if len(word) >= 6 and len(values) == 1 and word not in others and word not in param.words:
+            return Found(values[0], match.start(), match.end())
+    return None
+
+
 def _is_action_choice(param: Param) -> bool:
     """An enum of things to do, each described (``FindRestaurants = find a restaurant ...``)."""
     return len(param.value_notes) >= 2 and len(param.value_notes) == len(param.enum)
+
+
+def _shared_words(param: Param, params: Sequence[Param]) -> frozenset[str]:
+    """The words of the other visible parameters' names and descriptions (the same parameter of another
+    setter, a search filter and its booking slot, aside)."""
+    shared: set[str] = set()
+    for other in params:
+        if other.name != param.name:
+            shared |= other.name_words | other.words
+    return frozenset(shared)
 
 
 def _fill_booleans(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
     for param in _of_kind(params, "boolean"):
         if param not in asked:
             # Not asked: the feature named in passing ("a unisex salon", "no pets").
-            flag = mentions_flag(work.text, sorted(param.name_words))
+            flag = mentions_flag(work.text, sorted(param.name_words), common=_shared_words(param, params))
             if flag is not None:
                 work.take(param, flag)
             continue
         if is_negative(work.text) or is_declining(work.text):
             work.take(param, False)
-        elif is_affirmative(work.text):
+        elif is_agreeing(work.text):
             work.take(param, True)
+        else:
+            flag = mentions_flag(work.text, sorted(param.name_words), common=_shared_words(param, params))
+            if flag is not None:  # asked "shared ride?": "a shared one would be fine"
+                work.take(param, flag)
 
 
 def _fill_names(
@@ -527,25 +611,55 @@ def _fill_names(
     agent_said: Sequence[str] = (),
 ) -> None:
     for param in _ordered(_of_kind(params, "name"), asked):
+        if param.entity and readback:
+            # a correction during the readback names the business after a cue ("No, I want to go to
+            # Supercuts"): nothing offered is picked, nothing is agreed to
+            found = find_entity_name(work.text, None, asked=False)
+            if found is not None and found.end > found.start:
+                work.take(param, found.value, found)
+            continue
         if param.entity:
             if not readback:
                 offers = next((text for text in agent_said if offered_names(text)), None)
                 cities = any(_is_city_param(p) for p in params)
+                earlier = [names[0] for text in agent_said if (names := offered_names(text))]
                 found = find_entity_name(
                     work.text, directive, asked=param in asked, offers=offers,
-                    elsewhere=_known_city if cities else None,
+                    elsewhere=_known_city if cities else None, earlier=earlier,
                 )  # fmt: skip
                 taken = {str(v).lower() for v in work.values.values()}
                 if found is not None and str(found.value).lower() not in taken:  # "Music" answered a type
-                    work.take(param, found.value, found)
+                    ahead = asked[: asked.index(param)] if param in asked else asked  # asked before it
+                    if not _names_a_category(str(found.value), work, params, ahead):
+                        work.take(param, found.value, found)
             continue
         found = find_name(work.text, asked=param in asked and not readback)
         if found is None and param in asked and not readback:
             # a person the agent offered ("I found Dr. Ana Ruiz." — "that one works"): said again or agreed to
             offers = next((text for text in agent_said if offered_names(text)), None)
-            found = find_entity_name(work.text, None, asked=True, offers=offers, offered_only=True)
+            earlier = [names[0] for text in agent_said if (names := offered_names(text))]
+            found = find_entity_name(
+                work.text, None, asked=True, offers=offers, offered_only=True, earlier=earlier
+            )
         if found is not None:
             work.take(param, found.value, found)
+
+
+def _names_a_category(name: str, work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> bool:
+    """ "I prefer Peruvian type of food", "I like French cuisine": the name modifies a noun of a category
+    parameter's description — the category, not a business called "Peruvian"; and while a category is
+    asked (``asked``: those asked before the business name), a name is no answer when it is what the
+    category reads ("I would like Jamaican"); nor is a value learned for a category ("I would like Sushi")."""
+    for p in params:
+        if not is_short_valued(p) or work.has(p):
+            continue
+        if (modified_head(p, work.text, capitalised=False) or "").lower() == name.lower():
+            return True
+        if any(surface == name.lower() for surface, _ in p.learned):  # "Sushi": a cuisine learned
+            return True
+        if p in asked and (short_value(p, work.text, work.named) or "").lower() == name.lower():
+            return True
+    return False
 
 
 _CLAUSE_RE = re.compile(r"\s*(?:,|;|\band\b|\balso\b|\bplus\b)\s*(.*[a-z]{3}.*)$", re.I | re.S)
@@ -588,7 +702,8 @@ _PROPER_START_RE = re.compile(
 )
 _NOT_A_PLACE_START = frozenset(
     {"i", "i'm", "i'd", "i'll", "we", "we're", "it", "it's", "that", "that's", "this", "there", "on", "yes",
-     "no", "thanks", "thank", "ok", "okay", "sure", "people", "just", "what", "how", "can", "could", "is"}
+     "no", "thanks", "thank", "ok", "okay", "sure", "people", "just", "what", "how", "can", "could", "is",
+     "try", "please", "book", "reserve", "make", "let's", "lets", "find", "search", "show", "give", "tell"}
 )  # fmt: skip
 
 
@@ -601,19 +716,27 @@ _COUNT_FILLER = frozenset(
 )  # fmt: skip
 
 
-def _place_text(raw: str) -> str | None:
+_NEXT_CLAUSE_RE = re.compile(
+    r",\s*(?=(?:can|could|would|will|please|and|but|i|i'm|i'd|i'll|we|we're|it|it's|so|because|thanks|"
+    r"thank|there|that|how|what|is|are)\b)",
+    re.I,
+)
+
+
+def _place_text(raw: str, *, as_city: bool = True) -> str | None:
     """A place said as a whole reply or after a route cue, up to the next value or sentence ("961
     Bluebell Drive in a Regular ride" → 961 Bluebell Drive; "Chicago. There are two of us" → Chicago), a
     city before ", <region>" ("Atlanta, GA" → Atlanta), when it reads as a place (a capitalised word or a
     number in it, or "the ..."); None for a sentence that is not one ("I would prefer a pool ride")."""
     first = re.split(r"\s{2,}|(?<=[a-z0-9])[.!?](?:\s|$)", raw.strip())[0]
+    first = _NEXT_CLAUSE_RE.split(first)[0]  # "the Moonlight Diner, can you get a cab for me?"
     first = re.sub(r"(?:\s+(?:in|on|at|for|with|a|an|the|and|to|of|by))+\s*$", "", first, flags=re.I)
     text = clean_text(strip_place_request(first))
     if not text:
         return None
     from slotgraph.models.offline.gazetteer import normalise_city
 
-    city = normalise_city(text.partition(",")[0])
+    city = normalise_city(text.partition(",")[0]) if as_city or "," in text else None  # "Atlanta, GA"
     if city is not None:
         return city
     said = words(text)
@@ -632,13 +755,13 @@ def _place_text(raw: str) -> str | None:
 
 def _take_text(work: _Work, param: Param, raw: str) -> bool:
     if param.role is not None:
-        place = _place_text(raw)
+        place = _place_text(raw, as_city=_reads_as_city(param))
         if place is None:
             return False
         work.take(param, _place_value(param, place) or place)
         return True
     if is_short_valued(param) and not is_nothing(raw):
-        short = short_value(param, raw)
+        short = short_value(param, raw, work.named)
         if short is None:
             return False
         work.take(param, short)
@@ -691,10 +814,21 @@ def _place_value(param: Param, said: str) -> str | None:
     location; None when a city parameter is given something that is not a city."""
     from slotgraph.models.offline.gazetteer import normalise_city
 
+    if not _reads_as_city(param):
+        return said  # an address or a place one rides to: "SFO" stays the airport, not San Francisco
     city = normalise_city(said) or normalise_city(said.partition(",")[0])
     if city is not None:
         return city
     return None if _is_city_param(param) else said
+
+
+def _reads_as_city(param: Param) -> bool:
+    """A city parameter, or a location that is no address: a city said short is written in full there."""
+    return _is_city_param(param) or bool(_AREA_WORDS & param.words and not _ADDRESS_WORDS & param.words)
+
+
+_AREA_WORDS = frozenset({"city", "town", "location", "located", "area", "region"})
+_ADDRESS_WORDS = frozenset({"address", "street"})
 
 
 def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Param], readback: bool) -> None:
@@ -960,6 +1094,13 @@ def _fill_named_categories(
             work.take(param, found)
 
 
+_GENERIC_NAME_WORDS = frozenset({"name", "number", "date", "time", "type", "kind", "intent", "value"})
+
+
+def _named_words(params: Sequence[Param]) -> frozenset[str]:
+    return frozenset(w for p in params for w in p.name_words if len(w) >= 4 and w not in _GENERIC_NAME_WORDS)
+
+
 def _extract(
     user_text: str,
     params: Sequence[Param],
@@ -969,8 +1110,9 @@ def _extract(
     region: str,
     readback: bool,
     agent_said: Sequence[str] = (),
+    given: frozenset[str] = frozenset(),
 ) -> dict[tuple[str, str], Any]:
-    work = _Work(user_text)
+    work = _Work(user_text, named=_named_words(params), given=given)
     _fill_contacts(work, params, asked, region)
     _fill_scores(work, params, asked)
     _fill_dates(work, params, asked, now, region, directive)
@@ -983,6 +1125,7 @@ def _extract(
         _fill_booleans(work, params, asked)
     _fill_names(work, params, asked, readback, directive, agent_said)
     if not readback:
+        _act_on_named_entity(work, params, user_text)
         _fill_learned(work, params, asked)
     if not readback:
         _fill_places(work, _of_kind(params, "text"), asked)  # routes first: "pick me up at X" is an origin
@@ -1024,6 +1167,7 @@ def plan_turn(
     region: str = "US",
     agent_said: Sequence[str] = (),
     setters: Sequence[Setter] | None = None,
+    given: Set[str] = frozenset(),
 ) -> Plan:
     """Plan one model call.
 
@@ -1034,11 +1178,15 @@ def plan_turn(
     offered ("I found Sushi Boat." two questions ago).
     ``setters``: ``tools`` already read (:func:`~slotgraph.models.offline.schema.read_setters`, one per tool,
     same order), when the caller keeps them; read here otherwise.
+    ``given``: the setters called on the conversation's earlier messages — what the person already said (a
+    date with no word for which end of a stay it is goes to the end once the start was given).
     """
     if user_text is None or not user_text.strip():
         return Plan(text=relay_text(system_instruction))
     with parses_kept_for_one_plan():
-        return _plan_reply(tools, system_instruction, user_text, now, region, agent_said, setters)
+        return _plan_reply(
+            tools, system_instruction, user_text, now, region, agent_said, setters, frozenset(given)
+        )
 
 
 def _plan_reply(
@@ -1049,6 +1197,7 @@ def _plan_reply(
     region: str,
     agent_said: Sequence[str],
     setters: Sequence[Setter] | None,
+    given: frozenset[str] = frozenset(),
 ) -> Plan:
     """:func:`plan_turn` for a user's message (a long message's parses kept while it is planned)."""
     read = read_setters(tools) if setters is None else setters
@@ -1058,7 +1207,7 @@ def _plan_reply(
     directive = directive_text(system_instruction)
     params = [p for s in setters for p in s.params if not p.structured]  # a list is never a reply's words
     asked = asked_params(directive, params)
-    values = _extract(user_text, params, asked, directive, now, region, readback, agent_said)
+    values = _extract(user_text, params, asked, directive, now, region, readback, agent_said, given)
     calls = _calls(setters, values)
     if readback and calls and CONFIRM_TOOL in names and confirms_part(user_text):
         # a correction plus "the rest is right": the engine commits only the values read back unchanged
@@ -1123,6 +1272,26 @@ _OTHER_OPTIONS_RE = re.compile(
     re.I,
 )
 _OTHER_OPTIONS_TOOL_WORDS = frozenset({"other", "another", "alternative", "alternatives", "next"})
+_OPTION_NOUNS = "|".join(sorted(ENTITY_WORDS | {"option", "listing", "suggestion", "one", "home",
+                                                "recommendation"}))  # fmt: skip
+_SEARCH_AGAIN_RE = re.compile(
+    r"\b(?:suggest|recommend|find me|search for|look(?:ing)? for|is there|are there|do you (?:have|know)"
+    r"|any ?more)\b[^.?!]*?\b(?:(?:a|an|any|some|more|other)\s+(?:[\w-]+\s+){0,3}(?:"
+    + _OPTION_NOUNS
+    + r")s?|something|anything|someplace|somewhere)\b"
+    r"|\b(?:cheaper|less expensive|more affordable|higher(?:[\s-]rat\w+)|better[\s-]rat\w+)\b",
+    re.I,
+)
+"""After an option was offered, a request for one that differs ("can you suggest a cheaper place?", "is there
+a unisex salon?", "anything with a higher rating?"): another search result, not the one offered."""
+
+
+def _searches_again(user_text: str, agent_said: Sequence[str]) -> bool:
+    """A request for an option like the one offered but different, once one was offered and not named."""
+    if not _SEARCH_AGAIN_RE.search(user_text):
+        return False
+    offered = [name.lower() for text in agent_said for name in offered_names(text)]
+    return bool(offered) and not any(len(n) >= 4 and n in user_text.lower() for n in offered)
 
 
 def _ask_for_alternatives(
@@ -1134,7 +1303,7 @@ def _ask_for_alternatives(
     """ "Is there another one?" calls a visible tool that shows other options (no required parameters, a
     description about other options); a list parameter about what was already offered gets the names
     offered so far."""
-    if not _OTHER_OPTIONS_RE.search(user_text):
+    if not _OTHER_OPTIONS_RE.search(user_text) and not _searches_again(user_text, agent_said):
         return ()
     for tool in tools:
         if tool.get("name") in called:

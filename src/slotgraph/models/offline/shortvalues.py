@@ -71,7 +71,9 @@ _CARRIES_NO_VALUE = frozenset(
      "other", "another", "else", "then", "make", "that'd", "it'd", "would've", "idea", "option",
      "options", "style", "cuisine", "food", "foods", "restaurant", "restaurants", "meal", "dish", "dishes",
      "cooking", "serves", "serving", "serve", "from", "by", "all", "no", "not", "thing", "things", "stuff",
-     "wanted", "loved", "dinner", "lunch", "dine", "dining", "cheers"}
+     "wanted", "loved", "dinner", "lunch", "dine", "dining", "cheers", "review", "reviews", "rating",
+     "ratings", "reputation", "price", "prices", "priced", "pricing", "cost", "costs", "costing", "quality",
+     "am", "visiting", "staying"}
 )  # fmt: skip
 """Words that carry no value of a category in what people say around it (generic English)."""
 _REQUEST_RE = re.compile(
@@ -95,15 +97,20 @@ def _heads(param: Param) -> list[str]:
     return sorted(heads, key=len, reverse=True)
 
 
-def modified_head(param: Param, text: str, *, capitalised: bool) -> str | None:
+def modified_head(
+    param: Param, text: str, *, capitalised: bool, others: frozenset[str] = frozenset()
+) -> str | None:
     """What modifies a noun of the parameter's description (or a place word, for a venue) in ``text``:
-    "some Mediterranean food" → Mediterranean. ``capitalised``: only a capitalised modifier counts."""
+    "some Mediterranean food" → Mediterranean. ``capitalised``: only a capitalised modifier counts;
+    ``others``: words that name other parameters ("live music"), never this one's value."""
     heads = _heads(param)
     if not heads:
         return None
     head = "|".join(re.escape(h) for h in heads)
-    for match in re.finditer(rf"((?:[A-Za-z][\w'-]*\s+){{1,2}})(?:{head})s?\b", text, re.I):
-        kept = [w for w in match.group(1).split() if w.lower() not in _FILLER_MODIFIERS | _CARRIES_NO_VALUE]
+    kind_of = r"(?:(?:kind|type|sort|style)\s+of\s+(?:the\s+)?)?"  # "Peruvian type of food"
+    for match in re.finditer(rf"((?:[A-Za-z][\w'-]*\s+){{1,2}}){kind_of}(?:{head})s?\b", text, re.I):
+        skip = _FILLER_MODIFIERS | _CARRIES_NO_VALUE | others
+        kept = [w for w in match.group(1).split() if w.lower() not in skip]
         if capitalised:
             kept = [w for w in kept if w[:1].isupper()]
         if kept:
@@ -129,22 +136,27 @@ def _content(text: str, extra: Iterable[str]) -> list[list[str]]:
     return [run for run in runs if run]
 
 
-def short_value(param: Param, text: str) -> str | None:
+def short_value(param: Param, text: str, others: frozenset[str] = frozenset()) -> str | None:
     """The word or two of ``text`` that answer the asked short-valued ``param``, or None (see the module
-    docstring)."""
+    docstring). ``others``: words that name the agent's other parameters ("live music", "price"): a
+    feature or a price said beside the value is not part of it."""
+    others = others - param.words - param.name_words
     value = clean_text(text)
     said = words(value)
     if not said or is_affirmative(value) or is_negative(value):
-        return modified_head(param, text, capitalised=False)
+        return modified_head(param, text, capitalised=False, others=others)
     if len(said) <= 3 and not _REQUEST_RE.search(value):
-        runs = _content(value, ())
+        runs = _content(value, others)
         if not runs:
             return None
         return " ".join(runs[0]) if len(runs) == 1 else value
-    found = modified_head(param, text, capitalised=False)
+    runs = _content(value, param.words | others)
+    proper = [run for run in runs[1:] if len(run) == 1 and run[0][:1].isupper() and run[0][1:].islower()]
+    if len(proper) == 1 and not any(run[0][:1].isupper() for run in runs if run is not proper[0]):
+        return proper[0][0]  # the one proper adjective said inside the sentence: "... and eat Thai"
+    found = modified_head(param, text, capitalised=False, others=others)
     if found is not None:
         return found
-    runs = _content(value, param.words)
     if len(runs) == 1 and len(runs[0]) <= 2:
         return " ".join(runs[0])
     return None
