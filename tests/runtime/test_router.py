@@ -35,7 +35,7 @@ def _router(root: Agent, model: Model) -> Router:
 
 def _context(root: Agent, **more: Any) -> TurnContext:
     assert root.team is not None
-    return TurnContext(session_id="s", now=clock(), engine=DagEngine(seed=0), team=root.team.names, **more)
+    return TurnContext(session_id="s", now=clock(), engine=DagEngine(seed=0), **more)
 
 
 def _route(root: Agent, model: Model, context: TurnContext, text: str) -> RoutedTurn:

@@ -230,6 +230,7 @@ class Router:
                 context=context,
                 logic=logic,
                 agent_name=agent.name,
+                team=self.team.names if self.team is not None else frozenset(),
                 resumed=bool(at.parts),
                 executions=at.executions,
                 limits=agent.limits,

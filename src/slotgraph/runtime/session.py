@@ -402,7 +402,6 @@ class Session:
             step_cap=self.step_cap,
             on_event=on_event,
             ledger=self.ledger,
-            team=self.team.names if self.team is not None else frozenset(),
         )
 
 

@@ -118,8 +118,6 @@ class TurnContext:
     ledger: ExecutionLedger | None = None
     """Where task-executor attempts are recorded before dispatch (:mod:`~slotgraph.runtime.executions`);
     None: executors run without idempotency keys."""
-    team: frozenset[str] = frozenset()
-    """The agents of a multi-agent app (see :class:`~slotgraph.runtime.tool_execution.ToolRunner`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +138,9 @@ class TurnInputs:
     none. Rules fire at turn start, after each tool result and at turn end, and the instruction is rebuilt
     from its template before every model call."""
     agent_name: str = ""
+    team: frozenset[str] = frozenset()
+    """The agents of a multi-agent app, which a tool may hand the conversation to (the router's team; see
+    :class:`~slotgraph.runtime.tool_execution.ToolRunner`)."""
     resumed: bool = False
     """The turn goes on with this agent after a transfer: ``user`` is already the last user message of
     ``history`` (it is not added again, but the engine and the rules still get its text)."""
@@ -233,7 +234,7 @@ async def run_turn(inputs: TurnInputs) -> TurnOutput:
         context.now,
         agent_name=inputs.agent_name,
         gates=GateLayer(inputs.logic, inputs.extractions) if inputs.logic is not None else None,
-        team=context.team,
+        team=inputs.team,
         executions=executions,
         limits=inputs.limits,
         ledger=context.ledger,
