@@ -22,6 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from sgd.backend import Catalogue
 from sgd.data import data_dir, load_dialogues, load_schemas
 from sgd.live import load_offline, make_model
 from sgd.metrics import format_report
@@ -50,14 +51,17 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     schemas = load_schemas(data / "schema.json")
-    dialogues = select(load_dialogues(data, args.service), args.split)
+    everything = load_dialogues(data, args.service)
+    # The services' databases hold every row of the directory, whatever part is replayed.
+    catalogue = Catalogue.of(everything)
+    dialogues = select(everything, args.split)
     if args.limit is not None:
         dialogues = dialogues[: args.limit]
     spec = args.model
     factory = (lambda: make_model(spec, SGD_TODAY)) if spec else None
     if spec == "offline":
         print(f"offline model load (embeddings, city names): {load_offline():.2f} s")
-    outcomes = replay_dialogues(dialogues, schemas, factory)
+    outcomes = replay_dialogues(dialogues, schemas, factory, catalogue)
     for line in format_report(outcomes, show=args.show and not args.summary, summary=args.summary):
         print(line)
     return 0

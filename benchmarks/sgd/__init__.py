@@ -6,7 +6,7 @@ licensed CC BY-SA 4.0. Modules: :mod:`.data` (reading it), :mod:`.convert` (a se
 turns' gold acts), :mod:`.replay` (one dialogue through the runtime), :mod:`.metrics` (the figures).
 """
 
-from .backend import Backend, BackendCall, GoldBackend
+from .backend import Backend, BackendCall, Catalogue, GoldBackend
 from .convert import ConvertedAgent, SetterRef, convert_service
 from .data import Dialogue, ServiceSchema, UserTurn, load_dialogues, load_schemas
 from .metrics import Summary, format_report, summarize
@@ -16,6 +16,7 @@ from .replay import DialogueOutcome, replay_dialogue, replay_dialogues
 __all__ = [
     "Backend",
     "BackendCall",
+    "Catalogue",
     "ConvertedAgent",
     "Desync",
     "Dialogue",

@@ -6,23 +6,101 @@ gold results (a search's list, a booking's record), or a failure where the gold 
 ``NOTIFY_FAILURE`` system act; a failed booking that returned a record offers that record as an
 alternative). A call the gold never made gets what a real backend would most plausibly answer — no
 results for a search, a failure for a transaction — and is recorded as a mismatch.
+
+A real booking backend also finds a business by the name a person says: "Kampai Bar" is the restaurant its
+database spells "Kampai Bar And Grill" (the gold system confirms the long form). :class:`Catalogue` is that
+database: every row the dataset's gold calls returned, per service; :meth:`Backend.find_name` looks a said
+name up in it (see :func:`find_name` for the rule).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .data import GoldCall
+from .data import Dialogue, GoldCall
 
-__all__ = ["Backend", "BackendCall", "GoldBackend"]
+__all__ = ["Backend", "BackendCall", "Catalogue", "GoldBackend", "find_name"]
+
+Row = Mapping[str, str]
 
 
 class Backend(Protocol):
     """What executor tools call: ``method`` (the SGD intent) with SGD-style string parameters."""
 
     def call(self, method: str, parameters: Mapping[str, str], *, transactional: bool) -> dict[str, Any]: ...
+
+    def find_name(self, slot: str, said: str, known: Mapping[str, str]) -> str | None:
+        """The database's spelling of the ``slot`` value a person said (``known``: the booking's other
+        values, SGD slot → value), or None when the database has no single match."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    """A service database: per service, every distinct row its gold calls returned in the loaded data, and
+    the parameters of those calls (the names the gold system sent are ones its database knows)."""
+
+    rows: Mapping[str, tuple[Row, ...]]
+
+    @classmethod
+    def of(cls, dialogues: Iterable[Dialogue]) -> Catalogue:
+        rows: dict[str, dict[tuple[tuple[str, str], ...], Row]] = {}
+        for dialogue in dialogues:
+            seen = rows.setdefault(dialogue.service, {})
+            for call in dialogue.gold_calls:
+                # what the gold system sent is spelled as the database spells it, even when nothing came back
+                for row in (call.parameters, *call.results):
+                    if row:
+                        seen.setdefault(tuple(sorted(row.items())), row)
+        return cls({service: tuple(found.values()) for service, found in rows.items()})
+
+    def of_service(self, service: str) -> tuple[Row, ...]:
+        return self.rows.get(service, ())
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower().replace("&", " and ").replace("'", "")))
+
+
+def _in_order(short: Sequence[str], full: Sequence[str]) -> bool:
+    """``short`` is ``full`` with words left out, starting at the same word."""
+    if not short or not full or short[0] != full[0]:
+        return False
+    rest = iter(full[1:])
+    return all(word in rest for word in short[1:])
+
+
+def find_name(rows: Sequence[Row], slot: str, said: str, known: Mapping[str, str]) -> str | None:
+    """The one ``slot`` value of ``rows`` that ``said`` names: the same words, else the same first word with
+    some later words left out ("Kampai Bar" → "Kampai Bar And Grill", "Wooden Charcoal Barbecue" →
+    "Wooden Charcoal Korean Village Barbecue House"; case, punctuation and "&"/"and" ignored; a leading
+    "the" dropped). Several values → the one whose rows agree with most ``known`` values (the city); a tie,
+    or no match → None."""
+    words = _words(said)
+    if words[:1] == ("the",):
+        words = words[1:]
+    if not words:
+        return None
+    if any(r.get(slot, "").strip().lower() == said.strip().lower() for r in rows):
+        return said
+    exact = [r for r in rows if _words(r.get(slot, "")) == words]
+    if exact:
+        return exact[0][slot]
+    wanted = {k: v.strip().lower() for k, v in known.items() if k != slot}
+    agreement: dict[str, int] = {}
+    for row in rows:
+        if slot in row and _in_order(words, _words(row[slot])):
+            agreed = sum(1 for k, v in wanted.items() if row.get(k, "").strip().lower() == v)
+            agreement[row[slot]] = max(agreed, agreement.get(row[slot], 0))
+    best = max(agreement.values(), default=0)
+    names = [name for name, agreed in agreement.items() if agreed == best]
+    return names[0] if len(names) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +122,12 @@ class GoldBackend:
     """Answers from ``gold_calls``; ``calls`` logs every call the runtime made, in order."""
 
     gold_calls: Sequence[GoldCall]
+    database: Sequence[Row] = ()
+    """The service's rows (:class:`Catalogue`) that :meth:`find_name` searches."""
     calls: list[BackendCall] = field(default_factory=list)
+
+    def find_name(self, slot: str, said: str, known: Mapping[str, str]) -> str | None:
+        return find_name(self.database, slot, said, known)
 
     def _find(self, method: str, parameters: Mapping[str, str]) -> GoldCall | None:
         wanted = _norm(parameters)

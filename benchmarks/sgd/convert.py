@@ -293,11 +293,20 @@ class _Builder:
         defaults = self.defaults
         users = self._users
         service = self.service
+        backend = self.backend
+        # The business a search offers is looked up by the name the person said, as a booking backend does.
+        looked_up = booking and slot.name == self.choice and kind == "str"
+        booking_names = self.booking_names
 
         def impl(args: dict[str, Any], context: ToolContext | None) -> dict[str, Any]:
             value = args[param]
             if isinstance(value, str) and not value.strip():
                 return {"error": True, "error_code": "empty"}
+            if looked_up and isinstance(value, str) and value != DONTCARE:
+                state = context.state if context is not None else {}
+                values = {**state.get("filled", {}), **state.get("pending", {})}
+                known = {n: str(values[ident(n)]) for n in booking_names if values.get(ident(n)) is not None}
+                value = backend.find_name(slot.name, value, known) or value
             result: dict[str, Any] = {"stored": True, "value": value}
             if booking and context is not None:
                 state = context.state

@@ -21,7 +21,7 @@ from typing import Any
 
 from slotgraph.runtime import Agent, Model, Session, ToolCallEvent, ToolResultEvent, TurnResult
 
-from .backend import GoldBackend
+from .backend import Catalogue, GoldBackend
 from .convert import INTENT_SLOT, ConvertedAgent, convert_service, from_sgd_value, ident
 from .data import Dialogue, ServiceSchema, UserTurn
 from .live import RecordingModel, TurnReading, divergence
@@ -145,14 +145,22 @@ def _judge(
             run.oracle.record(index, op, "intent switch not offered")
 
 
-def replay_dialogue(dialogue: Dialogue, schema: ServiceSchema, model: Model | None = None) -> DialogueOutcome:
+def replay_dialogue(
+    dialogue: Dialogue,
+    schema: ServiceSchema,
+    model: Model | None = None,
+    catalogue: Catalogue | None = None,
+) -> DialogueOutcome:
     """Replay one dialogue; never raises for a flow problem (those are what the outcome measures).
+
+    ``catalogue``: the service database its booking looks names up in (default: this dialogue's own rows).
 
     ``model`` None: the oracle plays the model. Otherwise the given model reads the utterances (the oracle
     only shadows it, to name where its reading diverges); a follow-up session then starts from the intent
     and, for an accepted alternative, the offered booking — the model must read everything else itself.
     """
-    backend = GoldBackend(dialogue.gold_calls)
+    database = (catalogue or Catalogue.of((dialogue,))).of_service(dialogue.service)
+    backend = GoldBackend(dialogue.gold_calls, database)
     agent = convert_service(schema, backend)
     runtime = Agent.from_config(agent.dag, tools=agent.tools, instruction=agent.instruction, name=schema.name)
     oracle = OracleModel(dialogue.user_turns, agent)
@@ -239,6 +247,12 @@ def replay_dialogues(
     dialogues: Sequence[Dialogue],
     schemas: Mapping[str, ServiceSchema],
     model: Callable[[], Model] | None = None,
+    catalogue: Catalogue | None = None,
 ) -> list[DialogueOutcome]:
-    """Replay each dialogue with its service's schema; ``model`` builds a fresh real model per dialogue."""
-    return [replay_dialogue(d, schemas[d.service], model() if model is not None else None) for d in dialogues]
+    """Replay each dialogue with its service's schema; ``model`` builds a fresh real model per dialogue.
+    ``catalogue``: the service databases (default: the rows of ``dialogues``)."""
+    catalogue = catalogue or Catalogue.of(dialogues)
+    return [
+        replay_dialogue(d, schemas[d.service], model() if model is not None else None, catalogue)
+        for d in dialogues
+    ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from benchmarks.sgd import GoldBackend
-from benchmarks.sgd.data import Act, GoldCall
+import pytest
+from benchmarks.sgd import Catalogue, GoldBackend
+from benchmarks.sgd.backend import find_name
+from benchmarks.sgd.data import Act, Dialogue, GoldCall
 
 FAIL = (Act("NOTIFY_FAILURE", "", (), ()),)
 OK = (Act("NOTIFY_SUCCESS", "", (), ()),)
@@ -45,3 +47,62 @@ def test_unknown_arguments_get_what_a_real_backend_gives_and_count_as_mismatch()
     assert [c.matched for c in backend.calls] == [False, False]
     search = backend.call("Find", {"city": "A"}, transactional=False)
     assert search == {"success": True, "count": 1, "results": [{"name": "x"}]}
+
+
+# --- looking a said name up in the service's database ---------------------------------------------------
+
+ROWS = (
+    {"restaurant_name": "Kampai Bar And Grill", "city": "San Jose"},
+    {"restaurant_name": "Wooden Charcoal Korean Village Barbecue House", "city": "Los Angeles"},
+    {"restaurant_name": "Rubio's Coastal Grill", "city": "Cupertino"},
+    {"restaurant_name": "Sushi Ran", "city": "Sausalito"},
+    {"restaurant_name": "Sushi Ran Express", "city": "Mill Valley"},
+    {"restaurant_name": "Golden Dragon", "city": "Oakland"},
+    {"restaurant_name": "Golden Dragon Palace", "city": "Oakland"},
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "known", "found"),
+    [
+        ("Kampai Bar", {}, "Kampai Bar And Grill"),
+        ("kampai bar & grill", {}, "Kampai Bar And Grill"),  # case, "&" and "and" the same
+        ("the Kampai", {}, "Kampai Bar And Grill"),  # a leading "the" is no part of the name
+        ("Wooden Charcoal Barbecue", {}, "Wooden Charcoal Korean Village Barbecue House"),  # words left out
+        ("rubios", {}, "Rubio's Coastal Grill"),  # punctuation ignored
+        ("Sushi Ran", {}, "Sushi Ran"),  # said as the database spells it: kept
+        ("Golden", {}, None),  # two names start so, nothing tells them apart
+        ("Golden", {"city": "Oakland"}, None),  # both in the city: still a tie
+        ("Bar And Grill", {}, None),  # a name starts with its first word
+        ("Zazie", {}, None),  # unknown
+        ("the", {}, None),
+    ],
+)
+def test_a_said_name_is_found_as_the_database_spells_it(
+    said: str, known: dict[str, str], found: str | None
+) -> None:
+    assert find_name(ROWS, "restaurant_name", said, known) == found
+
+
+def test_the_booking_values_known_tell_two_names_apart() -> None:
+    rows = (
+        {"restaurant_name": "Lucky Star Cafe", "city": "Napa"},
+        {"restaurant_name": "Lucky Star Diner", "city": "Fresno"},
+    )
+    assert find_name(rows, "restaurant_name", "Lucky Star", {}) is None
+    assert find_name(rows, "restaurant_name", "Lucky Star", {"city": "fresno "}) == "Lucky Star Diner"
+
+
+def test_the_catalogue_holds_every_row_returned_and_every_name_sent() -> None:
+    first = Dialogue("1_1", "Restaurants_1", (), (_gold("Find", {"city": "Napa"}, [ROWS[0], ROWS[1]], OK),))
+    booked = _gold("Reserve", {"restaurant_name": "Sushi Ran", "city": "Sausalito"}, [], FAIL)
+    second = Dialogue("1_2", "Restaurants_1", (), (booked,))
+    other = Dialogue("2_1", "Hotels_2", (), (_gold("Find", {}, [{"where_to": "Paris"}], OK),))
+    catalogue = Catalogue.of([first, second, other])
+    rows = catalogue.of_service("Restaurants_1")
+    assert {r.get("restaurant_name") for r in rows} == {None, ROWS[0]["restaurant_name"],
+                                                        ROWS[1]["restaurant_name"], "Sushi Ran"}  # fmt: skip
+    assert catalogue.of_service("Hotels_2") == ({"where_to": "Paris"},)
+    assert catalogue.of_service("Buses_1") == ()
+    backend = GoldBackend((), rows)
+    assert backend.find_name("restaurant_name", "Kampai Bar", {}) == "Kampai Bar And Grill"

@@ -191,3 +191,33 @@ def test_search_criteria_are_early_answers_and_booking_values_stay_settable() ->
     # "don't care" optional of the booking is a preference never asked; the search's filter too
     names = [s["name"] for s in convert_service(TRAINS, GoldBackend(())).dag["slots"]]
     assert names.index("seat_note") > names.index("trip_protection")
+
+
+DINING = ServiceSchema(
+    "Dining_9",
+    "Find and book tables",
+    (_slot("restaurant_name", "Name of the restaurant"), _slot("city", "City of the restaurant"),
+     _slot("time", "Time of the reservation")),
+    (
+        IntentSchema("FindPlaces", "Find a restaurant", False, ("city",), {}, ("restaurant_name", "city")),
+        IntentSchema("BookTable", "Book a table", True, ("restaurant_name", "city", "time"), {},
+                     ("restaurant_name", "city", "time")),
+    ),
+)  # fmt: skip
+
+
+def test_the_offered_business_is_looked_up_by_the_name_said() -> None:
+    rows = (
+        {"restaurant_name": "Kampai Bar And Grill", "city": "San Jose"},
+        {"restaurant_name": "Kampai Sushi", "city": "Fresno"},
+    )
+    converted = convert_service(DINING, GoldBackend((), rows))
+    assert converted.choice_slot == "restaurant_name"
+    setter = next(fn for fn in converted.tools if fn.__name__ == "set_restaurant_name")
+    in_san_jose = _context({"filled": {"intent": "BookTable"}, "pending": {"city": "San Jose"}})
+    assert setter(restaurant_name="Kampai", context=in_san_jose)["value"] == "Kampai Bar And Grill"
+    assert setter(restaurant_name="Kampai", context=_context({}))["value"] == "Kampai"  # two: kept as said
+    assert setter(restaurant_name="Zazie", context=in_san_jose)["value"] == "Zazie"  # unknown: as said
+    # only the business a search offers is looked up
+    set_city = next(fn for fn in converted.tools if fn.__name__ == "set_city")
+    assert set_city(city="San", context=in_san_jose)["value"] == "San"
