@@ -65,7 +65,9 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD.findall(text.lower().replace("&", " and ").replace("'", "")))
+    """The words of a name, a leading "the" left out."""
+    words = tuple(_WORD.findall(text.lower().replace("&", " and ").replace("'", "")))
+    return words[1:] if words[:1] == ("the",) else words
 
 
 def _in_order(short: Sequence[str], full: Sequence[str]) -> bool:
@@ -77,21 +79,14 @@ def _in_order(short: Sequence[str], full: Sequence[str]) -> bool:
 
 
 def find_name(rows: Sequence[Row], slot: str, said: str, known: Mapping[str, str]) -> str | None:
-    """The one ``slot`` value of ``rows`` that ``said`` names: the same words, else the same first word with
-    some later words left out ("Kampai Bar" → "Kampai Bar And Grill", "Wooden Charcoal Barbecue" →
-    "Wooden Charcoal Korean Village Barbecue House"; case, punctuation and "&"/"and" ignored; a leading
-    "the" dropped). Several values → the one whose rows agree with most ``known`` values (the city); a tie,
-    or no match → None."""
+    """The one ``slot`` value of ``rows`` that ``said`` names: a name with the same first word and the said
+    words in order ("Kampai Bar" → "Kampai Bar And Grill", "Wooden Charcoal Barbecue" → "Wooden Charcoal
+    Korean Village Barbecue House"; case, punctuation, "&"/"and" and a leading "the" on either side ignored:
+    "The Van's" → "The Van's Restaurant"). Of several, those whose rows agree with most ``known`` values
+    (the booking's city); of those, the one spelt as said; a tie, or no match → None."""
     words = _words(said)
-    if words[:1] == ("the",):
-        words = words[1:]
     if not words:
         return None
-    if any(r.get(slot, "").strip().lower() == said.strip().lower() for r in rows):
-        return said
-    exact = [r for r in rows if _words(r.get(slot, "")) == words]
-    if exact:
-        return exact[0][slot]
     wanted = {k: v.strip().lower() for k, v in known.items() if k != slot}
     agreement: dict[str, int] = {}
     for row in rows:
@@ -100,7 +95,12 @@ def find_name(rows: Sequence[Row], slot: str, said: str, known: Mapping[str, str
             agreement[row[slot]] = max(agreed, agreement.get(row[slot], 0))
     best = max(agreement.values(), default=0)
     names = [name for name, agreed in agreement.items() if agreed == best]
-    return names[0] if len(names) == 1 else None
+    if len(names) > 1:
+        names = [name for name in names if _words(name) == words]
+    if not names:
+        return None
+    spelt = [name for name in names if name.lower() == said.strip().lower()]
+    return spelt[0] if spelt else names[0] if len(names) == 1 else None
 
 
 @dataclass(frozen=True, slots=True)

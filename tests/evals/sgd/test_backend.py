@@ -59,6 +59,7 @@ ROWS = (
     {"restaurant_name": "Sushi Ran Express", "city": "Mill Valley"},
     {"restaurant_name": "Golden Dragon", "city": "Oakland"},
     {"restaurant_name": "Golden Dragon Palace", "city": "Oakland"},
+    {"restaurant_name": "The Van's Restaurant", "city": "Belmont"},
 )
 
 
@@ -70,6 +71,8 @@ ROWS = (
         ("the Kampai", {}, "Kampai Bar And Grill"),  # a leading "the" is no part of the name
         ("Wooden Charcoal Barbecue", {}, "Wooden Charcoal Korean Village Barbecue House"),  # words left out
         ("rubios", {}, "Rubio's Coastal Grill"),  # punctuation ignored
+        ("The Van's", {}, "The Van's Restaurant"),  # a leading "the" on either side
+        ("Vans Restaurant", {}, "The Van's Restaurant"),
         ("Sushi Ran", {}, "Sushi Ran"),  # said as the database spells it: kept
         ("Golden", {}, None),  # two names start so, nothing tells them apart
         ("Golden", {"city": "Oakland"}, None),  # both in the city: still a tie
@@ -88,9 +91,13 @@ def test_the_booking_values_known_tell_two_names_apart() -> None:
     rows = (
         {"restaurant_name": "Lucky Star Cafe", "city": "Napa"},
         {"restaurant_name": "Lucky Star Diner", "city": "Fresno"},
+        {"restaurant_name": "Lucky Star", "city": "Davis"},
     )
-    assert find_name(rows, "restaurant_name", "Lucky Star", {}) is None
+    assert find_name(rows, "restaurant_name", "Lucky Star", {}) == "Lucky Star"  # spelt as said
+    assert find_name(rows, "restaurant_name", "lucky star", {}) == "Lucky Star"
     assert find_name(rows, "restaurant_name", "Lucky Star", {"city": "fresno "}) == "Lucky Star Diner"
+    assert find_name(rows, "restaurant_name", "Lucky Star", {"city": "Davis"}) == "Lucky Star"
+    assert find_name(rows[:2], "restaurant_name", "Lucky Star", {}) is None
 
 
 def test_the_catalogue_holds_every_row_returned_and_every_name_sent() -> None:
