@@ -13,11 +13,19 @@ from collections.abc import Sequence
 
 from slotgraph.models.offline.schema import STOP_WORDS, Kind, Param
 from slotgraph.models.offline.spans import stem, words
-from slotgraph.names import READBACK_PROTOCOL, SYSTEM_DIRECTIVE, close_tag, open_tag
+from slotgraph.names import READBACK_PROTOCOL, READBACK_SCOPE, SYSTEM_DIRECTIVE, close_tag, open_tag
 
-__all__ = ["asked_params", "directive_text", "is_readback_instruction", "without_directive"]
+__all__ = [
+    "asked_params",
+    "directive_text",
+    "is_readback_instruction",
+    "readback_question",
+    "without_directive",
+]
 
 _OPEN, _CLOSE = open_tag(SYSTEM_DIRECTIVE), close_tag(SYSTEM_DIRECTIVE)
+_SCOPE_OPEN, _SCOPE_CLOSE = open_tag(READBACK_SCOPE), close_tag(READBACK_SCOPE)
+_SCOPE_VALUE = re.compile(r"^\s*-\s*[^:\n]+:\s*(.+?)\s*$", re.M)
 # Question words that point at a kind of value, whatever the parameter is called.
 _KIND_CUES: dict[Kind, frozenset[str]] = {
     "date": frozenset({"date", "day", "when"}),
@@ -51,6 +59,23 @@ def directive_text(system_instruction: str) -> str | None:
         return None
     text = " ".join(system_instruction[start + len(_OPEN) : end].split())
     return text or None
+
+
+def readback_question(system_instruction: str) -> str | None:
+    """The readback asked again, from the values ``<readback_scope>`` lists as waiting for the person's yes
+    ("Just to confirm — Siam Taste, Sunnyvale, 12:30. Is that correct?"); None without that block.
+
+    Once the values were read back, the engine sends no directive on the next turns: a model that found no
+    answer in the message (a question about something else, a "thanks") asks for the confirmation again.
+    """
+    end = system_instruction.rfind(_SCOPE_CLOSE)
+    start = system_instruction.rfind(_SCOPE_OPEN, 0, end) if end >= 0 else -1
+    if start < 0:
+        return None
+    body = system_instruction[start + len(_SCOPE_OPEN) : end].strip()
+    values = _SCOPE_VALUE.findall(body)
+    listed = ", ".join(values) if values else body.removeprefix("Pending confirmation:").strip().rstrip(".")
+    return f"Just to confirm — {listed}. Is that correct?" if listed else None
 
 
 def without_directive(system_instruction: str) -> str:

@@ -39,7 +39,12 @@ from slotgraph.models.offline.confirmation import (
 )
 from slotgraph.models.offline.contacts import find_emails, find_identifiers, find_phones
 from slotgraph.models.offline.dates import find_date_range, find_dates, parse_date_fallback
-from slotgraph.models.offline.directive import asked_params, directive_text, is_readback_instruction
+from slotgraph.models.offline.directive import (
+    asked_params,
+    directive_text,
+    is_readback_instruction,
+    readback_question,
+)
 from slotgraph.models.offline.entities import ENTITY_WORDS, find_entity_name, offered_names
 from slotgraph.models.offline.formats import format_date, format_time, wants_digits_only
 from slotgraph.models.offline.freetext import asking_blanked, clean_text, is_nothing, is_question_or_greeting
@@ -110,8 +115,9 @@ class _Work:
 
 def relay_text(system_instruction: str) -> str:
     """The reply when nothing is called: the directive's text, else what a steer-back asks to say (never
-    the steer-back's own words, which are addressed to the model), else a neutral question."""
-    directive = directive_text(system_instruction)
+    the steer-back's own words, which are addressed to the model), else the readback asked again while
+    values wait for a confirmation, else a neutral question."""
+    directive = directive_text(system_instruction) or readback_question(system_instruction)
     if directive:
         return directive
     start, end = system_instruction.find(open_tag(STEER_BACK)), system_instruction.find(close_tag(STEER_BACK))
