@@ -35,13 +35,14 @@ ENTITY_WORDS = frozenset(
 )  # fmt: skip
 
 _WORD = r"(?:[A-Z0-9][\w'’.&!-]*)"
-_JOIN = r"(?:of|the|de|del|la|le|et|and|&|n'|-)"
+_JOIN = r"(?:of|the|de|del|la|le|et|and|&|n'|-|to)"
 _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _ENTITY_WORD = rf"(?:{'|'.join(sorted(ENTITY_WORDS, key=len, reverse=True))})s?"
 _CUE_RE = re.compile(
     rf"\b(?i:at|called|named|name is|name's|(?:{_ENTITY_WORD}) is|book|reserve|try|choose|pick|prefer|like"
     rf"|(?:reservations?|booking|table|appointment) for|interested in|make it|go for(?: some)?"
-    rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD})\s+"
+    rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD}"
+    rf"|look(?:ing)? for|search(?:ing)? for|(?:reservations?|booking|table|appointment) in)\s+"
     rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:the\s+)?"
     rf"(?P<name>{_PROPER})"
 )
@@ -61,6 +62,29 @@ _BEFORE_KIND_RE = re.compile(
 _OPENING_KIND_RE = re.compile(
     rf"^\s*(?i:the\s+)?(?P<name>[A-Za-z][\w'’-]+)\s+(?:{_ENTITY_WORD})\b(?!\s+(?i:is|that|which|with)\b)"
 )  # a reply to "which restaurant?" opening with the name and its kind: "Kufu-ya restaurant in San Fran."
+# The business named as the subject of a statement about it ("the restaurant I want is Pampalasa", "Brixx
+# Pizzeria in Petaluma is the place"): no city reading, whatever the name.
+_CLAUSE_CUE_RE = re.compile(
+    rf"\b(?i:the)\s+(?:{_ENTITY_WORD})\s+(?:(?i:that|which)\s+)?(?i:i|we)\b[^.,;!?]{{0,60}}?\s"
+    rf"(?i:is|should be|will be)\s+(?:(?i:the)\s+)?(?P<name>{_PROPER})"
+)
+_NAME_FIRST_RE = re.compile(
+    rf"^\s*(?:(?i:yes|yeah|ok|okay|sure)\b[,.!]*\s*)?(?:(?i:the)\s+)?(?P<name>{_PROPER})"
+    rf"(?:\s+(?i:in|at)\s+{_PROPER})?\s+(?i:is|would be|will be|sounds like)\s+(?i:the|a|my|our)\s+"
+    rf"(?:(?i:\w+\s+)?(?i:place|spot|one|choice|pick)|(?i:{_ENTITY_WORD}))\b"
+)
+_STRONG_PREFIX_RE = re.compile(
+    rf"(?i:called|named|name is|name's|(?:{_ENTITY_WORD})\s+(?:is|should be))\s+"
+    r"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:(?i:the)\s+)?$"
+)
+# A reply that is a name, maybe after a yes and before the city it is in, maybe followed by another sentence:
+# "Yes, the Golden Lotus in Fremont", "Sheba Lounge. It's for five people."
+_BARE_RE = re.compile(
+    rf"^\s*(?P<lead>(?:(?i:yes|yeah|yep|ok|okay|sure)\b[,.!]*\s*)?(?:(?i:the)\s+)?)(?P<name>{_PROPER})"
+    rf"(?P<where>\s+(?i:in|at)\s+{_PROPER})?[\s,]*(?i:please|thanks|thank you)?\s*"
+    r"(?:[.!]+(?:\s+(?P<rest>\S.*))?)?$",
+    re.S,
+)
 _NOT_A_NAME_START = frozenset(
     {"a", "an", "some", "any", "one", "another", "other", "different", "good", "nice", "great", "new",
      "local", "cheap", "cheaper", "fancy", "upscale", "expensive", "popular", "small", "big", "little",
@@ -160,6 +184,8 @@ def find_entity_name(
         ()
         if offered_only
         else (
+            (_CLAUSE_CUE_RE, False),
+            (_NAME_FIRST_RE, False),
             (_CUE_RE, False),
             (_BEFORE_KIND_RE, True),
             (_STRONG_CUE_RE, True),
@@ -170,7 +196,7 @@ def find_entity_name(
             name = _trim(match.group("name"))
             if cased:
                 name = " ".join(w[:1].upper() + w[1:] if w.islower() else w for w in name.split())
-            if elsewhere is not None and name and elsewhere(name):
+            if elsewhere is not None and name and elsewhere(name) and not _strong(pattern, match):
                 continue
             if name and name.split()[0].lower() in _NOT_A_NAME_START and (cased or len(name.split()) < 2):
                 continue  # "a little place", but "at Little Nepal", "at Great Clips"
@@ -184,20 +210,9 @@ def find_entity_name(
                         return Found(offer, start, start + len(name))
                 return Found(name, start, start + len(name))
     if asked and not offered_only:
-        reply = re.sub(
-            r"[\s,]*(?i:please|thanks|thank you)?[\s.!]*$", "", text.strip()
-        )  # "Sushi Hashiri, please."
-        bare = _PROPER_RE.fullmatch(reply)
-        first = bare.group(0).split()[0].lower() if bare is not None else ""
-        if (
-            bare is not None
-            and _not_all_common(bare.group(0))
-            and len(bare.group(0).split()) <= 6
-            and (first not in _NOT_A_NAME_START)
-        ):
-            name = _trim(bare.group(0))
-            if name and (elsewhere is None or not elsewhere(name)):
-                return Found(name, bare.start(), bare.end())
+        bare = _bare_name(text)
+        if bare is not None and (elsewhere is None or not elsewhere(bare.value)):
+            return bare
     statement = asking_blanked(text)
     if (
         len(offered) == 1
@@ -208,6 +223,35 @@ def find_entity_name(
     ):
         return Found(offered[0], 0, 0)
     return None
+
+
+def _strong(pattern: re.Pattern[str], match: re.Match[str]) -> bool:
+    """A name said after words that make it the business ("the restaurant is Bikaner", "called Goa"): no
+    other reading (a city of the same name) is weighed against it."""
+    if pattern in (_CLAUSE_CUE_RE, _NAME_FIRST_RE, _STRONG_CUE_RE):
+        return True
+    return _STRONG_PREFIX_RE.search(match.string, match.start(), match.start("name")) is not None
+
+
+def _bare_name(text: str) -> Found | None:
+    """A reply that is only a name ("Sushi Hashiri, please.", "Yes, the Golden Lotus in Fremont"); when
+    another sentence follows, a name of two words or more ("Sheba Lounge. It's for five.")."""
+    bare = _BARE_RE.fullmatch(text.strip())
+    if bare is None:
+        return None
+    said = bare.group("name")
+    first = said.split()[0].lower()
+    if not _not_all_common(said) or len(said.split()) > 6 or first in _NOT_A_NAME_START:
+        return None
+    if (bare.group("rest") or bare.group("where")) and len(said.split()) < 2 and not bare.group("lead"):
+        return (
+            None  # "Look in Mountain View.": one word before more words is a name only after a yes or "the"
+        )
+    name = _trim(said)
+    if not name:
+        return None
+    start = text.find(said)
+    return Found(name, start, start + len(name))
 
 
 _DISLIKE_RE = re.compile(r"\b(?:don't|do not|doesn't|not)\s+(?:like|want|love|fancy)\b", re.I)

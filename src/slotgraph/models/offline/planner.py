@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -621,11 +621,10 @@ def _fill_names(
         if param.entity:
             if not readback:
                 offers = next((text for text in agent_said if offered_names(text)), None)
-                cities = any(_is_city_param(p) for p in params)
                 earlier = [names[0] for text in agent_said if (names := offered_names(text))]
                 found = find_entity_name(
                     work.text, directive, asked=param in asked, offers=offers,
-                    elsewhere=_known_city if cities else None, earlier=earlier,
+                    elsewhere=_city_reading(work, params, param), earlier=earlier,
                 )  # fmt: skip
                 taken = {str(v).lower() for v in work.values.values()}
                 if found is not None and str(found.value).lower() not in taken:  # "Music" answered a type
@@ -645,6 +644,35 @@ def _fill_names(
             work.take(param, found.value, found)
 
 
+def _city_reading(work: _Work, params: Sequence[Param], entity: Param) -> Callable[[str], bool] | None:
+    """Which names said for a business are rather the city a city parameter wants ("a table at Pleasanton"):
+    a known city, unless the city is already known (given before: "at Shiki" is then the restaurant) or the
+    message names another city after "in" while no business was named before ("at Stella in Burlingame")."""
+    cities = [p for p in params if _is_city_param(p)]
+    if not cities:
+        return None
+    from slotgraph.models.offline.gazetteer import normalise_city
+
+    located = {normalise_city(name) for cue, name, _, _ in find_place_names(work.text) if cue == "in"} - {
+        None
+    }
+    fresh = entity.tool not in work.given
+    city_known = any(p.tool in work.given for p in cities)
+    text = work.text
+
+    def is_city(name: str) -> bool:
+        city = normalise_city(name)
+        if city is None or (fresh and located - {city}):
+            return False
+        at = text.find(name)
+        return not city_known or (at >= 0 and _LOCATION_CUE_RE.search(text, 0, at) is not None)
+
+    return is_city
+
+
+_LOCATION_CUE_RE = re.compile(r"\b(?:in|near|around|to|from|outside|of)\s+(?:the\s+)?$", re.I)
+
+
 def _names_a_category(name: str, work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> bool:
     """ "I prefer Peruvian type of food", "I like French cuisine": the name modifies a noun of a category
     parameter's description — the category, not a business called "Peruvian"; and while a category is
@@ -657,9 +685,15 @@ def _names_a_category(name: str, work: _Work, params: Sequence[Param], asked: Se
             return True
         if any(surface == name.lower() for surface, _ in p.learned):  # "Sushi": a cuisine learned
             return True
+        if p in asked and _PROPER_ADJECTIVE_RE.fullmatch(name):  # "looking for Mediterranean"
+            return True
         if p in asked and (short_value(p, work.text, work.named) or "").lower() == name.lower():
             return True
     return False
+
+
+_PROPER_ADJECTIVE_RE = re.compile(r"[A-Z][a-z]+(?:an|ese|ish|ic)")
+"""One word shaped like a proper adjective (Mediterranean, Japanese, Spanish, Hispanic): a category."""
 
 
 _CLAUSE_RE = re.compile(r"\s*(?:,|;|\band\b|\balso\b|\bplus\b)\s*(.*[a-z]{3}.*)$", re.I | re.S)
@@ -803,12 +837,6 @@ def _is_city_param(param: Param) -> bool:
     )
 
 
-def _known_city(name: str) -> bool:
-    from slotgraph.models.offline.gazetteer import normalise_city
-
-    return normalise_city(name) is not None
-
-
 def _place_value(param: Param, said: str) -> str | None:
     """A place name as the parameter wants it: a city's usual name ("SF" → San Francisco) for a city or a
     location; None when a city parameter is given something that is not a city."""
@@ -843,6 +871,8 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
         for cue, name, start, end in found:
             if (cue == "from") != (param.role == "origin"):
                 continue
+            if _is_city_param(param) and _located_in_another(work.text, end, found):
+                continue  # "dine at Stella in Burlingame": the city is the one the place is in
             value = _place_value(param, name)
             if value is None:
                 continue
@@ -859,6 +889,12 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
                 work.take(param, city[0])
                 used.append(city[1])
     work.text = mask(work.text, used)
+
+
+def _located_in_another(text: str, end: int, found: Sequence[tuple[str, str, int, int]]) -> bool:
+    """A place name followed by "in <another place name>" ("Stella in Burlingame"): a place in that city."""
+    after = re.match(r"\s+in\s+(?:the\s+)?", text[end:], re.I)
+    return after is not None and any(start == end + after.end() for _, _, start, _ in found)
 
 
 _CITY_ANSWER_REST_RE = re.compile(

@@ -1,0 +1,90 @@
+"""Round 3 of real-language fixes, each a rule about English or about the schema: business names said with
+a cue (or as the subject of a sentence about them), told apart from a city of the same name, and the city a
+named place is in. The tools below (a bistro booking) are written for these tests; the
+phrasings are not taken from any dataset."""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import partial
+
+import pytest
+
+from slotgraph.models.offline.entities import find_entity_name
+
+from .planning import plan_for, setter
+
+NOW = dt.datetime(2026, 5, 4, 9, 0)  # a Monday
+_plan = partial(plan_for, now=NOW)
+
+TAVERN = {"type": "string", "description": "Name of the bistro"}
+TOWN = {"type": "string", "description": "City where the bistro is located"}
+GUESTS = {"type": "integer", "description": "Number of guests at the table"}
+CUISINE = {"type": "string", "description": "Style of food served at the bistro"}
+
+
+def _tavern() -> list[dict[str, object]]:
+    return [
+        setter("set_tavern", tavern_name=TAVERN),
+        setter("set_town", town_city=TOWN),
+        setter("set_guests", guests=GUESTS),
+        setter("set_cuisine", cuisine=CUISINE),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("I'm looking for Copper Kettle.", "Copper Kettle"),
+        ("Could you search for Blue Heron Tavern?", "Blue Heron Tavern"),
+        ("I'd like a booking in Harbor Lights at eight", "Harbor Lights"),
+        ("The bistro we want to try tonight is Maple Barrel", "Maple Barrel"),
+        ("Ironwood Taps in Hayward is the place, for three of us.", "Ironwood Taps"),
+        ("Yes, the Gilded Goose in Fresno", "Gilded Goose"),
+        ("Okay, Rusty Anchor. We are six people.", "Rusty Anchor"),
+        ("No, the bistro should be Fish to Table", "Fish to Table"),
+    ],
+)
+def test_a_business_said_with_a_cue_or_as_the_subject_is_the_name(said: str, name: str) -> None:
+    plan = _plan(_tavern(), "What is the name of the bistro?", said)
+    calls = dict(plan.tool_calls)
+    assert calls.get("set_tavern") == {"tavern_name": name}
+
+
+def test_a_name_said_to_be_the_business_is_no_city_even_when_a_city_bears_it() -> None:
+    plan = _plan(_tavern(), "What is the name of the bistro?", "The name of the bistro is Lyon.")
+    assert plan.tool_calls == (("set_tavern", {"tavern_name": "Lyon"}),)
+
+
+def test_once_the_city_is_known_a_name_after_at_is_the_business() -> None:
+    said = "a table for two at Lyon around 7 pm"
+    plan = _plan(_tavern(), "What is the name of the bistro?", said, given={"set_town"})
+    assert dict(plan.tool_calls)["set_tavern"] == {"tavern_name": "Lyon"}
+    # a city said after "to" or "in" is still a city, and is not read as the business
+    moved = _plan(
+        _tavern(), "What is the name of the bistro?", "can you look closer to Fresno?", given={"set_town"}
+    )
+    assert dict(moved.tool_calls).get("set_town") == {"town_city": "Fresno"}
+    assert "set_tavern" not in dict(moved.tool_calls)
+
+
+def test_a_place_in_a_city_leaves_the_city_to_the_city_parameter() -> None:
+    plan = _plan(_tavern(), "Which city?", "we want to eat at Lyon in Modesto", given={"set_tavern"})
+    assert dict(plan.tool_calls).get("set_town") == {"town_city": "Modesto"}
+    plan = _plan(_tavern(), "What is the name of the bistro?", "we'll eat at Lyon in Modesto")
+    assert dict(plan.tool_calls) == {
+        "set_tavern": {"tavern_name": "Lyon"},
+        "set_town": {"town_city": "Modesto"},
+    }
+
+
+def test_one_word_and_a_place_is_a_name_only_after_a_yes_or_the() -> None:
+    assert find_entity_name("Search in Modesto.", None, asked=True) is None
+    found = find_entity_name("Yes, Corvino in Modesto.", None, asked=True)
+    assert found is not None and found.value == "Corvino"
+
+
+def test_a_proper_adjective_is_the_category_asked_not_a_business() -> None:
+    plan = _plan(_tavern(), "What style of food do you like?", "I'm looking for Lebanese in Modesto.")
+    calls = dict(plan.tool_calls)
+    assert calls.get("set_cuisine") == {"cuisine": "Lebanese"} and "set_tavern" not in calls
