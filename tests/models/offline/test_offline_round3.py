@@ -88,3 +88,26 @@ def test_a_proper_adjective_is_the_category_asked_not_a_business() -> None:
     plan = _plan(_tavern(), "What style of food do you like?", "I'm looking for Lebanese in Modesto.")
     calls = dict(plan.tool_calls)
     assert calls.get("set_cuisine") == {"cuisine": "Lebanese"} and "set_tavern" not in calls
+
+
+OFFER = "I found Olive Tree Bistro. What is the name of the bistro?"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Sounds alright. Could you book me a table there at 8?",
+        "That seems like a fine choice, I'll get a booking with them.",
+        "Lovely! Can you make my reservation?",
+        "We would like a reservation for 3.",
+    ],
+)
+def test_agreeing_to_the_one_offer_picks_it(said: str) -> None:
+    found = find_entity_name(said, OFFER, asked=True)
+    assert found is not None and found.value == "Olive Tree Bistro"
+
+
+def test_an_agreement_is_no_name_and_a_number_with_a_slash_is_part_of_one() -> None:
+    assert find_entity_name("Sounds OK. Is it far?", None, asked=True) is None
+    offered = find_entity_name("that works", "I found 24/7 Diner Express.", asked=True)
+    assert offered is not None and offered.value == "24/7 Diner Express"

@@ -34,7 +34,7 @@ ENTITY_WORDS = frozenset(
      "lodge", "inn", "motel", "resort", "hostel"}
 )  # fmt: skip
 
-_WORD = r"(?:[A-Z0-9][\w'’.&!-]*)"
+_WORD = r"(?:[A-Z0-9][\w'’.&!-]*(?:/\d+\w*)?)"  # "18/8 Salon"
 _JOIN = r"(?:of|the|de|del|la|le|et|and|&|n'|-|to)"
 _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _ENTITY_WORD = rf"(?:{'|'.join(sorted(ENTITY_WORDS, key=len, reverse=True))})s?"
@@ -99,17 +99,22 @@ _COMMON = frozenset(
      "this", "there", "sure", "great", "perfect", "thanks", "thank", "hi", "hello", "hey", "we", "you",
      "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
      "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
-     "am", "pm", "today", "tomorrow", "tonight", "let", "found", "shall", "should", "will", "also"}
+     "am", "pm", "today", "tomorrow", "tonight", "let", "found", "shall", "should", "will", "also",
+     "sounds", "looks", "seems", "nice", "cool", "awesome", "excellent", "wonderful", "alright", "good",
+     "fine", "super", "fantastic", "lovely"}
 )  # fmt: skip
 _AGREE_RE = re.compile(
-    r"\b(?:(?:sounds|looks|seems) (?:good|great|nice|perfect|fine|better|wonderful|awesome|excellent)"
+    r"\b(?:(?:sounds|looks|seems) (?:like )?(?:an? )?(?:good|great|nice|perfect|fine|better|wonderful|awesome"
+    r"|excellent|ok|okay|alright|all right)"
+    r"|(?:table|appointment|booking|reservation|spot|seat)s? (?:there|with (?:them|it))"
+    r"|(?:i|we)(?:'d| would) like (?:a|to make a|to book a) (?:reservation|booking|table|appointment)"
     r"|(?:i|we) (?:like|love|want|would like|'d like) (?:it|that|this|them|the sound)"
     r"|(?:this|that) (?:one|place|salon|restaurant|house|hotel|spot)"
     r"|(?:that|this|it)(?:'s| is)? (?:works|good|great|fine|perfect|okay|ok|alright|all right)"
     r"|thats (?:really )?(?:good|great|fine|perfect)|(?:that|it)(?:'ll| will| would| should| could)"
     r" (?:work|do)|works for me|is perfect|make it a go|(?:that|this)'s the one"
     r"|book (?:it|that|this|them|a table|an appointment|the appointment|me an appointment)"
-    r"|(?:make|get) (?:me |us )?(?:a|the) (?:reservation|booking|appointment)|reservation there"
+    r"|(?:make|get) (?:me |us )?(?:a|the|my|our) (?:reservation|booking|appointment)"
     r"|reserve (?:it|that|this|a table)|go with (?:it|that|this|them)|i'll take it|let's do (?:it|that))\b",
     re.I,
 )
@@ -153,7 +158,7 @@ def offered_names(directive: str | None) -> list[str]:
     out = []
     for match in _PROPER_RE.finditer(directive):
         name = _trim(match.group(0))
-        if name and not name.isdigit() and name.lower() not in _COMMON and not re.fullmatch(r"[\d:]+", name):
+        if name and not name.isdigit() and name.lower() not in _COMMON and not re.fullmatch(r"[\d:/]+", name):
             out.append(name)
     return out
 
