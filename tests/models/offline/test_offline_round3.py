@@ -10,6 +10,8 @@ from functools import partial
 
 import pytest
 
+from slotgraph.models.offline.choices import match_choice, mentions_flag
+from slotgraph.models.offline.confirmation import is_affirmative
 from slotgraph.models.offline.entities import find_entity_name
 
 from .planning import plan_for, setter
@@ -111,3 +113,29 @@ def test_an_agreement_is_no_name_and_a_number_with_a_slash_is_part_of_one() -> N
     assert find_entity_name("Sounds OK. Is it far?", None, asked=True) is None
     offered = find_entity_name("that works", "I found 24/7 Diner Express.", asked=True)
     assert offered is not None and offered.value == "24/7 Diner Express"
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Is there a patio?", "Looks fine, where is it and do they have a patio?", "And is there a patio there?"],
+)
+def test_asking_whether_there_is_a_feature_does_not_ask_for_it(said: str) -> None:
+    assert mentions_flag(said, ["patio"]) is None
+
+
+def test_asking_for_an_option_with_a_feature_still_asks_for_it() -> None:
+    assert mentions_flag("Is there a bistro with a patio?", ["patio"]) is True
+    assert mentions_flag("I'd love a patio, is it far?", ["patio"]) is True
+
+
+def test_an_intensifier_alone_names_no_value() -> None:
+    levels = ["cheap", "moderate", "very expensive"]
+    assert match_choice("thank you very much, that's all", levels) is None
+    found = match_choice("make it very expensive", levels)
+    assert found is not None and found.value == "very expensive"
+
+
+@pytest.mark.parametrize("said", ["Thank you, that's perfect. Is it far?", "thanks so much, that works"])
+def test_a_yes_after_thanks_is_a_yes(said: str) -> None:
+    assert is_affirmative(said)
+    assert not is_affirmative("Thank you. Where is it?")

@@ -66,6 +66,8 @@ _STOP = frozenset(
      "need", "want", "like", "just", "would", "id", "i'd", "take", "type", "room"}
 )  # fmt: skip
 _WORD_RE = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
+_INTENSIFIERS = frozenset({"very", "really", "too", "so", "much", "quite", "pretty", "most", "more", "less"})
+"""Words that only grade another word of a value: said alone they name no value."""
 
 
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -110,12 +112,14 @@ def match_choice(text: str, values: Sequence[Any]) -> Found | None:
             counts[word] = counts.get(word, 0) + 1
     scored: list[tuple[float, int, Any]] = []
     for index, value in enumerate(values):
-        score = 0.0
+        score, named = 0.0, False
         for word in _value_words(value):
             if word in _STOP:
                 continue
-            score += _said(word, lowered, said_words, joined) / counts[word]
-        if score > 0:
+            said = _said(word, lowered, said_words, joined)
+            score += said / counts[word]
+            named = named or (said > 0 and word not in _INTENSIFIERS)
+        if score > 0 and named:  # "thank you very much" names no "very expensive"
             scored.append((score, -index, value))
     if not scored:
         return None

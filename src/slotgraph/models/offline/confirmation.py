@@ -56,7 +56,12 @@ def is_declining(text: str) -> bool:
 
 
 def _lead(text: str) -> str:
-    return re.sub(r"^[\s,.!]*(?:oh|um+|uh+|well|hmm+)\b[\s,.!]*", "", text.strip(), flags=re.I)
+    return re.sub(
+        r"^[\s,.!]*(?:(?:oh|um+|uh+|well|hmm+|thanks|thank you)(?: (?:so|very) much)?\b[\s,.!]*)+",
+        "",
+        text.strip(),
+        flags=re.I,
+    )  # "Thank you, that's perfect." opens with its yes
 
 
 def is_affirmative(text: str) -> bool:

@@ -223,7 +223,7 @@ def find_entity_name(
         len(offered) == 1
         and not is_negative(statement)
         and not _DISLIKE_RE.search(statement)
-        and not (_INFO_REQUEST_RE.search(statement) and not _BOOKING_RE.search(statement))
+        and not (_INFO_REQUEST_RE.search(text) and not _BOOKING_RE.search(text))
         and (_AGREE_RE.search(statement) or (asked and is_affirmative(statement)))
     ):
         return Found(offered[0], 0, 0)
