@@ -13,6 +13,7 @@ import pytest
 from slotgraph.models.offline.choices import match_choice, mentions_flag
 from slotgraph.models.offline.confirmation import is_affirmative
 from slotgraph.models.offline.entities import find_entity_name
+from slotgraph.models.offline.places import find_place_names
 
 from .planning import plan_for, setter
 
@@ -139,3 +140,59 @@ def test_an_intensifier_alone_names_no_value() -> None:
 def test_a_yes_after_thanks_is_a_yes(said: str) -> None:
     assert is_affirmative(said)
     assert not is_affirmative("Thank you. Where is it?")
+
+
+def _stay() -> list[dict[str, object]]:
+    return [
+        setter("set_destination", destination_city={"type": "string", "description": "City to stay in"}),
+        setter("set_guests", guests=GUESTS),
+        setter("set_rating", min_rating={"type": "string", "description": "Review rating of the cabin"}),
+    ]
+
+
+def test_a_city_opening_a_later_sentence_is_the_city() -> None:
+    said = "Some Lebanese food would be great. Modesto would suit us."
+    plan = _plan(_tavern(), "What style of food do you like?", said)
+    assert dict(plan.tool_calls).get("set_town") == {"town_city": "Modesto"}
+
+
+def test_a_town_named_after_a_saint_or_a_mountain_is_its_own_town() -> None:
+    plan = _plan(_tavern(), "Which city?", "somewhere in Ste. Modesto please")
+    assert dict(plan.tool_calls).get("set_town") == {"town_city": "Ste. Modesto"}
+    plan = _plan(_tavern(), "What style of food?", "Search Fresno for Lebanese food")
+    assert dict(plan.tool_calls).get("set_town") == {"town_city": "Fresno"}
+
+
+def test_a_place_said_to_be_not_the_one_is_skipped_and_initials_keep_their_dot() -> None:
+    plan = _plan(_stay(), "Where to?", "We aren't flying to Denver. We are flying to Boise.")
+    assert dict(plan.tool_calls).get("set_destination") == {"destination_city": "Boise"}
+    assert [name for _, name, _, _ in find_place_names("I'm heading to Washington D.C.")] == [
+        "Washington D.C."
+    ]
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["show me ones with a 4.5 rating or more", "any cabins rated better than 4.5", "a 4.5 rated cabin"],
+)
+def test_a_rating_said_before_or_after_its_word(said: str) -> None:
+    plan = _plan(_stay(), "Anything else?", said)
+    assert dict(plan.tool_calls).get("set_rating") == {"min_rating": "4.50"}
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        ("we are four.", 4),
+        ("There'll be 5 of us", 5),
+        ("arriving with 3 other guests", 4),
+        ("I'm the only one", 1),
+    ],
+)
+def test_how_many_we_are(said: str, count: int) -> None:
+    plan = _plan(_stay(), "Where to?", said)
+    assert dict(plan.tool_calls).get("set_guests") == {"guests": count}
+
+
+def test_an_embedded_whether_question_sets_no_feature() -> None:
+    assert mentions_flag("Go ahead, and tell me the price and whether it has a patio.", ["patio"]) is None

@@ -111,4 +111,6 @@ _DO_THEY_RE = re.compile(_LEAD + r"(?:do|does|did|is|are)\s+(?:they|it|the|this|
 _ABOUT_THE_OFFER_RE = re.compile(
     r"\b(?:they|them|their|it|its)\b|\bthere\W*$|\b(?:this|that)\s+(?:one|place)\b", re.I
 )  # a question about what was offered: "Is there live music there?", "do they serve alcohol?"
-_WHETHER_RE = re.compile(r"\b(?:know|wonder\w*|tell me|find out|check|ask)\s+(?:if|whether)\b", re.I)
+_WHETHER_RE = re.compile(
+    r"\b(?:know|wonder\w*|tell me|find out|check|ask)\s+(?:if|whether)\b|\bwhether\b", re.I
+)

@@ -123,6 +123,9 @@ def _plausible(place: str) -> bool:
     return first not in _NOT_PLACES and not place.isdigit() and len(place) > 1
 
 
+_INITIALISM_END_RE = re.compile(r"\b(?:[A-Za-z]\.){2,}$")
+
+
 def find_place_names(text: str) -> list[tuple[str, str, int, int]]:
     """Proper names after a place cue: ``(cue, name, start, end)`` — "a cab to Pear Street Bistro" →
     ``("to", "Pear Street Bistro", …)``, "a place to eat in Santa Rosa" → ``("in", "Santa Rosa", …)``.
@@ -132,7 +135,9 @@ def find_place_names(text: str) -> list[tuple[str, str, int, int]]:
     """
     out: list[tuple[str, str, int, int]] = []
     for match in _PLACE_CUE_RE.finditer(text):
-        place = cut_name(match.group("place")).rstrip(".,'’")
+        place = cut_name(match.group("place"))
+        if not _INITIALISM_END_RE.search(place):  # "Washington D.C." keeps its last dot
+            place = place.rstrip(".,'’")
         while len(place.split()) > 1 and place.split()[-1].lower() in _TRAILING_JOINERS:
             place = " ".join(place.split()[:-1])
         if place and _plausible(place):

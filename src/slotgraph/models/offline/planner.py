@@ -372,8 +372,9 @@ def _fill_amounts(work: _Work, params: Sequence[Param], asked: Sequence[Param]) 
 
 
 _RATING_NUMBER_RE = re.compile(
-    r"\b(?:rat(?:ing|ed)|score|review)s?\s+(?:of\s+|is\s+|should be\s+)?(?:at least\s+|above\s+|over\s+)?"
-    r"(?P<a>\d(?:\.\d{1,2})?)\b"
+    r"\b(?:rat(?:ing|ed)|score|review)s?\s+(?:of\s+|is\s+|should be\s+)?(?:at least\s+|above\s+|over\s+"
+    r"|(?:higher|better|greater|more) than\s+)?(?P<a>\d(?:\.\d{1,2})?)\b"
+    r"|\b(?P<d>\d(?:\.\d{1,2})?)\s*(?:stars?\s+)?(?:rat(?:ing|ed)|reviews?)\b"
     r"|\b(?P<b>\d(?:\.\d{1,2})?)\s*(?:stars?|\+|or (?:higher|above|more|better|greater|up))\b"
     r"|\bat least (?:a\s+)?(?P<c>\d(?:\.\d{1,2})?)\b",
     re.I,
@@ -389,7 +390,7 @@ def _fill_ratings(work: _Work, params: Sequence[Param], asked: Sequence[Param]) 
         match = _RATING_NUMBER_RE.search(work.text)
         if match is None:
             continue
-        number = match.group("a") or match.group("b") or match.group("c")
+        number = match.group("a") or match.group("b") or match.group("c") or match.group("d")
         value = f"{float(number):.{param.decimals}f}" if param.decimals is not None else number
         work.take(param, value)
 
@@ -873,6 +874,8 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
                 continue
             if _is_city_param(param) and _located_in_another(work.text, end, found):
                 continue  # "dine at Stella in Burlingame": the city is the one the place is in
+            if _NEGATED_BEFORE_RE.search(work.text, max(0, start - 40), start):
+                continue  # "I'm not going to Chicago"
             value = _place_value(param, name)
             if value is None:
                 continue
@@ -891,6 +894,9 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
     work.text = mask(work.text, used)
 
 
+_NEGATED_BEFORE_RE = re.compile(r"(?:\bnot|n't|\bnever)\b[^.,;!?]*$", re.I)
+
+
 def _located_in_another(text: str, end: int, found: Sequence[tuple[str, str, int, int]]) -> bool:
     """A place name followed by "in <another place name>" ("Stella in Burlingame"): a place in that city."""
     after = re.match(r"\s+in\s+(?:the\s+)?", text[end:], re.I)
@@ -901,8 +907,10 @@ _CITY_ANSWER_REST_RE = re.compile(
     r"\s*(?:$|[,.!;]|(?:would|will|is|sounds|please|works|should|then|it is|is fine)\b)", re.I
 )
 _CITY_CUE_RE = re.compile(
-    r"\b(?:in|to|at|near|around|from|visiting)\s+(?:the\s+)?(?:city\s+(?:of\s+)?)?", re.I
+    r"\b(?:in|to|at|near|around|from|visiting|search|searching|try|check)\s+(?:the\s+)?(?:city\s+(?:of\s+)?)?",
+    re.I,
 )
+_SENTENCE_START_RE = re.compile(r"[.!?]\s+")
 
 
 def _leading_or_cued_city(text: str) -> tuple[str, tuple[int, int]] | None:
@@ -910,13 +918,14 @@ def _leading_or_cued_city(text: str) -> tuple[str, tuple[int, int]] | None:
     from slotgraph.models.offline.gazetteer import city_index
 
     index = city_index()
-    starts = [len(text) - len(text.lstrip(" ,.-"))] + [m.end() for m in _CITY_CUE_RE.finditer(text)]
+    openings = [len(text) - len(text.lstrip(" ,.-"))] + [m.end() for m in _SENTENCE_START_RE.finditer(text)]
+    starts = openings + [m.end() for m in _CITY_CUE_RE.finditer(text)]
     for start in starts:
         tokens = [(m.group(0), start + m.start(), start + m.end()) for m in
                   re.finditer(r"[A-Za-z][\w'.-]*", text[start:])][:4]  # fmt: skip
         for size in range(len(tokens), 0, -1):
             said = " ".join(t[0] for t in tokens[:size])
-            leading = start == starts[0]
+            leading = start in openings
             if (
                 (size == 1 and said.islower())
                 or (leading and said.islower())
