@@ -196,3 +196,20 @@ def test_how_many_we_are(said: str, count: int) -> None:
 
 def test_an_embedded_whether_question_sets_no_feature() -> None:
     assert mentions_flag("Go ahead, and tell me the price and whether it has a patio.", ["patio"]) is None
+
+
+FOOD_KIND = {"type": "string", "description": "Kind of food served by the restaurant"}
+
+
+@pytest.mark.parametrize(
+    ("said", "cuisine"),
+    [
+        ("we feel like burritos", "Mexican"),
+        ("something meatless please", "Vegetarian"),
+        ("dim sum", "Chinese"),
+    ],
+)
+def test_a_dish_or_a_regional_kitchen_names_its_cuisine(said: str, cuisine: str) -> None:
+    tools = [setter("set_food", food_kind=FOOD_KIND)]
+    plan = _plan(tools, "What kind of food would you like?", said)
+    assert plan.tool_calls == (("set_food", {"food_kind": cuisine}),)
