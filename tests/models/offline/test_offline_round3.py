@@ -213,3 +213,38 @@ def test_a_dish_or_a_regional_kitchen_names_its_cuisine(said: str, cuisine: str)
     tools = [setter("set_food", food_kind=FOOD_KIND)]
     plan = _plan(tools, "What kind of food would you like?", said)
     assert plan.tool_calls == (("set_food", {"food_kind": cuisine}),)
+
+
+def test_a_name_before_the_kind_of_business_is_one_of_that_name_unless_it_is_the_category() -> None:
+    booking = _tavern()[:3]  # no category to read it as
+    plan = _plan(booking, "What is the name of the bistro?", "We want an Ember Grove bistro in Fresno")
+    assert dict(plan.tool_calls).get("set_tavern") == {"tavern_name": "Ember Grove"}
+    plan = _plan(_tavern(), "What is the name of the bistro?", "We want a Lebanese bistro in Fresno")
+    assert "set_tavern" not in dict(plan.tool_calls)
+
+
+def test_a_number_the_agent_found_is_a_name_that_can_be_agreed_to() -> None:
+    found = find_entity_name("That works.", "I found 1912. What is the name of the bistro?", asked=True)
+    assert found is not None and found.value == "1912"
+    assert find_entity_name("That works.", "It is 1912 now.", asked=True) is None
+
+
+def test_a_reply_opening_with_for_and_a_number_counts_people() -> None:
+    plan = _plan(_tavern(), "What time would you like?", "Yes, for two.")
+    assert plan.tool_calls == (("set_guests", {"guests": 2}),)
+
+
+def _readback() -> list[dict[str, object]]:
+    patio = {"type": "boolean", "description": "Whether the bistro has a patio"}
+    return [setter("confirm_pending"), setter("reject_pending"), setter("set_tavern", tavern_name=TAVERN),
+            setter("set_patio", has_patio=patio)]  # fmt: skip
+
+
+def test_during_the_readback_thats_the_one_confirms_and_a_question_names_no_business() -> None:
+    plan = _plan(
+        _readback(), "Just to confirm: Olive Tree. Is that correct?", "That's the one.", readback=True
+    )
+    assert plan.tool_calls == (("confirm_pending", {}),)
+    said = "Yes, that's fine. Is it a Patio bistro?"
+    plan = _plan(_readback(), "Just to confirm: Olive Tree. Is that correct?", said, readback=True)
+    assert plan.tool_calls == (("confirm_pending", {}),)

@@ -23,7 +23,8 @@ _YES_RE = re.compile(
     r"|(?:that|this|it)(?:'ll| will| would|'d) be (?:perfect|great|good|fine|ok|okay)|got it"
     r"|(?:that|this|it)(?:'s| is|'s is) (?:all )?(?:correct|right|good|great|fine)"
     r"|sounds (?:fantastic|lovely|ideal|super|amazing|good|great)"
-    r"|(?:that|this)(?:'s| is) (?:what|exactly what) (?:i|we) (?:want|need|asked for))\b",
+    r"|(?:that|this)(?:'s| is) (?:what|exactly what) (?:i|we) (?:want|need|asked for)"
+    r"|(?:that|this)(?:'s| is) (?:the one|it))\b",
     re.I,
 )
 _NO_RE = re.compile(

@@ -59,6 +59,9 @@ _BEFORE_KIND_RE = re.compile(
     rf"\b(?i:prefer|like|try|visit|book|reserve)\s+(?i:the\s+)?(?P<name>[a-z][\w'’-]+)"
     rf"\s+(?i:{_ENTITY_WORD})\b(?!\s+(?:that|which|with|where|who)\b)"
 )
+_A_NAME_KIND_RE = re.compile(rf"\b(?i:a|an)\s+(?P<name>{_PROPER})\s+(?i:{_ENTITY_WORD})\b")
+# "a Palermo restaurant": one of that name (a category said so — "a Mexican restaurant" — is told apart by the
+# planner, which knows the category parameters)
 _OPENING_KIND_RE = re.compile(
     rf"^\s*(?i:the\s+)?(?P<name>[A-Za-z][\w'’-]+)\s+(?:{_ENTITY_WORD})\b(?!\s+(?i:is|that|which|with)\b)"
 )  # a reply to "which restaurant?" opening with the name and its kind: "Kufu-ya restaurant in San Fran."
@@ -158,9 +161,14 @@ def offered_names(directive: str | None) -> list[str]:
     out = []
     for match in _PROPER_RE.finditer(directive):
         name = _trim(match.group(0))
-        if name and not name.isdigit() and name.lower() not in _COMMON and not re.fullmatch(r"[\d:/]+", name):
+        number_found = name.isdigit() and _FOUND_BEFORE_RE.search(directive, 0, match.start()) is not None
+        if name and name.lower() not in _COMMON and (number_found or not re.fullmatch(r"[\d:/]+", name)):
             out.append(name)
     return out
+
+
+_FOUND_BEFORE_RE = re.compile(r"\b(?:found|recommend|suggest|try)\s+$", re.I)
+"""A number right after "I found" is the name of what was found ("I found 1760.")."""
 
 
 def find_entity_name(
@@ -194,6 +202,7 @@ def find_entity_name(
             (_CUE_RE, False),
             (_BEFORE_KIND_RE, True),
             (_STRONG_CUE_RE, True),
+            (_A_NAME_KIND_RE, False),
             *(((_OPENING_KIND_RE, True),) if asked else ()),
         )
     ):

@@ -615,8 +615,8 @@ def _fill_names(
         if param.entity and readback:
             # a correction during the readback names the business after a cue ("No, I want to go to
             # Supercuts"): nothing offered is picked, nothing is agreed to
-            found = find_entity_name(work.text, None, asked=False)
-            if found is not None and found.end > found.start:
+            found = find_entity_name(asking_blanked(work.text), None, asked=False)  # "is it a unisex salon?"
+            if found is not None and found.end > found.start and found.value.lower() not in work.named:
                 work.take(param, found.value, found)
             continue
         if param.entity:
@@ -628,7 +628,10 @@ def _fill_names(
                     elsewhere=_city_reading(work, params, param), earlier=earlier,
                 )  # fmt: skip
                 taken = {str(v).lower() for v in work.values.values()}
-                if found is not None and str(found.value).lower() not in taken:  # "Music" answered a type
+                said = str(found.value).lower() if found is not None else ""
+                if (
+                    found is not None and said not in taken and said not in work.named
+                ):  # "Music" answered a type
                     ahead = asked[: asked.index(param)] if param in asked else asked  # asked before it
                     if not _names_a_category(str(found.value), work, params, ahead):
                         work.take(param, found.value, found)
