@@ -52,7 +52,7 @@ WORLD_KNOWLEDGE: dict[str, dict[str, str]] = {
         # not read from the data); a value learned from the data for the same words wins
         "taco": "Mexican", "tacos": "Mexican", "burrito": "Mexican", "burritos": "Mexican",
         "enchiladas": "Mexican", "quesadillas": "Mexican", "nachos": "Mexican", "tex-mex": "Mexican",
-        "diner": "American", "diner food": "American", "burgers": "American", "hamburgers": "American",
+        "diner food": "American", "burgers": "American", "hamburgers": "American",
         "hot dogs": "American", "fried chicken": "American", "bbq": "American",
         "non meat": "Vegetarian", "non-meat": "Vegetarian", "meatless": "Vegetarian", "veggie": "Vegetarian",
         "taiwanese": "Chinese", "cantonese": "Chinese", "hunan": "Chinese", "shanghainese": "Chinese",

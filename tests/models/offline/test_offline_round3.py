@@ -10,7 +10,7 @@ from functools import partial
 
 import pytest
 
-from slotgraph.models.offline.choices import match_choice, mentions_flag
+from slotgraph.models.offline.choices import match_choice, match_price_choice, mentions_flag
 from slotgraph.models.offline.confirmation import is_affirmative
 from slotgraph.models.offline.entities import find_entity_name
 from slotgraph.models.offline.places import find_place_names
@@ -248,3 +248,44 @@ def test_during_the_readback_thats_the_one_confirms_and_a_question_names_no_busi
     said = "Yes, that's fine. Is it a Patio bistro?"
     plan = _plan(_readback(), "Just to confirm: Olive Tree. Is that correct?", said, readback=True)
     assert plan.tool_calls == (("confirm_pending", {}),)
+
+
+def test_economical_is_the_middle_of_a_price_scale() -> None:
+    found = match_price_choice("something economical", ["cheap", "moderate", "pricey", "ultra high-end"])
+    assert found is not None and found.value == "moderate"
+
+
+NEXT_RESULT = {
+    "name": "next_result",
+    "description": "Show another option when the user asks for other options.",
+    "parameters": {"type": "object", "properties": {}},
+}
+
+
+@pytest.mark.parametrize("said", ["Got any more bistro ideas?", "Please find a better option."])
+def test_asking_for_more_or_better_suggestions_asks_for_the_next_option(said: str) -> None:
+    plan = _plan([NEXT_RESULT], "Which bistro?", said, agent_said=("I found Olive Tree.",))
+    assert plan.tool_calls == (("next_result", {}),)
+
+
+def test_a_number_after_a_party_phrase_is_people_not_a_time() -> None:
+    tools = [setter("set_time", time={"type": "string", "format": "time", "description": "Time of the booking"}),
+             setter("set_guests", guests=GUESTS)]  # fmt: skip
+    plan = _plan(tools, "What time?", "please get a table for us for five")
+    assert plan.tool_calls == (("set_guests", {"guests": 5}),)
+    plan = _plan(tools, "What time?", "a reservation for seven")
+    assert plan.tool_calls == (("set_guests", {"guests": 7}),)
+
+
+def test_a_rating_takes_no_words_and_a_place_stops_at_a_glued_sentence() -> None:
+    tools = [setter("set_rating", min_rating={"type": "string", "description": "Review rating of the cabin"}),
+             setter("set_area", area={"type": "string", "description": "Location of the cabin"})]  # fmt: skip
+    assert _plan(tools, "What rating?", "Gosh this cabin looks lovely.").tool_calls == ()
+    plan = _plan(tools, "Where?", "We want Boise.and we arrive Friday")
+    assert plan.tool_calls == (("set_area", {"area": "Boise"}),)
+    assert _plan(tools, "Where?", "You got it.").tool_calls == ()
+
+
+def test_next_is_no_name_and_a_question_after_and_asks_about_it() -> None:
+    assert find_entity_name("I'll visit on Friday Next week", None, asked=False) is None
+    assert mentions_flag("Give me the address and do they have a patio?", ["patio"]) is None

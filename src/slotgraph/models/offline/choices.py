@@ -274,8 +274,9 @@ _PRICE_LEVELS: tuple[tuple[int, str], ...] = (
     (3, r"very expensive|very pricey|ultra[\s-]?high[\s-]?end|ultra|extravagant|most expensive|luxury"
         r"|luxurious|top[\s-]?end|splurge"),
     (1, r"not (?:too |very |that |so |overly )?(?:expensive|pricey|costly)|moderate(?:ly)?|affordable"
-        r"|reasonabl[ey]|average|mid[\s-]?range|middle|medium|intermediate|mid[\s-]?priced|decently"),
-    (0, r"cheap(?:er|est)?|inexpensive|budget|low[\s-]?(?:cost|priced?|end)|bargain|economical|not expensive"
+        r"|reasonabl[ey]|average|mid[\s-]?range|middle|medium|intermediate|mid[\s-]?priced|decently"
+        r"|economical|good value"),
+    (0, r"cheap(?:er|est)?|inexpensive|budget|low[\s-]?(?:cost|priced?|end)|bargain|not expensive"
         r"|thrifty"),
     (2, r"expensive|pricey|costly|fancy|upscale|high[\s-]?end|posh|classy|pricier|high[\s-]?priced"),
 )  # fmt: skip

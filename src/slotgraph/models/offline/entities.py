@@ -104,7 +104,7 @@ _COMMON = frozenset(
      "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
      "am", "pm", "today", "tomorrow", "tonight", "let", "found", "shall", "should", "will", "also",
      "sounds", "looks", "seems", "nice", "cool", "awesome", "excellent", "wonderful", "alright", "good",
-     "fine", "super", "fantastic", "lovely"}
+     "fine", "super", "fantastic", "lovely", "next", "last", "wow"}
 )  # fmt: skip
 _AGREE_RE = re.compile(
     r"\b(?:(?:sounds|looks|seems) (?:like )?(?:an? )?(?:good|great|nice|perfect|fine|better|wonderful|awesome"

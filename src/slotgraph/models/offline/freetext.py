@@ -69,7 +69,9 @@ _OPTION_NOUN_RE = re.compile(
     re.I,
 )  # "is there a unisex salon?" asks for one; "is there live music?" asks about the one in hand
 _QUESTION_CLAUSE_RE = re.compile(
-    r"[^.!?]+?(?:[.!?]+|,\s*(?=(?:what|where|how|do|does|did|is|are|can|could)\b)|$)", re.I
+    r"[^.!?]+?(?:[.!?]+|,\s*(?=(?:what|where|how|do|does|did|is|are|can|could)\b)"
+    r"|\s+and\s+(?=(?:do|does|is|are)\s+(?:they|it|there)\b)|$)",
+    re.I,
 )
 
 

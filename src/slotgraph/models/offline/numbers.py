@@ -71,7 +71,7 @@ _PERSON_LOOKBEHIND = 80
 """Characters before a number searched for a party phrase ("a table for 4"): bounded, so parsing is linear."""
 _PERSON_BEFORE_RE = re.compile(
     r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay|no)\W+)?(?:just\s+|only\s+)?for\s*$"  # "Yes, for two."
-    r"|\b(?:(?:party|table|group|booking|reservation)\s+(?:of|for)"
+    r"|\b(?:(?:party|table|group|booking|reservation)\s+(?:(?:for\s+(?:me|us)\s+)?for|of)"
     r"|(?:cab|taxi|ride|car|house|room|place|seats?|tickets?)\s+for)\s*$",
     re.I,
 )

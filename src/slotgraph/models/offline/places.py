@@ -108,6 +108,10 @@ def cut_name(place: str) -> str:
     """The name up to a sentence end ("Chicago. There is…") or a word that is no name ("Paris and I")."""
     kept: list[str] = []
     for token in place.split():
+        glued = re.fullmatch(r"([A-Za-z]{2,})\.[a-z]{2,}\W*", token)
+        if glued:  # "Boise.and we arrive": a sentence glued to the name
+            kept.append(glued.group(1))
+            break
         bare = token.rstrip(".,!?").lower()
         if kept and bare in _NOT_PLACES and bare not in _TRAILING_JOINERS:
             break

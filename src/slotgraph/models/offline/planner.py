@@ -381,6 +381,10 @@ _RATING_NUMBER_RE = re.compile(
 )
 
 
+def _is_rating(param: Param) -> bool:
+    return param.kind == "text" and bool(RATING_WORDS & param.words)
+
+
 def _fill_ratings(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
     """A rating for a text parameter about one ("Review rating of the house"): "4.2 stars or higher", "a
     rating of 3.8", "at least 3.4" — written with the decimals learned for such parameters ("4.20")."""
@@ -741,7 +745,8 @@ _PROPER_START_RE = re.compile(
 _NOT_A_PLACE_START = frozenset(
     {"i", "i'm", "i'd", "i'll", "we", "we're", "it", "it's", "that", "that's", "this", "there", "on", "yes",
      "no", "thanks", "thank", "ok", "okay", "sure", "people", "just", "what", "how", "can", "could", "is",
-     "try", "please", "book", "reserve", "make", "let's", "lets", "find", "search", "show", "give", "tell"}
+     "try", "please", "book", "reserve", "make", "let's", "lets", "find", "search", "show", "give", "tell",
+     "you", "you've", "wow", "great", "good", "sounds", "got", "nice", "perfect", "awesome"}
 )  # fmt: skip
 
 
@@ -766,7 +771,7 @@ def _place_text(raw: str, *, as_city: bool = True) -> str | None:
     Bluebell Drive in a Regular ride" → 961 Bluebell Drive; "Chicago. There are two of us" → Chicago), a
     city before ", <region>" ("Atlanta, GA" → Atlanta), when it reads as a place (a capitalised word or a
     number in it, or "the ..."); None for a sentence that is not one ("I would prefer a pool ride")."""
-    first = re.split(r"\s{2,}|(?<=[a-z0-9])[.!?](?:\s|$)", raw.strip())[0]
+    first = re.split(r"\s{2,}|(?<=[a-z0-9])[.!?](?:\s|$)|(?<=[a-z]{2})\.(?=[a-z]{2})", raw.strip())[0]
     first = _NEXT_CLAUSE_RE.split(first)[0]  # "the Moonlight Diner, can you get a cab for me?"
     first = re.sub(r"(?:\s+(?:in|on|at|for|with|a|an|the|and|to|of|by))+\s*$", "", first, flags=re.I)
     text = clean_text(strip_place_request(first))
@@ -1081,8 +1086,8 @@ def _fill_text(
         work.text = mask(work.text, [(0, len(work.text))])
         return
     for param in texts:
-        if work.has(param):
-            continue
+        if work.has(param) or _is_rating(param):
+            continue  # a rating is a number (read above), never the words of a sentence ("Wow")
         # The asked parameter takes the free text left over; a text parameter that was not asked takes only
         # a clause after a value just given to its sibling ("under Chen, no allergies" when a name was asked).
         if param in asked:
@@ -1135,8 +1140,13 @@ def _fill_named_categories(
     parameter that was not asked, or asked in a question (a question is otherwise no answer)."""
     question = is_question_or_greeting(user_text)
     for param in params:
-        if not is_short_valued(param) or work.has(param) or (param in asked and not question):
-            continue
+        if (
+            not is_short_valued(param)
+            or work.has(param)
+            or (param in asked and not question)
+            or _is_rating(param)
+        ):
+            continue  # a rating is a number: "Wow this house" names none
         found = modified_head(param, work.text, capitalised=param not in asked)
         if found is not None:
             work.take(param, found)
@@ -1316,7 +1326,9 @@ def _no_call_reason(user_text: str, params: Sequence[Param], asked: Sequence[Par
 _OTHER_OPTIONS_RE = re.compile(
     r"\b(?:another|other (?:\w+ )?(?:ones?|options?|places?|choices?|suggestions?|names?|\w+s)"
     r"|something else|anything else|anywhere else|somewhere else|what else|different|alternatives?"
-    r"|more options|keep looking|next one|any others?|else (?:is )?(?:there|available))\b",
+    r"|more options|keep looking|next one|any others?|else (?:is )?(?:there|available)"
+    r"|any ?more \w*\s*(?:suggestions?|options?|ideas?|recommendations?|choices?)"
+    r"|better (?:choice|option|one|place|suggestion))\b",
     re.I,
 )
 _OTHER_OPTIONS_TOOL_WORDS = frozenset({"other", "another", "alternative", "alternatives", "next"})
