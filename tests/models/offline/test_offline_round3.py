@@ -269,8 +269,8 @@ def test_asking_for_more_or_better_suggestions_asks_for_the_next_option(said: st
 
 
 def test_a_number_after_a_party_phrase_is_people_not_a_time() -> None:
-    tools = [setter("set_time", time={"type": "string", "format": "time", "description": "Time of the booking"}),
-             setter("set_guests", guests=GUESTS)]  # fmt: skip
+    when = {"type": "string", "format": "time", "description": "Time of the booking"}
+    tools = [setter("set_time", time=when), setter("set_guests", guests=GUESTS)]
     plan = _plan(tools, "What time?", "please get a table for us for five")
     assert plan.tool_calls == (("set_guests", {"guests": 5}),)
     plan = _plan(tools, "What time?", "a reservation for seven")
