@@ -289,3 +289,24 @@ def test_a_rating_takes_no_words_and_a_place_stops_at_a_glued_sentence() -> None
 def test_next_is_no_name_and_a_question_after_and_asks_about_it() -> None:
     assert find_entity_name("I'll visit on Friday Next week", None, asked=False) is None
     assert mentions_flag("Give me the address and do they have a patio?", ["patio"]) is None
+
+
+def _shuttle() -> list[dict[str, object]]:
+    stop = {"type": "string", "description": "Destination address of the shuttle"}
+    return [setter("set_stop", dropoff=stop)]
+
+
+@pytest.mark.parametrize(
+    ("said", "place"),
+    [
+        ("We must reach Holy Cross Chapel.", "Holy Cross Chapel"),
+        ("It's for one. We're going to Four Winds Plaza.", "Four Winds Plaza"),
+        ("Take us to 77 Birch Road #4", "77 Birch Road #4"),
+        ("I have to get to 12 Alder Court Unit 5 where my sister lives", "12 Alder Court Unit 5"),
+    ],
+)
+def test_a_destination_after_reach_a_number_word_a_unit_number_or_before_a_clause(
+    said: str, place: str
+) -> None:
+    plan = _plan(_shuttle(), "Where to?", said)
+    assert dict(plan.tool_calls).get("set_stop") == {"dropoff": place}

@@ -750,7 +750,9 @@ _NOT_A_PLACE_START = frozenset(
 )  # fmt: skip
 
 
-_TRAILING_EXTRA_RE = re.compile(r"\s+(?:for|with|in an?|and|so)\s+[a-z][a-z\s']*$")
+_TRAILING_EXTRA_RE = re.compile(
+    r"\s+(?:for|with|in an?|and|so)\s+[a-z][a-z\s']*$|\s+(?:for\s+)?(?:which|where|because|since)\b.*$", re.S
+)  # "... Suite 130 for which I need a cab": the place ends before the clause about it
 
 
 _COUNT_FILLER = frozenset(
