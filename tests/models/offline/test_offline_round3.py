@@ -310,3 +310,9 @@ def test_a_destination_after_reach_a_number_word_a_unit_number_or_before_a_claus
 ) -> None:
     plan = _plan(_shuttle(), "Where to?", said)
     assert dict(plan.tool_calls).get("set_stop") == {"dropoff": place}
+
+
+def test_a_house_number_is_no_count() -> None:
+    tools = [*_shuttle(), setter("set_guests", guests=GUESTS)]
+    plan = _plan(tools, "Where to?", "Take us to 77 Birch Road")
+    assert plan.tool_calls == (("set_stop", {"dropoff": "77 Birch Road"}),)

@@ -460,6 +460,17 @@ def _denied(text: str, start: int) -> bool:
     return _DENIED_RE.search(text, max(0, start - _DENIED_LOOKBEHIND), start) is not None
 
 
+_STREET_NAME_AFTER_RE = re.compile(
+    r"\s+(?:[A-Z][\w'.-]*\s+){1,3}(?i:street|st|avenue|ave|road|rd|drive|dr|boulevard|blvd|lane|ln|way|place|pl"
+    r"|court|ct|plaza|parkway|pkwy|highway|hwy|circle|terrace)\b"
+)
+
+
+def _house_number(text: str, count: Found) -> bool:
+    """ "77 Birch Road": a number before a street's name is part of an address, not a count."""
+    return count.unit is None and _STREET_NAME_AFTER_RE.match(text, count.end) is not None
+
+
 def _counts_another(text: str, count: Found, target: Param, params: Sequence[Param]) -> bool:
     """A bare number said before a word that names what another parameter counts ("a 4 star hotel" while
     a number of days is asked: the star rating's), not before the target's own word."""
@@ -478,7 +489,7 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
     _fill_people_groups(work, int_params, asked)
     # "5 people, not 6": a number said only to be denied is no value.
     text = work.text
-    counts = [c for c in find_counts(text) if not _denied(text, c.start)]
+    counts = [c for c in find_counts(text) if not _denied(text, c.start) and not _house_number(text, c)]
     # Counts with a unit claim their parameter before bare numbers do.
     for count in sorted(counts, key=lambda c: c.unit is None):
         target = _count_target(count, int_params, work, asked)
