@@ -316,3 +316,8 @@ def test_a_house_number_is_no_count() -> None:
     tools = [*_shuttle(), setter("set_guests", guests=GUESTS)]
     plan = _plan(tools, "Where to?", "Take us to 77 Birch Road")
     assert plan.tool_calls == (("set_stop", {"dropoff": "77 Birch Road"}),)
+
+
+def test_a_correction_opening_with_no_and_a_full_stop_names_only_the_business() -> None:
+    found = find_entity_name("No. It's the Blue Fern.", None, asked=True)
+    assert found is not None and (found.value, found.start) == ("Blue Fern", 13)

@@ -140,7 +140,7 @@ def _trim(name: str) -> str:
         parts[-1] = parts[-1].rstrip(".")
     while len(parts) > 1 and parts[-1].lower() in _TRAILING_COMMON:
         parts.pop()
-    while parts and parts[0].lower() in _OPENERS:
+    while parts and parts[0].lower().rstrip(".,!") in _OPENERS:
         # an article before a capitalised word is part of a name ("A Bellagio Italian Restaurant")
         if (
             parts[0].lower() in _ARTICLES
@@ -264,8 +264,8 @@ def _bare_name(text: str) -> Found | None:
     name = _trim(said)
     if not name:
         return None
-    start = text.find(said)
-    return Found(name, start, start + len(name))
+    start = text.find(name)
+    return Found(name, max(start, 0), max(start, 0) + len(name))
 
 
 _DISLIKE_RE = re.compile(r"\b(?:don't|do not|doesn't|not)\s+(?:like|want|love|fancy)\b", re.I)
