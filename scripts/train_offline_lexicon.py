@@ -45,6 +45,30 @@ _DECIMAL = re.compile(r"\d+\.(\d+)")
 _PARSED = re.compile(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|[\d.,$ ]+|true|false|dontcare", re.I)
 
 
+_CUISINE = "Cuisine of food served in the restaurant"
+WORLD_KNOWLEDGE: dict[str, dict[str, str]] = {
+    _CUISINE: {
+        # dishes and regional kitchens people name for a cuisine (general culinary knowledge, written here,
+        # not read from the data); a value learned from the data for the same words wins
+        "taco": "Mexican", "tacos": "Mexican", "burrito": "Mexican", "burritos": "Mexican",
+        "enchiladas": "Mexican", "quesadillas": "Mexican", "nachos": "Mexican", "tex-mex": "Mexican",
+        "diner food": "American", "burgers": "American", "hamburgers": "American",
+        "hot dogs": "American", "fried chicken": "American", "bbq": "American",
+        "non meat": "Vegetarian", "non-meat": "Vegetarian", "meatless": "Vegetarian", "veggie": "Vegetarian",
+        "taiwanese": "Chinese", "cantonese": "Chinese", "hunan": "Chinese", "shanghainese": "Chinese",
+        "dim sum": "Chinese", "szechuan": "Chinese", "chow mein": "Chinese",
+        "pho": "Vietnamese", "banh mi": "Vietnamese", "pad thai": "Thai",
+        "tempura": "Japanese", "teriyaki": "Japanese", "udon": "Japanese", "sashimi": "Japanese",
+        "bibimbap": "Korean", "kimchi": "Korean",
+        "tandoori": "Indian", "biryani": "Indian", "naan": "Indian", "masala": "Indian",
+        "spaghetti": "Italian", "lasagna": "Italian", "risotto": "Italian", "pizzas": "Italian",
+        "gyros": "Greek", "souvlaki": "Greek", "paella": "Spanish",
+        "crepes": "French", "oysters": "Seafood", "crab": "Seafood", "shrimp": "Seafood",
+    },
+}  # fmt: skip
+"""Values of a slot from general knowledge, added to what the data teaches (which wins where both say)."""
+
+
 def learn(sources: list[Path]) -> dict[str, object]:
     said: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
     decimals: dict[str, Counter[int]] = defaultdict(Counter)
@@ -71,18 +95,18 @@ def learn(sources: list[Path]) -> dict[str, object]:
                     said[description][(surface.lower(), canonical)] += 1
                     dialogues_of[(description, surface.lower(), canonical)].add(dialogue.dialogue_id)
     slots = []
-    for description in sorted(set(said) | set(decimals)):
+    for description in sorted(set(said) | set(decimals) | set(WORLD_KNOWLEDGE)):
         per_surface: dict[str, Counter[str]] = defaultdict(Counter)
         for (surface, canonical), count in said[description].items():
             per_surface[surface][canonical] += count
-        entries = {}
+        entries = dict(WORLD_KNOWLEDGE.get(description, {}))
         for surface, canonicals in sorted(per_surface.items()):
             canonical, count = canonicals.most_common(1)[0]
             total = sum(canonicals.values())
             spread = len(dialogues_of[(description, surface, canonical)])
             if count >= MIN_COUNT and spread >= 2 and count / total >= MIN_AGREEMENT:
                 entries[surface] = canonical
-        slot: dict[str, object] = {"description": description, "values": entries}
+        slot: dict[str, object] = {"description": description, "values": dict(sorted(entries.items()))}
         places = decimals.get(description)
         if places and len(places) == 1 and sum(places.values()) >= MIN_COUNT:
             slot["decimals"] = next(iter(places))  # every number said for it was written so ("4.20")

@@ -66,6 +66,8 @@ _STOP = frozenset(
      "need", "want", "like", "just", "would", "id", "i'd", "take", "type", "room"}
 )  # fmt: skip
 _WORD_RE = re.compile(r"[a-z0-9]+(?:['\-][a-z0-9]+)*")
+_INTENSIFIERS = frozenset({"very", "really", "too", "so", "much", "quite", "pretty", "most", "more", "less"})
+"""Words that only grade another word of a value: said alone they name no value."""
 
 
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -110,12 +112,14 @@ def match_choice(text: str, values: Sequence[Any]) -> Found | None:
             counts[word] = counts.get(word, 0) + 1
     scored: list[tuple[float, int, Any]] = []
     for index, value in enumerate(values):
-        score = 0.0
+        score, named = 0.0, False
         for word in _value_words(value):
             if word in _STOP:
                 continue
-            score += _said(word, lowered, said_words, joined) / counts[word]
-        if score > 0:
+            said = _said(word, lowered, said_words, joined)
+            score += said / counts[word]
+            named = named or (said > 0 and word not in _INTENSIFIERS)
+        if score > 0 and named:  # "thank you very much" names no "very expensive"
             scored.append((score, -index, value))
     if not scored:
         return None
@@ -270,8 +274,9 @@ _PRICE_LEVELS: tuple[tuple[int, str], ...] = (
     (3, r"very expensive|very pricey|ultra[\s-]?high[\s-]?end|ultra|extravagant|most expensive|luxury"
         r"|luxurious|top[\s-]?end|splurge"),
     (1, r"not (?:too |very |that |so |overly )?(?:expensive|pricey|costly)|moderate(?:ly)?|affordable"
-        r"|reasonabl[ey]|average|mid[\s-]?range|middle|medium|intermediate|mid[\s-]?priced|decently"),
-    (0, r"cheap(?:er|est)?|inexpensive|budget|low[\s-]?(?:cost|priced?|end)|bargain|economical|not expensive"
+        r"|reasonabl[ey]|average|mid[\s-]?range|middle|medium|intermediate|mid[\s-]?priced|decently"
+        r"|economical|good value"),
+    (0, r"cheap(?:er|est)?|inexpensive|budget|low[\s-]?(?:cost|priced?|end)|bargain|not expensive"
         r"|thrifty"),
     (2, r"expensive|pricey|costly|fancy|upscale|high[\s-]?end|posh|classy|pricier|high[\s-]?priced"),
 )  # fmt: skip

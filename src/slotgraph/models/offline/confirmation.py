@@ -23,7 +23,8 @@ _YES_RE = re.compile(
     r"|(?:that|this|it)(?:'ll| will| would|'d) be (?:perfect|great|good|fine|ok|okay)|got it"
     r"|(?:that|this|it)(?:'s| is|'s is) (?:all )?(?:correct|right|good|great|fine)"
     r"|sounds (?:fantastic|lovely|ideal|super|amazing|good|great)"
-    r"|(?:that|this)(?:'s| is) (?:what|exactly what) (?:i|we) (?:want|need|asked for))\b",
+    r"|(?:that|this)(?:'s| is) (?:what|exactly what) (?:i|we) (?:want|need|asked for)"
+    r"|(?:that|this)(?:'s| is) (?:the one|it))\b",
     re.I,
 )
 _NO_RE = re.compile(
@@ -56,7 +57,12 @@ def is_declining(text: str) -> bool:
 
 
 def _lead(text: str) -> str:
-    return re.sub(r"^[\s,.!]*(?:oh|um+|uh+|well|hmm+)\b[\s,.!]*", "", text.strip(), flags=re.I)
+    return re.sub(
+        r"^[\s,.!]*(?:(?:oh|um+|uh+|well|hmm+|thanks|thank you)(?: (?:so|very) much)?\b[\s,.!]*)+",
+        "",
+        text.strip(),
+        flags=re.I,
+    )  # "Thank you, that's perfect." opens with its yes
 
 
 def is_affirmative(text: str) -> bool:

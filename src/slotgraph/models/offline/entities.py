@@ -34,14 +34,15 @@ ENTITY_WORDS = frozenset(
      "lodge", "inn", "motel", "resort", "hostel"}
 )  # fmt: skip
 
-_WORD = r"(?:[A-Z0-9][\w'’.&!-]*)"
-_JOIN = r"(?:of|the|de|del|la|le|et|and|&|n'|-)"
+_WORD = r"(?:[A-Z0-9][\w'’.&!-]*(?:/\d+\w*)?)"  # "18/8 Salon"
+_JOIN = r"(?:of|the|de|del|la|le|et|and|&|n'|-|to)"
 _PROPER = rf"{_WORD}(?:\s+(?:{_JOIN}\s+)*{_WORD})*"
 _ENTITY_WORD = rf"(?:{'|'.join(sorted(ENTITY_WORDS, key=len, reverse=True))})s?"
 _CUE_RE = re.compile(
     rf"\b(?i:at|called|named|name is|name's|(?:{_ENTITY_WORD}) is|book|reserve|try|choose|pick|prefer|like"
     rf"|(?:reservations?|booking|table|appointment) for|interested in|make it|go for(?: some)?"
-    rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD})\s+"
+    rf"|want|go with|with|to|visit|visiting|do|should be|rather|tickets? for|seats? for|{_ENTITY_WORD}"
+    rf"|look(?:ing)? for|search(?:ing)? for|(?:reservations?|booking|table|appointment) in)\s+"
     rf"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:the\s+)?"
     rf"(?P<name>{_PROPER})"
 )
@@ -58,9 +59,35 @@ _BEFORE_KIND_RE = re.compile(
     rf"\b(?i:prefer|like|try|visit|book|reserve)\s+(?i:the\s+)?(?P<name>[a-z][\w'’-]+)"
     rf"\s+(?i:{_ENTITY_WORD})\b(?!\s+(?:that|which|with|where|who)\b)"
 )
+_A_NAME_KIND_RE = re.compile(rf"\b(?i:a|an)\s+(?P<name>{_PROPER})\s+(?i:{_ENTITY_WORD})\b")
+# "a Palermo restaurant": one of that name (a category said so — "a Mexican restaurant" — is told apart by the
+# planner, which knows the category parameters)
 _OPENING_KIND_RE = re.compile(
     rf"^\s*(?i:the\s+)?(?P<name>[A-Za-z][\w'’-]+)\s+(?:{_ENTITY_WORD})\b(?!\s+(?i:is|that|which|with)\b)"
 )  # a reply to "which restaurant?" opening with the name and its kind: "Kufu-ya restaurant in San Fran."
+# The business named as the subject of a statement about it ("the restaurant I want is Pampalasa", "Brixx
+# Pizzeria in Petaluma is the place"): no city reading, whatever the name.
+_CLAUSE_CUE_RE = re.compile(
+    rf"\b(?i:the)\s+(?:{_ENTITY_WORD})\s+(?:(?i:that|which)\s+)?(?i:i|we)\b[^.,;!?]{{0,60}}?\s"
+    rf"(?i:is|should be|will be)\s+(?:(?i:the)\s+)?(?P<name>{_PROPER})"
+)
+_NAME_FIRST_RE = re.compile(
+    rf"^\s*(?:(?i:yes|yeah|ok|okay|sure)\b[,.!]*\s*)?(?:(?i:the)\s+)?(?P<name>{_PROPER})"
+    rf"(?:\s+(?i:in|at)\s+{_PROPER})?\s+(?i:is|would be|will be|sounds like)\s+(?i:the|a|my|our)\s+"
+    rf"(?:(?i:\w+\s+)?(?i:place|spot|one|choice|pick)|(?i:{_ENTITY_WORD}))\b"
+)
+_STRONG_PREFIX_RE = re.compile(
+    rf"(?i:called|named|name is|name's|(?:{_ENTITY_WORD})\s+(?:is|should be))\s+"
+    r"(?:(?i:actually|really|just|now|simply|definitely|probably)\s+)?(?:(?i:the)\s+)?$"
+)
+# A reply that is a name, maybe after a yes and before the city it is in, maybe followed by another sentence:
+# "Yes, the Golden Lotus in Fremont", "Sheba Lounge. It's for five people."
+_BARE_RE = re.compile(
+    rf"^\s*(?P<lead>(?:(?i:yes|yeah|yep|ok|okay|sure)\b[,.!]*\s*)?(?:(?i:the)\s+)?)(?P<name>{_PROPER})"
+    rf"(?P<where>\s+(?i:in|at)\s+{_PROPER})?[\s,]*(?i:please|thanks|thank you)?\s*"
+    r"(?:[.!]+(?:\s+(?P<rest>\S.*))?)?$",
+    re.S,
+)
 _NOT_A_NAME_START = frozenset(
     {"a", "an", "some", "any", "one", "another", "other", "different", "good", "nice", "great", "new",
      "local", "cheap", "cheaper", "fancy", "upscale", "expensive", "popular", "small", "big", "little",
@@ -75,17 +102,22 @@ _COMMON = frozenset(
      "this", "there", "sure", "great", "perfect", "thanks", "thank", "hi", "hello", "hey", "we", "you",
      "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
      "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
-     "am", "pm", "today", "tomorrow", "tonight", "let", "found", "shall", "should", "will", "also"}
+     "am", "pm", "today", "tomorrow", "tonight", "let", "found", "shall", "should", "will", "also",
+     "sounds", "looks", "seems", "nice", "cool", "awesome", "excellent", "wonderful", "alright", "good",
+     "fine", "super", "fantastic", "lovely", "next", "last", "wow"}
 )  # fmt: skip
 _AGREE_RE = re.compile(
-    r"\b(?:(?:sounds|looks|seems) (?:good|great|nice|perfect|fine|better|wonderful|awesome|excellent)"
+    r"\b(?:(?:sounds|looks|seems) (?:like )?(?:an? )?(?:good|great|nice|perfect|fine|better|wonderful|awesome"
+    r"|excellent|ok|okay|alright|all right)"
+    r"|(?:table|appointment|booking|reservation|spot|seat)s? (?:there|with (?:them|it))"
+    r"|(?:i|we)(?:'d| would) like (?:a|to make a|to book a) (?:reservation|booking|table|appointment)"
     r"|(?:i|we) (?:like|love|want|would like|'d like) (?:it|that|this|them|the sound)"
     r"|(?:this|that) (?:one|place|salon|restaurant|house|hotel|spot)"
     r"|(?:that|this|it)(?:'s| is)? (?:works|good|great|fine|perfect|okay|ok|alright|all right)"
     r"|thats (?:really )?(?:good|great|fine|perfect)|(?:that|it)(?:'ll| will| would| should| could)"
     r" (?:work|do)|works for me|is perfect|make it a go|(?:that|this)'s the one"
     r"|book (?:it|that|this|them|a table|an appointment|the appointment|me an appointment)"
-    r"|(?:make|get) (?:me |us )?(?:a|the) (?:reservation|booking|appointment)|reservation there"
+    r"|(?:make|get) (?:me |us )?(?:a|the|my|our) (?:reservation|booking|appointment)"
     r"|reserve (?:it|that|this|a table)|go with (?:it|that|this|them)|i'll take it|let's do (?:it|that))\b",
     re.I,
 )
@@ -108,7 +140,7 @@ def _trim(name: str) -> str:
         parts[-1] = parts[-1].rstrip(".")
     while len(parts) > 1 and parts[-1].lower() in _TRAILING_COMMON:
         parts.pop()
-    while parts and parts[0].lower() in _OPENERS:
+    while parts and parts[0].lower().rstrip(".,!") in _OPENERS:
         # an article before a capitalised word is part of a name ("A Bellagio Italian Restaurant")
         if (
             parts[0].lower() in _ARTICLES
@@ -129,9 +161,14 @@ def offered_names(directive: str | None) -> list[str]:
     out = []
     for match in _PROPER_RE.finditer(directive):
         name = _trim(match.group(0))
-        if name and not name.isdigit() and name.lower() not in _COMMON and not re.fullmatch(r"[\d:]+", name):
+        number_found = name.isdigit() and _FOUND_BEFORE_RE.search(directive, 0, match.start()) is not None
+        if name and name.lower() not in _COMMON and (number_found or not re.fullmatch(r"[\d:/]+", name)):
             out.append(name)
     return out
+
+
+_FOUND_BEFORE_RE = re.compile(r"\b(?:found|recommend|suggest|try)\s+$", re.I)
+"""A number right after "I found" is the name of what was found ("I found 1760.")."""
 
 
 def find_entity_name(
@@ -160,9 +197,12 @@ def find_entity_name(
         ()
         if offered_only
         else (
+            (_CLAUSE_CUE_RE, False),
+            (_NAME_FIRST_RE, False),
             (_CUE_RE, False),
             (_BEFORE_KIND_RE, True),
             (_STRONG_CUE_RE, True),
+            (_A_NAME_KIND_RE, False),
             *(((_OPENING_KIND_RE, True),) if asked else ()),
         )
     ):
@@ -170,7 +210,7 @@ def find_entity_name(
             name = _trim(match.group("name"))
             if cased:
                 name = " ".join(w[:1].upper() + w[1:] if w.islower() else w for w in name.split())
-            if elsewhere is not None and name and elsewhere(name):
+            if elsewhere is not None and name and elsewhere(name) and not _strong(pattern, match):
                 continue
             if name and name.split()[0].lower() in _NOT_A_NAME_START and (cased or len(name.split()) < 2):
                 continue  # "a little place", but "at Little Nepal", "at Great Clips"
@@ -184,30 +224,48 @@ def find_entity_name(
                         return Found(offer, start, start + len(name))
                 return Found(name, start, start + len(name))
     if asked and not offered_only:
-        reply = re.sub(
-            r"[\s,]*(?i:please|thanks|thank you)?[\s.!]*$", "", text.strip()
-        )  # "Sushi Hashiri, please."
-        bare = _PROPER_RE.fullmatch(reply)
-        first = bare.group(0).split()[0].lower() if bare is not None else ""
-        if (
-            bare is not None
-            and _not_all_common(bare.group(0))
-            and len(bare.group(0).split()) <= 6
-            and (first not in _NOT_A_NAME_START)
-        ):
-            name = _trim(bare.group(0))
-            if name and (elsewhere is None or not elsewhere(name)):
-                return Found(name, bare.start(), bare.end())
+        bare = _bare_name(text)
+        if bare is not None and (elsewhere is None or not elsewhere(bare.value)):
+            return bare
     statement = asking_blanked(text)
     if (
         len(offered) == 1
         and not is_negative(statement)
         and not _DISLIKE_RE.search(statement)
-        and not (_INFO_REQUEST_RE.search(statement) and not _BOOKING_RE.search(statement))
+        and not (_INFO_REQUEST_RE.search(text) and not _BOOKING_RE.search(text))
         and (_AGREE_RE.search(statement) or (asked and is_affirmative(statement)))
     ):
         return Found(offered[0], 0, 0)
     return None
+
+
+def _strong(pattern: re.Pattern[str], match: re.Match[str]) -> bool:
+    """A name said after words that make it the business ("the restaurant is Bikaner", "called Goa"): no
+    other reading (a city of the same name) is weighed against it."""
+    if pattern in (_CLAUSE_CUE_RE, _NAME_FIRST_RE, _STRONG_CUE_RE):
+        return True
+    return _STRONG_PREFIX_RE.search(match.string, match.start(), match.start("name")) is not None
+
+
+def _bare_name(text: str) -> Found | None:
+    """A reply that is only a name ("Sushi Hashiri, please.", "Yes, the Golden Lotus in Fremont"); when
+    another sentence follows, a name of two words or more ("Sheba Lounge. It's for five.")."""
+    bare = _BARE_RE.fullmatch(text.strip())
+    if bare is None:
+        return None
+    said = bare.group("name")
+    first = said.split()[0].lower()
+    if not _not_all_common(said) or len(said.split()) > 6 or first in _NOT_A_NAME_START:
+        return None
+    if (bare.group("rest") or bare.group("where")) and len(said.split()) < 2 and not bare.group("lead"):
+        return (
+            None  # "Look in Mountain View.": one word before more words is a name only after a yes or "the"
+        )
+    name = _trim(said)
+    if not name:
+        return None
+    start = text.find(name)
+    return Found(name, max(start, 0), max(start, 0) + len(name))
 
 
 _DISLIKE_RE = re.compile(r"\b(?:don't|do not|doesn't|not)\s+(?:like|want|love|fancy)\b", re.I)

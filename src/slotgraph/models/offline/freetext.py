@@ -52,24 +52,44 @@ def clean_text(text: str) -> str:
     return cleaned
 
 
+_LEAD = r"^\W*(?:(?:and|also|so|but|oh|ok|okay|well|then|great|thanks|thank you)\W+)*"
+"""Words a question may open with before its question word ("And is it open late?")."""
 _ABOUT_IT_RE = re.compile(
-    r"^\W*(?:is|are|was|were|does|do|did|has|have|how|which|who|when|why)\b"
-    r"(?!\s+(?:there|any)\b)",
+    _LEAD + r"(?:is|are|was|were|does|do|did|has|have|how|which|who|when|why)\b(?!\s+(?:there|any)\b)"
+    r"|" + _LEAD + r"(?:what|how|where)(?:'s|\s+is|\s+are|\s+was)\s+(?:the|their|its|it|they|this|that)\b",
+    re.I,
+)  # "is it far?", "what's the price like?": a question about something, not what the person wants
+_IS_THERE_RE = re.compile(_LEAD + r"(?:is|are)\s+there\b", re.I)
+_OPTION_NOUN_RE = re.compile(
+    r"\b(?:one|ones|option|options|something|anything|somewhere|anywhere|place|places|spot|spots|restaurant"
+    r"|restaurants|salon|salons|hotel|hotels|house|houses|home|homes|stylist|stylists|shop|shops|bar|bars"
+    r"|cafe|cafes|venue|venues|ride|rides|car|cars|cab|cabs|others?|more|else|bistros?|diners?|eatery|eateries"
+    r"|pubs?|inns?|lodges?|motels?|resorts?|hostels?|clinics?|spas?|studios?|barbers?|barbershops?|gyms?"
+    r"|theaters?|theatres?|cinemas?|events?|movies?|flights?|apartments?|propert(?:y|ies)|rooms?|tables?)\b",
+    re.I,
+)  # "is there a unisex salon?" asks for one; "is there live music?" asks about the one in hand
+_QUESTION_CLAUSE_RE = re.compile(
+    r"[^.!?]+?(?:[.!?]+|,\s*(?=(?:what|where|how|do|does|did|is|are|can|could)\b)"
+    r"|\s+and\s+(?=(?:do|does|is|are)\s+(?:they|it|there)\b)|$)",
     re.I,
 )
 
 
 def asking_blanked(text: str) -> str:
     """``text`` with its questions about something blanked ("Is it an inexpensive restaurant?", "Does this
-    restaurant serve alcohol?" ask, they do not say what the person wants); a request put as a question
-    stays ("Are there any cheap places?", "Can you find something affordable?"). Same length as ``text``,
-    so spans found in it are spans of ``text``."""
+    restaurant serve alcohol?", "Is there live music?" ask, they do not say what the person wants); a request
+    put as a question stays ("Are there any cheap places?", "Can you find something affordable?", "Is there a
+    unisex salon?"). A question after a comma is a sentence of its own ("Sounds good, do they have parking?").
+    Same length as ``text``, so spans found in it are spans of ``text``."""
     chars = list(text)
-    for match in re.finditer(r"[^.!?]+[.!?]*", text):
+    for match in _QUESTION_CLAUSE_RE.finditer(text):
         sentence = match.group(0)
-        asks = sentence.rstrip().endswith("?") or _DO_THEY_RE.match(sentence) is not None
+        if not sentence.strip():
+            continue
+        asks = _asks(sentence)
         about_offer = _FACT_QUESTION_RE.match(sentence) and _ABOUT_THE_OFFER_RE.search(sentence)
-        if asks and (_ABOUT_IT_RE.match(sentence) or about_offer):
+        about_feature = _IS_THERE_RE.match(sentence) and not _OPTION_NOUN_RE.search(sentence)
+        if asks and (_ABOUT_IT_RE.match(sentence) or about_offer or about_feature):
             chars[match.start() : match.end()] = " " * (match.end() - match.start())
             continue
         whether = _WHETHER_RE.search(sentence)
@@ -79,9 +99,20 @@ def asking_blanked(text: str) -> str:
     return "".join(chars)
 
 
-_FACT_QUESTION_RE = re.compile(r"^\W*(?:is|are|was|were|do|does|did|has|have|what|what's|whats|how)\b", re.I)
-_DO_THEY_RE = re.compile(r"^\W*(?:do|does|did|is|are)\s+(?:they|it|the|this|that|their|its)\b", re.I)
+def _asks(sentence: str) -> bool:
+    """A question: it ends with "?" or opens with "do they", "is it" (a clause cut at a comma is no question
+    unless it does: "Sounds good," is a statement)."""
+    return sentence.rstrip().endswith("?") or _DO_THEY_RE.match(sentence) is not None
+
+
+_FACT_QUESTION_RE = re.compile(
+    _LEAD + r"(?:is|are|was|were|do|does|did|has|have|what|what's|whats|how|can i|can we|could i|could we)\b",
+    re.I,
+)
+_DO_THEY_RE = re.compile(_LEAD + r"(?:do|does|did|is|are)\s+(?:they|it|the|this|that|their|its)\b", re.I)
 _ABOUT_THE_OFFER_RE = re.compile(
     r"\b(?:they|them|their|it|its)\b|\bthere\W*$|\b(?:this|that)\s+(?:one|place)\b", re.I
 )  # a question about what was offered: "Is there live music there?", "do they serve alcohol?"
-_WHETHER_RE = re.compile(r"\b(?:know|wonder\w*|tell me|find out|check|ask)\s+(?:if|whether)\b", re.I)
+_WHETHER_RE = re.compile(
+    r"\b(?:know|wonder\w*|tell me|find out|check|ask)\s+(?:if|whether)\b|\bwhether\b", re.I
+)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,6 +25,9 @@ from importlib import resources
 __all__ = ["CityIndex", "city_index", "normalise_city"]
 
 _DATA = "data/places.tsv.gz"
+_TOWN_PREFIX_RE = re.compile(
+    r"(?P<prefix>St\.?|Saint|Ste\.?|Mt\.?|Mount|Ft\.?|Fort|Port)\s+(?P<rest>[A-Z][\w' .-]*)"
+)
 _LARGE_MARK = "#large"
 
 
@@ -47,7 +51,17 @@ class CityIndex:
         found = self.names.get(text.lower())
         if found is None and len(text) >= 5 and " " in text:
             found = self._clipped(text.lower())
+        if found is None:
+            found = self._prefixed(text)
         return found
+
+    def _prefixed(self, text: str) -> str | None:
+        """ "St. Helena", "Mount Shasta": a saint's, a mountain's or a fort's town named after a known city is
+        a town of its own, written as said (not the city it ends with)."""
+        match = _TOWN_PREFIX_RE.fullmatch(text)
+        if match is None or match.group("rest").lower() not in self.names:
+            return None
+        return f"{match.group('prefix')} {match.group('rest')}"
 
     def _clipped(self, text: str) -> str | None:
         """ "San Fran" → San Francisco: every word but the last said in full, the last one cut short."""

@@ -70,12 +70,14 @@ _UNIT_AFTER_RE = re.compile(
 _PERSON_LOOKBEHIND = 80
 """Characters before a number searched for a party phrase ("a table for 4"): bounded, so parsing is linear."""
 _PERSON_BEFORE_RE = re.compile(
-    r"\b(?:(?:party|table|group|booking|reservation)\s+(?:of|for)"
+    r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay|no)\W+)?(?:just\s+|only\s+)?for\s*$"  # "Yes, for two."
+    r"|\b(?:(?:party|table|group|booking|reservation)\s+(?:(?:for\s+(?:me|us)\s+)?for|of)"
     r"|(?:cab|taxi|ride|car|house|room|place|seats?|tickets?)\s+for)\s*$",
     re.I,
 )
 _ONE_PERSON_RE = re.compile(
     r"\b(?:just|only)\s+(?:for\s+)?(?:me|myself)\b|\b(?:just|only)\s+(?:for\s+)?one\b(?!\s+[a-z])"
+    r"|\b(?:i am|i'm) the only one\b"
     r"|\bby myself\b"
     r"|\b(?:myself|alone|solo)\b(?!\s+and)",
     re.I,
@@ -252,6 +254,10 @@ def _unit_for(text: str, start: int, end: int) -> str | None:
     return unit
 
 
+def _count_value(said: str) -> int | None:
+    return int(said) if said.isdigit() else parse_number_words(said)
+
+
 def find_counts(text: str) -> list[Found]:
     """Every whole number in ``text`` (digits, words, people phrases), in reading order, with its unit."""
     found: list[Found] = []
@@ -263,6 +269,11 @@ def find_counts(text: str) -> list[Found]:
 
     for m in _ONE_PERSON_RE.finditer(text):
         add(1, m.start(), m.end(), "people")
+    for m in _WE_ARE_RE.finditer(text):
+        group = "n" if m.group("n") else "n2"
+        value = _count_value(m.group(group))
+        if value is not None:
+            add(value + (1 if m.group("others") else 0), m.start(group), m.end(), "people")
     for m in _ME_AND_ONE_RE.finditer(text):
         add(2, m.start(), m.end(), "people")
     for m in _DOZEN_RE.finditer(text):
@@ -287,6 +298,14 @@ def find_counts(text: str) -> list[Found]:
         add(1, m.start(), m.end(), m.group(1).lower())
     found.sort(key=lambda f: f.start)
     return found
+
+
+_WE_ARE_RE = re.compile(
+    rf"\b(?:(?:we|there)\s+(?:are|will be)|we're|we'll be|there'll be)\s+(?P<n>{_COUNT})"
+    r"(?=\s*(?:[.,!?;]|$|in total|altogether|of us))"
+    rf"|\bwith\s+(?P<n2>{_COUNT})\s+(?P<others>others|other (?:people|persons|guests|adults))\b",
+    re.I,
+)  # "we are three", "there'll be 4 of us"; "with 2 other people" counts the speaker too
 
 
 _PRONOUN_ONE_RE = re.compile(

@@ -26,7 +26,7 @@ _ORIGIN_CUE = (
 )
 _DESTINATION_CUE = (
     r"(?:(?:take|drive|bring|get) (?:me|us) to|drop (?:me|us) (?:off )?at|drop(?:ping)? off at"
-    r"|(?:going|heading|headed) to|to)"
+    r"|(?:going|heading|headed) to|to|reach)"
 )
 _ROUTE_RE = re.compile(
     rf"\b{_ORIGIN_CUE}\s+(?P<origin>.+?)\s*,?\s+(?:and\s+(?:then\s+)?)?{_DESTINATION_CUE}\s+(?P<destination>.+)$",
@@ -83,10 +83,10 @@ def strip_place_request(text: str) -> str:
 
 # A proper name: capitalised words (or a street number), joined by the small words names contain
 # ("Shaking the Tree Theatre", "Kabul Kabob & Grill", "Solomon R. Guggenheim Museum", "512 Mill Street").
-_NAME_WORD = r"(?:[A-Z][\w'’.-]*|\d+[A-Za-z]*)"
+_NAME_WORD = r"(?:[A-Z][\w'’.-]*|\d+[A-Za-z]*|#\s*\d+\w*)"
 _JOINER = r"(?:of|the|de|del|la|le|and|&|n')"
 _PROPER = rf"{_NAME_WORD}(?:\s+(?:{_JOINER}\s+)*{_NAME_WORD})*"
-_CUES = r"(?i:in|to|at|near|around|from|for|visiting|into|towards?|of|make it|want|prefer|ride|is)"
+_CUES = r"(?i:in|to|at|near|around|from|for|visiting|into|towards?|of|make it|want|prefer|ride|is|reach)"
 _PLACE_CUE_RE = re.compile(rf"\b(?P<cue>{_CUES})\s+(?:the\s+)?(?P<place>{_PROPER})")
 _NOT_PLACES = frozenset(
     {"i", "i'm", "i'd", "i'll", "me", "my", "we", "us", "it", "a", "an", "the", "please", "thanks", "thank",
@@ -108,8 +108,14 @@ def cut_name(place: str) -> str:
     """The name up to a sentence end ("Chicago. There is…") or a word that is no name ("Paris and I")."""
     kept: list[str] = []
     for token in place.split():
+        glued = re.fullmatch(r"([A-Za-z]{2,})\.[a-z]{2,}\W*", token)
+        if glued:  # "Boise.and we arrive": a sentence glued to the name
+            kept.append(glued.group(1))
+            break
         bare = token.rstrip(".,!?").lower()
         if kept and bare in _NOT_PLACES and bare not in _TRAILING_JOINERS:
+            break
+        if not kept and bare in _NUMBER_WORDS and not place.split()[1:2]:
             break
         kept.append(token)
         initialism = re.fullmatch(r"(?:[a-z]\.)+[a-z]?\.?", token.lower()) is not None  # "P.F.", "G."
@@ -119,8 +125,16 @@ def cut_name(place: str) -> str:
 
 
 def _plausible(place: str) -> bool:
-    first = place.split()[0].lower().strip(".,")
-    return first not in _NOT_PLACES and not place.isdigit() and len(place) > 1
+    parts = place.split()
+    first = parts[0].lower().strip(".,")
+    numbered = first in _NUMBER_WORDS and len(parts) > 1 and parts[1][:1].isupper()  # "Two Temple Place"
+    return (first not in _NOT_PLACES or numbered) and not place.isdigit() and len(place) > 1
+
+
+_NUMBER_WORDS = frozenset({"one", "two", "three", "four", "five", "six"})
+
+
+_INITIALISM_END_RE = re.compile(r"\b(?:[A-Za-z]\.){2,}$")
 
 
 def find_place_names(text: str) -> list[tuple[str, str, int, int]]:
@@ -132,7 +146,9 @@ def find_place_names(text: str) -> list[tuple[str, str, int, int]]:
     """
     out: list[tuple[str, str, int, int]] = []
     for match in _PLACE_CUE_RE.finditer(text):
-        place = cut_name(match.group("place")).rstrip(".,'’")
+        place = cut_name(match.group("place"))
+        if not _INITIALISM_END_RE.search(place):  # "Washington D.C." keeps its last dot
+            place = place.rstrip(".,'’")
         while len(place.split()) > 1 and place.split()[-1].lower() in _TRAILING_JOINERS:
             place = " ".join(place.split()[:-1])
         if place and _plausible(place):

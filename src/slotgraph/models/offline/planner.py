@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -378,12 +378,17 @@ def _fill_amounts(work: _Work, params: Sequence[Param], asked: Sequence[Param]) 
 
 
 _RATING_NUMBER_RE = re.compile(
-    r"\b(?:rat(?:ing|ed)|score|review)s?\s+(?:of\s+|is\s+|should be\s+)?(?:at least\s+|above\s+|over\s+)?"
-    r"(?P<a>\d(?:\.\d{1,2})?)\b"
+    r"\b(?:rat(?:ing|ed)|score|review)s?\s+(?:of\s+|is\s+|should be\s+)?(?:at least\s+|above\s+|over\s+"
+    r"|(?:higher|better|greater|more) than\s+)?(?P<a>\d(?:\.\d{1,2})?)\b"
+    r"|\b(?P<d>\d(?:\.\d{1,2})?)\s*(?:stars?\s+)?(?:rat(?:ing|ed)|reviews?)\b"
     r"|\b(?P<b>\d(?:\.\d{1,2})?)\s*(?:stars?|\+|or (?:higher|above|more|better|greater|up))\b"
     r"|\bat least (?:a\s+)?(?P<c>\d(?:\.\d{1,2})?)\b",
     re.I,
 )
+
+
+def _is_rating(param: Param) -> bool:
+    return param.kind == "text" and bool(RATING_WORDS & param.words)
 
 
 def _fill_ratings(work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> None:
@@ -395,7 +400,7 @@ def _fill_ratings(work: _Work, params: Sequence[Param], asked: Sequence[Param]) 
         match = _RATING_NUMBER_RE.search(work.text)
         if match is None:
             continue
-        number = match.group("a") or match.group("b") or match.group("c")
+        number = match.group("a") or match.group("b") or match.group("c") or match.group("d")
         value = f"{float(number):.{param.decimals}f}" if param.decimals is not None else number
         work.take(param, value)
 
@@ -461,6 +466,17 @@ def _denied(text: str, start: int) -> bool:
     return _DENIED_RE.search(text, max(0, start - _DENIED_LOOKBEHIND), start) is not None
 
 
+_STREET_NAME_AFTER_RE = re.compile(
+    r"\s+(?:[A-Z][\w'.-]*\s+){1,3}(?i:street|st|avenue|ave|road|rd|drive|dr|boulevard|blvd|lane|ln|way|place|pl"
+    r"|court|ct|plaza|parkway|pkwy|highway|hwy|circle|terrace)\b"
+)
+
+
+def _house_number(text: str, count: Found) -> bool:
+    """ "77 Birch Road": a number before a street's name is part of an address, not a count."""
+    return count.unit is None and _STREET_NAME_AFTER_RE.match(text, count.end) is not None
+
+
 def _counts_another(text: str, count: Found, target: Param, params: Sequence[Param]) -> bool:
     """A bare number said before a word that names what another parameter counts ("a 4 star hotel" while
     a number of days is asked: the star rating's), not before the target's own word."""
@@ -479,7 +495,7 @@ def _fill_counts(work: _Work, params: Sequence[Param], asked: Sequence[Param], r
     _fill_people_groups(work, int_params, asked)
     # "5 people, not 6": a number said only to be denied is no value.
     text = work.text
-    counts = [c for c in find_counts(text) if not _denied(text, c.start)]
+    counts = [c for c in find_counts(text) if not _denied(text, c.start) and not _house_number(text, c)]
     # Counts with a unit claim their parameter before bare numbers do.
     for count in sorted(counts, key=lambda c: c.unit is None):
         target = _count_target(count, int_params, work, asked)
@@ -620,21 +636,23 @@ def _fill_names(
         if param.entity and readback:
             # a correction during the readback names the business after a cue ("No, I want to go to
             # Supercuts"): nothing offered is picked, nothing is agreed to
-            found = find_entity_name(work.text, None, asked=False)
-            if found is not None and found.end > found.start:
+            found = find_entity_name(asking_blanked(work.text), None, asked=False)  # "is it a unisex salon?"
+            if found is not None and found.end > found.start and found.value.lower() not in work.named:
                 work.take(param, found.value, found)
             continue
         if param.entity:
             if not readback:
                 offers = next((text for text in agent_said if offered_names(text)), None)
-                cities = any(_is_city_param(p) for p in params)
                 earlier = [names[0] for text in agent_said if (names := offered_names(text))]
                 found = find_entity_name(
                     work.text, directive, asked=param in asked, offers=offers,
-                    elsewhere=_known_city if cities else None, earlier=earlier,
+                    elsewhere=_city_reading(work, params, param), earlier=earlier,
                 )  # fmt: skip
                 taken = {str(v).lower() for v in work.values.values()}
-                if found is not None and str(found.value).lower() not in taken:  # "Music" answered a type
+                said = str(found.value).lower() if found is not None else ""
+                if (
+                    found is not None and said not in taken and said not in work.named
+                ):  # "Music" answered a type
                     ahead = asked[: asked.index(param)] if param in asked else asked  # asked before it
                     if not _names_a_category(str(found.value), work, params, ahead):
                         work.take(param, found.value, found)
@@ -651,6 +669,35 @@ def _fill_names(
             work.take(param, found.value, found)
 
 
+def _city_reading(work: _Work, params: Sequence[Param], entity: Param) -> Callable[[str], bool] | None:
+    """Which names said for a business are rather the city a city parameter wants ("a table at Pleasanton"):
+    a known city, unless the city is already known (given before: "at Shiki" is then the restaurant) or the
+    message names another city after "in" while no business was named before ("at Stella in Burlingame")."""
+    cities = [p for p in params if _is_city_param(p)]
+    if not cities:
+        return None
+    from slotgraph.models.offline.gazetteer import normalise_city
+
+    located = {normalise_city(name) for cue, name, _, _ in find_place_names(work.text) if cue == "in"} - {
+        None
+    }
+    fresh = entity.tool not in work.given
+    city_known = any(p.tool in work.given for p in cities)
+    text = work.text
+
+    def is_city(name: str) -> bool:
+        city = normalise_city(name)
+        if city is None or (fresh and located - {city}):
+            return False
+        at = text.find(name)
+        return not city_known or (at >= 0 and _LOCATION_CUE_RE.search(text, 0, at) is not None)
+
+    return is_city
+
+
+_LOCATION_CUE_RE = re.compile(r"\b(?:in|near|around|to|from|outside|of)\s+(?:the\s+)?$", re.I)
+
+
 def _names_a_category(name: str, work: _Work, params: Sequence[Param], asked: Sequence[Param]) -> bool:
     """ "I prefer Peruvian type of food", "I like French cuisine": the name modifies a noun of a category
     parameter's description — the category, not a business called "Peruvian"; and while a category is
@@ -663,9 +710,15 @@ def _names_a_category(name: str, work: _Work, params: Sequence[Param], asked: Se
             return True
         if any(surface == name.lower() for surface, _ in p.learned):  # "Sushi": a cuisine learned
             return True
+        if p in asked and _PROPER_ADJECTIVE_RE.fullmatch(name):  # "looking for Mediterranean"
+            return True
         if p in asked and (short_value(p, work.text, work.named) or "").lower() == name.lower():
             return True
     return False
+
+
+_PROPER_ADJECTIVE_RE = re.compile(r"[A-Z][a-z]+(?:an|ese|ish|ic)")
+"""One word shaped like a proper adjective (Mediterranean, Japanese, Spanish, Hispanic): a category."""
 
 
 _CLAUSE_RE = re.compile(r"\s*(?:,|;|\band\b|\balso\b|\bplus\b)\s*(.*[a-z]{3}.*)$", re.I | re.S)
@@ -709,11 +762,14 @@ _PROPER_START_RE = re.compile(
 _NOT_A_PLACE_START = frozenset(
     {"i", "i'm", "i'd", "i'll", "we", "we're", "it", "it's", "that", "that's", "this", "there", "on", "yes",
      "no", "thanks", "thank", "ok", "okay", "sure", "people", "just", "what", "how", "can", "could", "is",
-     "try", "please", "book", "reserve", "make", "let's", "lets", "find", "search", "show", "give", "tell"}
+     "try", "please", "book", "reserve", "make", "let's", "lets", "find", "search", "show", "give", "tell",
+     "you", "you've", "wow", "great", "good", "sounds", "got", "nice", "perfect", "awesome"}
 )  # fmt: skip
 
 
-_TRAILING_EXTRA_RE = re.compile(r"\s+(?:for|with|in an?|and|so)\s+[a-z][a-z\s']*$")
+_TRAILING_EXTRA_RE = re.compile(
+    r"\s+(?:for|with|in an?|and|so)\s+[a-z][a-z\s']*$|\s+(?:for\s+)?(?:which|where|because|since)\b.*$", re.S
+)  # "... Suite 130 for which I need a cab": the place ends before the clause about it
 
 
 _COUNT_FILLER = frozenset(
@@ -734,7 +790,7 @@ def _place_text(raw: str, *, as_city: bool = True) -> str | None:
     Bluebell Drive in a Regular ride" → 961 Bluebell Drive; "Chicago. There are two of us" → Chicago), a
     city before ", <region>" ("Atlanta, GA" → Atlanta), when it reads as a place (a capitalised word or a
     number in it, or "the ..."); None for a sentence that is not one ("I would prefer a pool ride")."""
-    first = re.split(r"\s{2,}|(?<=[a-z0-9])[.!?](?:\s|$)", raw.strip())[0]
+    first = re.split(r"\s{2,}|(?<=[a-z0-9])[.!?](?:\s|$)|(?<=[a-z]{2})\.(?=[a-z]{2})", raw.strip())[0]
     first = _NEXT_CLAUSE_RE.split(first)[0]  # "the Moonlight Diner, can you get a cab for me?"
     first = re.sub(r"(?:\s+(?:in|on|at|for|with|a|an|the|and|to|of|by))+\s*$", "", first, flags=re.I)
     text = clean_text(strip_place_request(first))
@@ -809,12 +865,6 @@ def _is_city_param(param: Param) -> bool:
     )
 
 
-def _known_city(name: str) -> bool:
-    from slotgraph.models.offline.gazetteer import normalise_city
-
-    return normalise_city(name) is not None
-
-
 def _place_value(param: Param, said: str) -> str | None:
     """A place name as the parameter wants it: a city's usual name ("SF" → San Francisco) for a city or a
     location; None when a city parameter is given something that is not a city."""
@@ -849,6 +899,10 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
         for cue, name, start, end in found:
             if (cue == "from") != (param.role == "origin"):
                 continue
+            if _is_city_param(param) and _located_in_another(work.text, end, found):
+                continue  # "dine at Stella in Burlingame": the city is the one the place is in
+            if _NEGATED_BEFORE_RE.search(work.text, max(0, start - 40), start):
+                continue  # "I'm not going to Chicago"
             value = _place_value(param, name)
             if value is None:
                 continue
@@ -867,12 +921,23 @@ def _fill_place_names(work: _Work, params: Sequence[Param], asked: Sequence[Para
     work.text = mask(work.text, used)
 
 
+_NEGATED_BEFORE_RE = re.compile(r"(?:\bnot|n't|\bnever)\b[^.,;!?]*$", re.I)
+
+
+def _located_in_another(text: str, end: int, found: Sequence[tuple[str, str, int, int]]) -> bool:
+    """A place name followed by "in <another place name>" ("Stella in Burlingame"): a place in that city."""
+    after = re.match(r"\s+in\s+(?:the\s+)?", text[end:], re.I)
+    return after is not None and any(start == end + after.end() for _, _, start, _ in found)
+
+
 _CITY_ANSWER_REST_RE = re.compile(
     r"\s*(?:$|[,.!;]|(?:would|will|is|sounds|please|works|should|then|it is|is fine)\b)", re.I
 )
 _CITY_CUE_RE = re.compile(
-    r"\b(?:in|to|at|near|around|from|visiting)\s+(?:the\s+)?(?:city\s+(?:of\s+)?)?", re.I
+    r"\b(?:in|to|at|near|around|from|visiting|search|searching|try|check)\s+(?:the\s+)?(?:city\s+(?:of\s+)?)?",
+    re.I,
 )
+_SENTENCE_START_RE = re.compile(r"[.!?]\s+")
 
 
 def _leading_or_cued_city(text: str) -> tuple[str, tuple[int, int]] | None:
@@ -880,13 +945,14 @@ def _leading_or_cued_city(text: str) -> tuple[str, tuple[int, int]] | None:
     from slotgraph.models.offline.gazetteer import city_index
 
     index = city_index()
-    starts = [len(text) - len(text.lstrip(" ,.-"))] + [m.end() for m in _CITY_CUE_RE.finditer(text)]
+    openings = [len(text) - len(text.lstrip(" ,.-"))] + [m.end() for m in _SENTENCE_START_RE.finditer(text)]
+    starts = openings + [m.end() for m in _CITY_CUE_RE.finditer(text)]
     for start in starts:
         tokens = [(m.group(0), start + m.start(), start + m.end()) for m in
                   re.finditer(r"[A-Za-z][\w'.-]*", text[start:])][:4]  # fmt: skip
         for size in range(len(tokens), 0, -1):
             said = " ".join(t[0] for t in tokens[:size])
-            leading = start == starts[0]
+            leading = start in openings
             if (
                 (size == 1 and said.islower())
                 or (leading and said.islower())
@@ -1039,8 +1105,8 @@ def _fill_text(
         work.text = mask(work.text, [(0, len(work.text))])
         return
     for param in texts:
-        if work.has(param):
-            continue
+        if work.has(param) or _is_rating(param):
+            continue  # a rating is a number (read above), never the words of a sentence ("Wow")
         # The asked parameter takes the free text left over; a text parameter that was not asked takes only
         # a clause after a value just given to its sibling ("under Chen, no allergies" when a name was asked).
         if param in asked:
@@ -1093,8 +1159,13 @@ def _fill_named_categories(
     parameter that was not asked, or asked in a question (a question is otherwise no answer)."""
     question = is_question_or_greeting(user_text)
     for param in params:
-        if not is_short_valued(param) or work.has(param) or (param in asked and not question):
-            continue
+        if (
+            not is_short_valued(param)
+            or work.has(param)
+            or (param in asked and not question)
+            or _is_rating(param)
+        ):
+            continue  # a rating is a number: "Wow this house" names none
         found = modified_head(param, work.text, capitalised=param not in asked)
         if found is not None:
             work.take(param, found)
@@ -1274,7 +1345,9 @@ def _no_call_reason(user_text: str, params: Sequence[Param], asked: Sequence[Par
 _OTHER_OPTIONS_RE = re.compile(
     r"\b(?:another|other (?:\w+ )?(?:ones?|options?|places?|choices?|suggestions?|names?|\w+s)"
     r"|something else|anything else|anywhere else|somewhere else|what else|different|alternatives?"
-    r"|more options|keep looking|next one|any others?|else (?:is )?(?:there|available))\b",
+    r"|more options|keep looking|next one|any others?|else (?:is )?(?:there|available)"
+    r"|any ?more \w*\s*(?:suggestions?|options?|ideas?|recommendations?|choices?)"
+    r"|better (?:choice|option|one|place|suggestion))\b",
     re.I,
 )
 _OTHER_OPTIONS_TOOL_WORDS = frozenset({"other", "another", "alternative", "alternatives", "next"})

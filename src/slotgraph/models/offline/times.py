@@ -159,9 +159,17 @@ def _times_of(text: str, bare: bool) -> tuple[Found, ...]:
                 continue  # "for 5 people" is a count, not 5 o'clock
             if re.search(r"\bnot\s+$", text[max(0, m.start() - 6) : m.start()], re.I):
                 continue  # "5 people, not 6": a number said only to be denied
+            if _PARTY_BEFORE_RE.search(text[max(0, m.start() - 40) : m.start()]):
+                continue  # "a reservation for four", "a party of 6": a count of people
             add(_hour(m.group(1).lower()), 0, False, m)
     found.sort(key=lambda f: f.start)
     return tuple(found)
+
+
+_PARTY_BEFORE_RE = re.compile(
+    r"\b(?:(?:party|group)\s+of|(?:table|reservation|booking|seats?|tickets?)\s+(?:for\s+(?:me|us)\s+)?for)\s+$",
+    re.I,
+)
 
 
 _cached_times_of = kept_parse(_times_of)
